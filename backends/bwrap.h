@@ -1,0 +1,25 @@
+// EmitBwrapArgv renders a linux-bwrap or launcher+bwrap plan as an argv in
+// the order of ARCHITECTURE.md §7 item 3 / reference §8.4:
+//
+//   [launcher...] /usr/bin/bwrap --unshare-all [--share-net] --die-with-parent
+//     <mounts in plan order> --chdir <cwd> -- <program> <args...>
+//
+// With no program the argv ends at `--`. Every token carries its Origin.
+#ifndef CWSC_BACKENDS_BWRAP_H_
+#define CWSC_BACKENDS_BWRAP_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/emitted.h"
+#include "ir/plan.h"
+
+namespace cwsc::backends {
+
+absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
+                                          const std::vector<std::string>& program);
+
+}  // namespace cwsc::backends
+
+#endif  // CWSC_BACKENDS_BWRAP_H_

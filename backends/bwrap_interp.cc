@@ -1,0 +1,132 @@
+#include "backends/bwrap_interp.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace cwsc::backends {
+namespace {
+
+std::vector<std::string> Components(const std::string& p) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < p.size()) {
+    while (i < p.size() && p[i] == '/') ++i;
+    size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    if (j > i) out.push_back(p.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// Under reports whether `dest` is `path` or one of its ancestors; sets `rel`.
+bool Under(const std::string& path, const std::string& dest, std::string* rel) {
+  std::vector<std::string> p = Components(path), d = Components(dest);
+  if (d.size() > p.size()) return false;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (p[i] != d[i]) return false;
+  }
+  rel->clear();
+  for (size_t i = d.size(); i < p.size(); ++i) absl::StrAppend(rel, "/", p[i]);
+  return true;
+}
+
+}  // namespace
+
+const char* AccessName(Access a) {
+  switch (a) {
+    case Access::kNone: return "none";
+    case Access::kReadOnly: return "read-only";
+    case Access::kWritable: return "writable";
+    case Access::kHidden: return "hidden";
+    case Access::kPrivate: return "private";
+    case Access::kDevice: return "device";
+  }
+  return "none";
+}
+
+Lookup BwrapView::Find(const std::string& path) const {
+  Lookup out;
+  for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
+    const MountLayer& m = layers[static_cast<size_t>(i)];
+    std::string rel;
+    if (!Under(path, m.dest, &rel)) continue;
+    out.layer = i;
+    if (m.op == "--tmpfs" || m.op == "--dev" || m.op == "--proc") {
+      out.access = rel.empty() ? Access::kPrivate : Access::kHidden;
+      return out;
+    }
+    if (m.source == "/dev/null") {
+      out.access = Access::kHidden;  // a masked file, or a path below it
+      return out;
+    }
+    out.host_path = m.source == "/" ? (rel.empty() ? "/" : rel) : m.source + rel;
+    if (m.op == "--dev-bind") {
+      out.access = Access::kDevice;
+    } else {
+      out.access = m.op == "--bind" ? Access::kWritable : Access::kReadOnly;
+    }
+    return out;
+  }
+  return out;
+}
+
+absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv) {
+  BwrapView v;
+  size_t i = 0;
+  while (i < argv.size() && argv[i] != "/usr/bin/bwrap" && !absl::EndsWith(argv[i], "/bwrap") &&
+         argv[i] != "bwrap") {
+    v.prefix.push_back(argv[i]);
+    ++i;
+  }
+  if (i == argv.size()) return absl::InvalidArgumentError("no bwrap in the argv");
+  ++i;
+  bool unshare_net = false, share_net = false, saw_end = false;
+  auto need = [&](size_t n, const std::string& flag) -> absl::Status {
+    if (i + n >= argv.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, " needs ", n, " argument(s)"));
+    }
+    return absl::OkStatus();
+  };
+  while (i < argv.size()) {
+    const std::string& f = argv[i];
+    if (f == "--") {
+      saw_end = true;
+      ++i;
+      break;
+    }
+    if (f == "--unshare-all" || f == "--unshare-net") {
+      unshare_net = true;
+      ++i;
+    } else if (f == "--share-net") {
+      share_net = true;
+      ++i;
+    } else if (f == "--die-with-parent") {
+      v.die_with_parent = true;
+      ++i;
+    } else if (f == "--ro-bind" || f == "--bind" || f == "--dev-bind") {
+      if (auto s = need(2, f); !s.ok()) return s;
+      if (!absl::StartsWith(argv[i + 2], "/")) {
+        return absl::InvalidArgumentError(absl::StrCat(f, " destination is not absolute"));
+      }
+      v.layers.push_back({f, argv[i + 1], argv[i + 2]});
+      i += 3;
+    } else if (f == "--tmpfs" || f == "--dev" || f == "--proc") {
+      if (auto s = need(1, f); !s.ok()) return s;
+      v.layers.push_back({f, "", argv[i + 1]});
+      i += 2;
+    } else if (f == "--chdir") {
+      if (auto s = need(1, f); !s.ok()) return s;
+      v.chdir = argv[i + 1];
+      i += 2;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown bwrap flag '", f, "'"));
+    }
+  }
+  if (!saw_end) return absl::InvalidArgumentError("the bwrap argv has no '--'");
+  v.network_isolated = unshare_net && !share_net;
+  v.program.assign(argv.begin() + static_cast<long>(i), argv.end());
+  return v;
+}
+
+}  // namespace cwsc::backends

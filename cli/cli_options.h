@@ -1,0 +1,60 @@
+// The options shared by `compile`, `explain`, `check`, `facts` and `run`:
+//   CONFIG [--target T] [--mode M] [--facts FILE] [--cwd DIR] [--format F]
+//          [--policy NAME] [--input toml|dsl] [--escalate MODE] [-o FILE]
+//          [-- PROGRAM ARGS...]
+// Both `--opt value` and `--opt=value` are accepted.
+#ifndef CWSC_CLI_CLI_OPTIONS_H_
+#define CWSC_CLI_CLI_OPTIONS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/compile.h"
+#include "compiler/host_facts.h"
+
+namespace cwsc::cli {
+
+struct CommonOptions {
+  bool help = false;
+  std::string config;                 // positional CONFIG (may be empty where optional)
+  std::string target = "auto";
+  std::string mode = "ask";
+  bool mode_given = false;
+  std::optional<std::string> facts;   // --facts FILE
+  std::optional<std::string> cwd;
+  std::optional<std::string> format;  // --format
+  std::string policy;                 // --policy NAME (DSL)
+  std::optional<std::string> input;   // --input toml|dsl
+  std::optional<std::string> escalate;
+  std::optional<std::string> output;  // -o FILE
+  std::optional<std::string> timeout; // --timeout SECONDS (run/exec)
+  bool json = false;                  // --json (run/exec/doctor)
+  bool check = false;                 // --check (fmt)
+  std::vector<std::string> program;   // after --
+  bool saw_dashdash = false;
+};
+
+// ParseCommonOptions parses args; `allowed` lists the option names this
+// command accepts (e.g. {"--target", "--mode"}). Errors are usage errors.
+absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>& args,
+                                                 const std::vector<std::string>& allowed);
+
+// MakeFacts returns recorded facts for --facts, else live facts.
+absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o);
+
+// ToCompileOptions fills the compiler's options from the parsed ones.
+absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o);
+
+// PrintStatus prints a failed status's message to stderr (adding a trailing
+// newline and a "cwsc: " prefix when the message has no location of its own).
+void PrintError(const std::string& message);
+
+// PrintNotes prints compile notes and warnings to stderr.
+void PrintNotes(const std::vector<ir::Diagnostic>& notes);
+
+}  // namespace cwsc::cli
+
+#endif  // CWSC_CLI_CLI_OPTIONS_H_

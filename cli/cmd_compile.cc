@@ -1,0 +1,269 @@
+// `cwsc compile` and `cwsc explain`.
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "backends/argv_format.h"
+#include "backends/bwrap.h"
+#include "backends/seatbelt.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "ir/plan_json.h"
+
+namespace cwsc::cli {
+namespace {
+
+constexpr char kCompileUsage[] =
+    "usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|plan] [--mode MODE] [--facts FILE]\n"
+    "                    [--cwd DIR] [--format lines|shell|json|nul|sbpl] [--policy NAME]\n"
+    "                    [--input toml|dsl] [--escalate MODE] [-- PROGRAM ARGS...]\n"
+    "\n"
+    "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission\n"
+    "mode (plan, ask, auto-review, full-access; default ask) against the live host,\n"
+    "or against recorded host facts (--facts), and print the artifact:\n"
+    "  --target auto   the artifact of the plan's kind (default)\n"
+    "  --target bwrap  the bubblewrap argv (exit 4 if the plan does not use bwrap)\n"
+    "  --target seatbelt  the sandbox-exec argv (exit 4 if the plan does not use Seatbelt)\n"
+    "  --target plan   the launch plan as canonical JSON\n"
+    "Without a program the argv ends at `--`. --format picks the argv form:\n"
+    "lines (default, one token per line), shell (one quoted line), json, nul;\n"
+    "a Seatbelt argv defaults to shell, and --format sbpl prints its profile alone.\n"
+    "Exit codes: 0 ok, 2 bad input or usage, 3 plan refused, 4 target not applicable.\n";
+
+constexpr char kExplainUsage[] =
+    "usage: cwsc explain CONFIG [--target auto|bwrap] [--mode MODE] [--facts FILE] [--cwd DIR]\n"
+    "                    [--policy NAME] [--input toml|dsl] [-- PROGRAM ARGS...]\n"
+    "\n"
+    "Print every token of the emitted artifact with the origin that produced it\n"
+    "(config key with file:line:col, env variable, mode, host fact or default),\n"
+    "then what the plan skipped and why.\n";
+
+const std::vector<std::string> kOptions = {"--target", "--mode",     "--facts",  "--cwd",
+                                           "--format", "--policy",   "--input",  "--escalate"};
+
+// Artifact is what a target produced: an argv with origins, or a text.
+struct Artifact {
+  backends::EmittedArgv argv;
+  bool is_argv = false;
+  std::string text;  // for non-argv targets (plan JSON)
+};
+
+// Emit builds the artifact for `target`, or returns an exit code with a message.
+int Emit(const ir::LaunchPlan& plan, const std::string& target,
+         const std::vector<std::string>& program, Artifact* out) {
+  if (target == "plan") {
+    absl::StatusOr<std::string> json = ir::PlanToJson(plan);
+    if (!json.ok()) {
+      PrintError(std::string(json.status().message()));
+      return kExitUsage;
+    }
+    out->text = *json;
+    return kExitOk;
+  }
+  if (plan.kind == ir::PlanKind::kRefused) {
+    std::fprintf(stderr, "cwsc: refused: %s\n  (%s)\n", plan.refusal->reason.c_str(),
+                 plan.refusal->origin.Describe().c_str());
+    return kExitRefused;
+  }
+  std::string t = target;
+  if (t == "auto") {
+    switch (plan.kind) {
+      case ir::PlanKind::kLinuxBwrap:
+      case ir::PlanKind::kLauncherBwrap: t = "bwrap"; break;
+      case ir::PlanKind::kMacosSeatbelt: t = "seatbelt"; break;
+      case ir::PlanKind::kNone: t = "none"; break;
+      default:
+        std::fprintf(stderr, "cwsc: error: no emitter for plan kind %s in this build\n",
+                     ir::PlanKindName(plan.kind));
+        return kExitNotApplicable;
+    }
+  }
+  if (t == "none") {
+    std::string why;
+    for (const auto& s : plan.skipped) {
+      if (s.what == "local wrapper") why = s.reason;
+    }
+    std::fprintf(stderr, "cwsc: note: plan kind none: the command runs without an OS sandbox%s%s\n",
+                 why.empty() ? "" : ": ", why.c_str());
+    out->is_argv = true;
+    for (const std::string& a : program) out->argv.push_back({a, ir::Origin::Cli("program")});
+    return kExitOk;
+  }
+  if (t == "bwrap") {
+    absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, program);
+    if (!argv.ok()) {
+      std::string why;
+      for (const auto& s : plan.skipped) {
+        if (s.what == "local wrapper") why = absl::StrCat(": ", s.reason);
+      }
+      std::fprintf(stderr, "cwsc: error: --target bwrap: %s%s\n",
+                   std::string(argv.status().message()).c_str(), why.c_str());
+      return kExitNotApplicable;
+    }
+    out->is_argv = true;
+    out->argv = *std::move(argv);
+    return kExitOk;
+  }
+  if (t == "seatbelt") {
+    absl::StatusOr<backends::EmittedArgv> argv = backends::EmitSeatbeltArgv(plan, program);
+    if (!argv.ok()) {
+      std::string why;
+      for (const auto& s : plan.skipped) {
+        if (s.what == "local wrapper") why = absl::StrCat(": ", s.reason);
+      }
+      std::fprintf(stderr, "cwsc: error: --target seatbelt: %s%s\n",
+                   std::string(argv.status().message()).c_str(), why.c_str());
+      return kExitNotApplicable;
+    }
+    out->is_argv = true;
+    out->argv = *std::move(argv);
+    return kExitOk;
+  }
+  std::fprintf(stderr, "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt or plan)\n",
+               target.c_str());
+  return kExitUsage;
+}
+
+struct Compiled {
+  compiler::CompileResult result;
+};
+
+// CompileFromOptions runs the compiler; returns an exit code on failure.
+int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::CompileResult* out) {
+  if (o.config.empty()) {
+    std::fputs("cwsc: error: missing CONFIG\n", stderr);
+    std::fputs(usage, stderr);
+    return kExitUsage;
+  }
+  absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
+  if (!copts.ok()) {
+    PrintError(std::string(copts.status().message()));
+    return kExitUsage;
+  }
+  absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(o);
+  if (!facts.ok()) {
+    PrintError(std::string(facts.status().message()));
+    return kExitUsage;
+  }
+  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
+  if (!r.ok()) {
+    PrintError(std::string(r.status().message()));
+    return kExitUsage;
+  }
+  PrintNotes(r->notes);
+  *out = *std::move(r);
+  return kExitOk;
+}
+
+int WriteStdout(const std::string& data) {
+  if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0) {
+    std::fputs("cwsc: error: cannot write the output\n", stderr);
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int CmdCompile(const Args& args) {
+  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
+  if (!o.ok()) {
+    PrintError(std::string(o.status().message()));
+    std::fputs(kCompileUsage, stderr);
+    return kExitUsage;
+  }
+  if (o->help) {
+    std::fputs(kCompileUsage, stdout);
+    return kExitOk;
+  }
+  backends::ArgvFormat format = backends::ArgvFormat::kLines;
+  // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
+  const bool sbpl = o->format && *o->format == "sbpl";
+  if (o->format && !sbpl) {
+    auto f = backends::ParseArgvFormat(*o->format);
+    if (!f) {
+      std::fprintf(stderr, "cwsc: error: unknown --format '%s' (lines, shell, json, nul or sbpl)\n",
+                   o->format->c_str());
+      return kExitUsage;
+    }
+    format = *f;
+  }
+  compiler::CompileResult r;
+  if (int rc = CompileFromOptions(*o, kCompileUsage, &r); rc != kExitOk) return rc;
+  Artifact art;
+  if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
+  if (!art.is_argv) return WriteStdout(art.text);
+  const bool seatbelt_argv = r.plan.seatbelt.has_value() && !art.argv.empty() &&
+                             o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
+  if (sbpl) {
+    if (!seatbelt_argv) {
+      std::fprintf(stderr, "cwsc: error: --format sbpl: plan kind %s has no Seatbelt profile\n",
+                   ir::PlanKindName(r.plan.kind));
+      return kExitNotApplicable;
+    }
+    absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(r.plan);
+    if (!lines.ok()) {
+      PrintError(std::string(lines.status().message()));
+      return kExitNotApplicable;
+    }
+    return WriteStdout(backends::SeatbeltProfileText(*lines));
+  }
+  // The profile token holds newlines: without --format, show a Seatbelt argv as one shell line.
+  if (seatbelt_argv && !o->format) format = backends::ArgvFormat::kShell;
+  absl::StatusOr<std::string> text = backends::FormatArgv(backends::Texts(art.argv), format);
+  if (!text.ok()) {
+    PrintError(std::string(text.status().message()));
+    return kExitUsage;
+  }
+  return WriteStdout(*text);
+}
+
+int CmdExplain(const Args& args) {
+  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
+  if (!o.ok()) {
+    PrintError(std::string(o.status().message()));
+    std::fputs(kExplainUsage, stderr);
+    return kExitUsage;
+  }
+  if (o->help) {
+    std::fputs(kExplainUsage, stdout);
+    return kExitOk;
+  }
+  compiler::CompileResult r;
+  if (int rc = CompileFromOptions(*o, kExplainUsage, &r); rc != kExitOk) return rc;
+  const ir::LaunchPlan& plan = r.plan;
+  std::string out = absl::StrCat("# plan kind: ", ir::PlanKindName(plan.kind), "\n# policy: ",
+                                 plan.posture_label, "\n");
+  if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
+    Artifact art;
+    if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;
+    if (!art.is_argv) {
+      std::fputs("cwsc: error: explain shows argv targets (auto, bwrap)\n", stderr);
+      return kExitUsage;
+    }
+    size_t width = 0;
+    std::vector<std::string> quoted;
+    for (const auto& a : art.argv) {
+      quoted.push_back(backends::ShellQuote(a.text));
+      width = std::max(width, std::min<size_t>(quoted.back().size(), 48));
+    }
+    for (size_t i = 0; i < art.argv.size(); ++i) {
+      std::string q = quoted[i];
+      if (q.size() < width) q.append(width - q.size(), ' ');
+      absl::StrAppend(&out, q, "  # ", art.argv[i].origin.Describe(), "\n");
+    }
+  } else {
+    absl::StrAppend(&out, "# refused: ", plan.refusal->reason, "\n#   (",
+                    plan.refusal->origin.Describe(), ")\n");
+  }
+  for (const auto& s : plan.skipped) {
+    absl::StrAppend(&out, "# skipped ", s.what, s.path.empty() ? "" : " ", s.path, ": ", s.reason,
+                    "  (", s.origin.Describe(), ")\n");
+  }
+  for (const auto& w : plan.warnings) {
+    absl::StrAppend(&out, "# warning [", w.code, "]: ", w.message, "\n");
+  }
+  return WriteStdout(out);
+}
+
+}  // namespace cwsc::cli

@@ -1,0 +1,75 @@
+// `cwsc facts`: record the host facts a compile consults.
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+
+namespace cwsc::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: cwsc facts [--for CONFIG] [--mode MODE] [--cwd DIR] [--policy NAME] [-o FILE]\n"
+    "\n"
+    "Record host facts in the format of docs/facts.md. With --for, compile CONFIG\n"
+    "against the live host and record exactly the facts that compile consulted, so\n"
+    "`cwsc compile CONFIG --facts FILE` gives byte-identical output on any machine.\n"
+    "Without --for, record the platform, user, working directory and bwrap probe.\n"
+    "Secrets are recorded as set/unset only.\n";
+
+}  // namespace
+
+int CmdFacts(const Args& args) {
+  absl::StatusOr<CommonOptions> o =
+      ParseCommonOptions(args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
+  if (!o.ok()) {
+    PrintError(std::string(o.status().message()));
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  if (o->help) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  std::unique_ptr<compiler::HostFacts> live = compiler::MakeLiveFacts();
+  compiler::FactsRecorder rec(live.get());
+  if (!o->config.empty()) {
+    absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
+    if (!copts.ok()) {
+      PrintError(std::string(copts.status().message()));
+      return kExitUsage;
+    }
+    absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, &rec);
+    if (!r.ok()) {
+      PrintError(std::string(r.status().message()));
+      return kExitUsage;
+    }
+  } else {
+    rec.Platform();
+    rec.User();
+    rec.Cwd();
+    rec.Env("HOME");
+    rec.Env("TMPDIR");
+    rec.Path("/usr/bin/bwrap");
+    rec.BwrapProbe();
+  }
+  absl::StatusOr<std::string> yaml = rec.WriteYaml();
+  if (!yaml.ok()) {
+    PrintError(std::string(yaml.status().message()));
+    return kExitUsage;
+  }
+  if (o->output) {
+    std::ofstream out(*o->output, std::ios::binary | std::ios::trunc);
+    out << *yaml;
+    if (!out.flush()) {
+      std::fprintf(stderr, "cwsc: error: cannot write %s\n", o->output->c_str());
+      return kExitUsage;
+    }
+    return kExitOk;
+  }
+  std::fputs(yaml->c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace cwsc::cli

@@ -1,0 +1,108 @@
+#include "compiler/compile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/config_toml.h"
+#include "compiler/dsl_frontend.h"
+#include "compiler/layers.h"
+#include "compiler/resolve.h"
+#include "ir/status_macros.h"
+
+namespace cwsc::compiler {
+namespace {
+
+constexpr size_t kMaxConfigBytes = 16 * 1024 * 1024;
+
+absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": error: cannot read the config: ", std::strerror(errno), "\n"));
+  }
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxConfigBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": error: the config is larger than 16 MiB\n"));
+    }
+  }
+  if (in.bad()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::optional<std::string> NormalizeMode(const std::string& mode) {
+  std::string m = absl::AsciiStrToLower(absl::StripAsciiWhitespace(mode));
+  if (m == "plan") return "plan";
+  if (m == "ask" || m == "suggest") return "ask";
+  if (m == "auto-review" || m == "auto") return "auto-review";
+  if (m == "full-access" || m == "bypass" || m == "yolo") return "full-access";
+  return std::nullopt;
+}
+
+absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts) {
+  CompileResult result;
+  std::optional<std::string> mode = NormalizeMode(options.mode);
+  if (!mode) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "error: unknown permission mode '", options.mode,
+        "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, yolo)\n"));
+  }
+  CWSC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(options.config_path));
+  ConfigFormat format = options.format;
+  if (format == ConfigFormat::kAuto) {
+    format = absl::EndsWith(options.config_path, ".cwsp") ? ConfigFormat::kDsl : ConfigFormat::kToml;
+  }
+  PolicySpec user;
+  if (format == ConfigFormat::kDsl) {
+    CWSC_ASSIGN_OR_RETURN(DslResult dsl, ReadDslPolicy(text, options.config_path,
+                                                       options.policy_name, Layer::kUser));
+    user = std::move(dsl.spec);
+  } else {
+    if (!options.policy_name.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          options.config_path, ": error: --policy selects a policy of a .cwsp file; this is a "
+          "TOML config (use --input dsl if it is a policy)\n"));
+    }
+    CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(text, options.config_path, Layer::kUser));
+    user = std::move(layer.spec);
+    result.notes = std::move(layer.notes);
+  }
+  CWSC_ASSIGN_OR_RETURN(PolicySpec env, EnvOverrides(*facts, &result.notes));
+  PolicySpec merged = user;
+  Overlay(merged, env);
+  CWSC_ASSIGN_OR_RETURN(ManagedLayer managed, ReadManagedLayer(*facts, merged, &result.notes));
+  Overlay(merged, managed.spec);
+
+  std::string cwd = options.cwd ? *options.cwd : facts->Cwd();
+  if (!absl::StartsWith(cwd, "/")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("error: --cwd must be an absolute path, not '", cwd, "'\n"));
+  }
+  if (options.read_project_config) {
+    CWSC_RETURN_IF_ERROR(ApplyProjectLayer(*facts, cwd, merged, &result.notes));
+  }
+  ResolveInput in;
+  in.spec = merged;
+  in.mode = *mode;
+  in.mode_origin = options.mode_origin;
+  in.cwd = cwd;
+  in.escalate = options.escalate;
+  CWSC_ASSIGN_OR_RETURN(result.plan, ResolvePlan(in, *facts));
+  result.plan.expectations = user.expectations;  // only the DSL writes them
+  result.merged = std::move(merged);
+  return result;
+}
+
+}  // namespace cwsc::compiler

@@ -1,0 +1,56 @@
+// CompileConfig is the compiler's facade: it reads the user's config (TOML,
+// or the .cwsp DSL by extension), layers env overrides, the managed overlay
+// and the project overlay (read through HostFacts), resolves the permission
+// mode into a policy and lowers everything into a LaunchPlan.
+//
+//   auto facts = MakeLiveFacts();
+//   CompileOptions o; o.config_path = "examples/workspace.toml"; o.mode = "ask";
+//   absl::StatusOr<CompileResult> r = CompileConfig(o, facts.get());
+//
+// A bad input gives InvalidArgument whose message is the rendered
+// `file:line:col: error: ...` diagnostics.
+#ifndef CWSC_COMPILER_COMPILE_H_
+#define CWSC_COMPILER_COMPILE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/host_facts.h"
+#include "compiler/policy_spec.h"
+#include "ir/diagnostics.h"
+#include "ir/plan.h"
+
+namespace cwsc::compiler {
+
+// ConfigFormat picks the frontend; kAuto decides by file extension
+// (".cwsp" is the DSL, anything else is TOML).
+enum class ConfigFormat { kAuto, kToml, kDsl };
+
+struct CompileOptions {
+  std::string config_path;             // the user config file
+  ConfigFormat format = ConfigFormat::kAuto;
+  std::string mode = "ask";            // permission mode, raw (aliases accepted)
+  ir::Origin mode_origin = ir::Origin::Default("permission mode ask");
+  std::optional<std::string> cwd;      // --cwd; default: facts->Cwd()
+  std::string policy_name;             // DSL: which named policy (--policy)
+  std::optional<std::string> escalate; // approved per-command escalation target
+  bool read_project_config = true;     // false for serve/exec style launches
+};
+
+struct CompileResult {
+  ir::LaunchPlan plan;
+  PolicySpec merged;                   // merged layers (holds the API key for the runtime)
+  std::vector<ir::Diagnostic> notes;   // warnings and notes (ignored keys, ...)
+};
+
+absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts);
+
+// NormalizeMode maps a permission mode or alias to its canonical name
+// ("plan", "ask", "auto-review", "full-access"), or nullopt when unknown.
+std::optional<std::string> NormalizeMode(const std::string& mode);
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_COMPILE_H_

@@ -1,0 +1,35 @@
+// ReadTomlConfig reads one Codewhale config layer (user, managed or project
+// config.toml) into a PolicySpec. Only the top-level sandbox keys of
+// reference §2 (and their camelCase aliases) and the cwsc extensions are
+// read; every other key is ignored with a note. A known key with a wrong type
+// or value is an error naming file:line:col and the key.
+#ifndef CWSC_COMPILER_CONFIG_TOML_H_
+#define CWSC_COMPILER_CONFIG_TOML_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/policy_spec.h"
+#include "ir/diagnostics.h"
+
+namespace cwsc::compiler {
+
+struct ConfigLayer {
+  PolicySpec spec;
+  std::vector<ir::Diagnostic> notes;  // ignored keys and the like
+};
+
+absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,
+                                           Layer layer);
+
+// kSandboxModeError is the message for a bad sandbox_mode value ("%s" = value).
+std::string InvalidSandboxModeMessage(const std::string& value);
+
+// NormalizeSandboxMode trims and ASCII-lowercases; returns nullopt unless the
+// result is read-only, workspace-write, danger-full-access or external-sandbox.
+std::optional<std::string> NormalizeSandboxMode(const std::string& value);
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_CONFIG_TOML_H_

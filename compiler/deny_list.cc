@@ -1,0 +1,112 @@
+#include "compiler/deny_list.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/resolve.h"
+#include "ir/status_macros.h"
+
+namespace cwsc::compiler {
+namespace {
+
+const char* const kHomeRules[] = {
+    ".ssh", ".gnupg", ".aws", ".config/gcloud", ".azure", ".kube", ".oci", ".config/doctl",
+    ".config/fly", ".vercel", ".wrangler/config", ".config/gh/hosts.yml", ".config/glab-cli",
+    ".netrc", "_netrc", ".pgpass", ".my.cnf", ".npmrc", ".pypirc", ".git-credentials",
+    ".cargo/credentials", ".cargo/credentials.toml", ".docker/config.json",
+    ".m2/settings-security.xml", ".gradle/gradle.properties", ".codewhale/secrets",
+    ".deepseek/secrets", ".codewhale/credentials", ".deepseek/credentials", ".kimi/credentials",
+    ".claude/.credentials.json", ".codewhale-cu/recordings", ".mozilla", ".config/google-chrome",
+    ".config/chromium", ".config/BraveSoftware"};
+
+const char* const kMacHomeRules[] = {
+    "Library/Keychains", "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox", "Library/Application Support/BraveSoftware",
+    "Library/Safari", "Library/Cookies"};
+
+void AddUnique(std::vector<BuiltinDenyRule>& rules, std::string path, std::string label) {
+  path = LexicalNormalize(path);
+  for (const auto& r : rules) {
+    if (r.path == path) return;
+  }
+  rules.push_back({std::move(path), std::move(label)});
+}
+
+}  // namespace
+
+std::vector<BuiltinDenyRule> BuiltinDenyRules(HostFacts& facts, const std::string& platform,
+                                              const std::string& home) {
+  std::vector<BuiltinDenyRule> rules;
+  for (const char* p : {"/etc/shadow", "/etc/sudoers", "/etc/ssh"}) AddUnique(rules, p, p);
+  if (platform == "macos") AddUnique(rules, "/Library/Keychains", "/Library/Keychains");
+  auto codewhale_home = facts.Env("CODEWHALE_HOME");
+  if (codewhale_home && absl::StartsWith(*codewhale_home, "/")) {
+    AddUnique(rules, JoinPath(*codewhale_home, "secrets"), "$CODEWHALE_HOME/secrets");
+    AddUnique(rules, JoinPath(*codewhale_home, "credentials"), "$CODEWHALE_HOME/credentials");
+  }
+  if (home.empty()) return rules;
+  auto codex_home = facts.Env("CODEX_HOME");
+  if (codex_home && absl::StartsWith(*codex_home, "/")) {
+    AddUnique(rules, JoinPath(*codex_home, "auth.json"), "$CODEX_HOME/auth.json");
+  } else {
+    AddUnique(rules, JoinPath(home, ".codex/auth.json"), "~/.codex/auth.json");
+  }
+  for (const char* rel : kHomeRules) AddUnique(rules, JoinPath(home, rel), absl::StrCat("~/", rel));
+  if (platform == "macos") {
+    for (const char* rel : kMacHomeRules) {
+      AddUnique(rules, JoinPath(home, rel), absl::StrCat("~/", rel));
+    }
+  }
+  return rules;
+}
+
+absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, const PolicySpec& spec,
+                                                          const std::string& platform,
+                                                          const PathVars& vars) {
+  // Rules in order: built-ins (less exemptions), then user additions.
+  std::vector<ir::DeniedPath> rules;
+  bool defaults = !spec.sandbox_read_denylist_defaults || spec.sandbox_read_denylist_defaults->value;
+  if (defaults) {
+    std::vector<std::string> exempt;  // literal and resolved spellings
+    if (spec.sandbox_read_denylist_exempt) {
+      for (const auto& e : spec.sandbox_read_denylist_exempt->value) {
+        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(e, vars));
+        exempt.push_back(p);
+        std::string canon = facts.Path(p).canonical;
+        if (!canon.empty() && canon != p) exempt.push_back(canon);
+      }
+    }
+    for (const BuiltinDenyRule& r : BuiltinDenyRules(facts, platform, vars.home)) {
+      std::string canon = facts.Path(r.path).canonical;
+      bool dropped = false;
+      for (const std::string& e : exempt) {
+        dropped = dropped || PathStartsWith(r.path, e) || (!canon.empty() && PathStartsWith(canon, e));
+      }
+      if (dropped) continue;
+      rules.push_back({r.path, r.label, ir::Origin::Default(absl::StrCat("built-in deny list: ", r.label))});
+    }
+  }
+  if (spec.sandbox_denied_read_paths) {
+    for (const auto& d : spec.sandbox_denied_read_paths->value) {
+      CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars));
+      rules.push_back({p, d.value, d.origin});
+    }
+  }
+  // §9.4: canonical spelling first when it differs, then the literal one; no repeats.
+  std::vector<ir::DeniedPath> out;
+  auto listed = [&out](const std::string& p) {
+    for (const auto& d : out) {
+      if (d.path == p) return true;
+    }
+    return false;
+  };
+  for (const ir::DeniedPath& r : rules) {
+    std::string canon = facts.Path(r.path).canonical;
+    if (!canon.empty() && canon != r.path && !listed(canon)) {
+      out.push_back({canon, r.rule, r.origin});
+    }
+    if (!listed(r.path)) out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace cwsc::compiler

@@ -1,0 +1,200 @@
+#include "compiler/layers.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/config_toml.h"
+#include "compiler/paths.h"
+#include "ir/status_macros.h"
+
+namespace cwsc::compiler {
+namespace {
+
+using ir::Diagnostic;
+using ir::Origin;
+
+// EnvValue returns the primary variable if set, else the legacy one, with its name.
+std::optional<std::pair<std::string, std::string>> EnvValue(HostFacts& facts, const std::string& primary,
+                                                            const std::string& legacy) {
+  if (auto v = facts.Env(primary)) return std::make_pair(primary, *v);
+  if (auto v = facts.Env(legacy)) return std::make_pair(legacy, *v);
+  return std::nullopt;
+}
+
+template <typename T>
+void Take(std::optional<Setting<T>>& base, const std::optional<Setting<T>>& top) {
+  if (top) base = top;
+}
+
+void TakeList(std::optional<Setting<PathList>>& base, const std::optional<Setting<PathList>>& top) {
+  if (top && !top->value.empty()) base = top;
+}
+
+int Rank(const std::string& mode) {
+  if (mode == "read-only") return 2;
+  if (mode == "workspace-write") return 1;
+  return 0;
+}
+
+std::string Norm(const std::string& s) {
+  return absl::AsciiStrToLower(absl::StripAsciiWhitespace(s));
+}
+
+}  // namespace
+
+absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic>* notes) {
+  PolicySpec spec;
+  if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_MODE", "DEEPSEEK_SANDBOX_MODE")) {
+    if (!NormalizeSandboxMode(v->second)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("env ", v->first, ": error: ", InvalidSandboxModeMessage(v->second), "\n"));
+    }
+    spec.sandbox_mode = Setting<std::string>{v->second, Origin::Env(v->first)};
+  }
+  if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_BACKEND", "DEEPSEEK_SANDBOX_BACKEND")) {
+    spec.sandbox_backend = Setting<std::string>{v->second, Origin::Env(v->first)};
+  }
+  if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_URL", "DEEPSEEK_SANDBOX_URL")) {
+    spec.sandbox_url = Setting<std::string>{v->second, Origin::Env(v->first)};
+  }
+  // The key itself is never read here: only whether it is set (the runtime reads it).
+  for (const char* var : {"CODEWHALE_SANDBOX_API_KEY", "DEEPSEEK_SANDBOX_API_KEY"}) {
+    if (facts.EnvIsSet(var)) {
+      spec.sandbox_api_key = Setting<std::string>{"", Origin::Env(var)};
+      break;
+    }
+  }
+  // CODEWHALE_PREFER_BWRAP: empty/whitespace = unset; "1"/"true" = true; else false.
+  std::optional<std::pair<std::string, std::string>> prefer;
+  for (const char* var : {"CODEWHALE_PREFER_BWRAP", "DEEPSEEK_PREFER_BWRAP"}) {
+    auto v = facts.Env(var);
+    if (v && !absl::StripAsciiWhitespace(*v).empty()) {
+      prefer = std::make_pair(std::string(var), *v);
+      break;
+    }
+  }
+  if (prefer) {
+    std::string v = Norm(prefer->second);
+    spec.prefer_bwrap = Setting<bool>{v == "1" || v == "true", Origin::Env(prefer->first)};
+    if (prefer->first == "DEEPSEEK_PREFER_BWRAP" && notes != nullptr) {
+      notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
+                                  "DEEPSEEK_PREFER_BWRAP is deprecated and will be removed in "
+                                  "0.10.0; use CODEWHALE_PREFER_BWRAP",
+                                  ""});
+    }
+  }
+  if (auto v = EnvValue(facts, "CODEWHALE_MANAGED_CONFIG_PATH", "DEEPSEEK_MANAGED_CONFIG_PATH")) {
+    spec.managed_config_path = Setting<std::string>{v->second, Origin::Env(v->first)};
+  }
+  return spec;
+}
+
+void Overlay(PolicySpec& base, const PolicySpec& top) {
+  Take(base.sandbox_mode, top.sandbox_mode);
+  Take(base.prefer_bwrap, top.prefer_bwrap);
+  TakeList(base.bwrap_ro_roots, top.bwrap_ro_roots);
+  TakeList(base.bwrap_dev_roots, top.bwrap_dev_roots);
+  Take(base.sandbox_backend, top.sandbox_backend);
+  Take(base.sandbox_url, top.sandbox_url);
+  Take(base.sandbox_api_key, top.sandbox_api_key);
+  Take(base.sandbox_network_access, top.sandbox_network_access);
+  Take(base.managed_config_path, top.managed_config_path);
+  Take(base.sandbox_read_denylist_defaults, top.sandbox_read_denylist_defaults);
+  TakeList(base.sandbox_denied_read_paths, top.sandbox_denied_read_paths);
+  TakeList(base.sandbox_read_denylist_exempt, top.sandbox_read_denylist_exempt);
+  Take(base.tool_launcher, top.tool_launcher);
+  TakeList(base.sandbox_writable_roots, top.sandbox_writable_roots);
+  Take(base.sandbox_exclude_tmpdir, top.sandbox_exclude_tmpdir);
+  Take(base.sandbox_exclude_slash_tmp, top.sandbox_exclude_slash_tmp);
+  TakeList(base.sandbox_protected_names, top.sandbox_protected_names);
+  Take(base.sandbox_opensandbox_api, top.sandbox_opensandbox_api);
+  Take(base.sandbox_execd_url, top.sandbox_execd_url);
+  Take(base.sandbox_image, top.sandbox_image);
+  Take(base.sandbox_execd_port, top.sandbox_execd_port);
+  Take(base.sandbox_keep, top.sandbox_keep);
+  Take(base.sandbox_remote_cwd, top.sandbox_remote_cwd);
+}
+
+absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec& merged,
+                                              std::vector<Diagnostic>* notes) {
+  ManagedLayer out;
+  std::string path;
+  if (merged.managed_config_path) {
+    path = merged.managed_config_path->value;
+    if (path == "~" || absl::StartsWith(path, "~/")) {
+      std::string home = facts.Env("HOME").value_or(facts.User().home);
+      path = home + path.substr(1);
+    }
+    out.from_env_or_default = merged.managed_config_path->origin.kind == Origin::Kind::kEnv;
+  } else {
+    path = kDefaultManagedConfigPath;
+    if (facts.Path(path).type == FileType::kMissing) path = kLegacyManagedConfigPath;
+    out.from_env_or_default = true;
+  }
+  PathInfo info = facts.Path(path);
+  if (info.type == FileType::kMissing) return out;
+  auto text = facts.ReadFile(path);
+  if (!text) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": error: the managed config exists but cannot be read (it must be a "
+                           "regular file of at most 64 KiB)\n"));
+  }
+  CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(*text, path, Layer::kManaged));
+  if (notes != nullptr) notes->insert(notes->end(), layer.notes.begin(), layer.notes.end());
+  out.path = path;
+  out.spec = std::move(layer.spec);
+  return out;
+}
+
+bool ProjectModeAllowed(const std::optional<std::string>& current, const std::string& project) {
+  std::string p = Norm(project);
+  if (p == "external-sandbox") return current && Norm(*current) == "external-sandbox";
+  if (!current) return Rank(p) >= 2;
+  return Rank(p) >= Rank(Norm(*current));
+}
+
+absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicySpec& merged,
+                               std::vector<Diagnostic>* notes) {
+  std::string path;
+  for (const char* dir : {".codewhale", ".deepseek"}) {
+    std::string p = JoinPath(JoinPath(cwd, dir), "config.toml");
+    if (facts.Path(p).type != FileType::kMissing || facts.Path(p).is_symlink) {
+      path = p;
+      break;
+    }
+  }
+  if (path.empty()) return absl::OkStatus();
+  auto warn = [&](const std::string& msg) {
+    if (notes) notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, path, 0, 0, msg, ""});
+  };
+  if (facts.Path(path).is_symlink) {
+    warn("ignoring the project config: it is a symlink");
+    return absl::OkStatus();
+  }
+  auto text = facts.ReadFile(path);
+  if (!text) {
+    warn("ignoring the project config: it cannot be read");
+    return absl::OkStatus();
+  }
+  CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(*text, path, Layer::kProject));
+  if (layer.spec.tool_launcher) {
+    const Origin& o = layer.spec.tool_launcher->origin;
+    return ir::ErrorAt(o.file, o.line, o.col,
+                       "'tool_launcher' in a project config stops an interactive launch; only a "
+                       "trusted managed config may set it",
+                       ir::SourceLineAt(*text, o.line));
+  }
+  if (layer.spec.sandbox_mode) {
+    std::optional<std::string> current;
+    if (merged.sandbox_mode) current = merged.sandbox_mode->value;
+    if (ProjectModeAllowed(current, layer.spec.sandbox_mode->value)) {
+      merged.sandbox_mode = layer.spec.sandbox_mode;
+    } else {
+      warn(absl::StrCat("ignoring sandbox_mode '", layer.spec.sandbox_mode->value,
+                        "': project config can only tighten the user's sandbox mode."));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cwsc::compiler

@@ -1,0 +1,47 @@
+// Config layering (reference §3, §4): user config < env overrides < managed
+// overlay; the project overlay (`<workspace>/.codewhale/config.toml`) may only
+// tighten sandbox_mode. Env values and overlay files come from HostFacts.
+#ifndef CWSC_COMPILER_LAYERS_H_
+#define CWSC_COMPILER_LAYERS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/host_facts.h"
+#include "compiler/policy_spec.h"
+#include "ir/diagnostics.h"
+
+namespace cwsc::compiler {
+
+// EnvOverrides reads the CODEWHALE_* (legacy DEEPSEEK_*) variables of §3.
+absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<ir::Diagnostic>* notes);
+
+// Overlay applies `top` over `base`: a set scalar wins; a list wins when non-empty.
+void Overlay(PolicySpec& base, const PolicySpec& top);
+
+// kDefaultManagedConfigPath and its legacy fallback (docs/config.md).
+inline constexpr char kDefaultManagedConfigPath[] = "/etc/codewhale/managed_config.toml";
+inline constexpr char kLegacyManagedConfigPath[] = "/etc/deepseek/managed_config.toml";
+
+struct ManagedLayer {
+  std::string path;     // the file read; empty when none exists
+  bool from_env_or_default = false;  // named by CODEWHALE_MANAGED_CONFIG_PATH or the default
+  PolicySpec spec;
+};
+
+// ReadManagedLayer finds and reads the managed overlay for the merged user+env spec.
+absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec& merged,
+                                              std::vector<ir::Diagnostic>* notes);
+
+// ApplyProjectLayer reads `<cwd>/.codewhale/config.toml` (legacy `.deepseek`)
+// and applies the tightening rules of §4.3 to `merged`.
+absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicySpec& merged,
+                               std::vector<ir::Diagnostic>* notes);
+
+// ProjectModeAllowed is the §4.3 rank rule (values trimmed and lowercased).
+bool ProjectModeAllowed(const std::optional<std::string>& current, const std::string& project);
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_LAYERS_H_

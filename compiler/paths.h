@@ -1,0 +1,53 @@
+// Lexical path helpers shared by the resolver: normalization, component-wise
+// prefix tests and ordering (as Rust's PathBuf orders paths: by component,
+// so "/a/b" < "/a.b"), and expansion of a leading `~` or variable.
+#ifndef CWSC_COMPILER_PATHS_H_
+#define CWSC_COMPILER_PATHS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cwsc::compiler {
+
+// LexicalNormalize collapses "//", "." and ".." without touching the
+// filesystem; "/.." stays "/". Relative input stays relative.
+std::string LexicalNormalize(absl::string_view path);
+
+// PathComponents splits an absolute or relative path into its components.
+std::vector<std::string> PathComponents(absl::string_view path);
+
+// PathStartsWith is true when `prefix` is `path` or one of its ancestors,
+// comparing whole components.
+bool PathStartsWith(absl::string_view path, absl::string_view prefix);
+
+// PathStrictlyInside is PathStartsWith and not equal.
+bool PathStrictlyInside(absl::string_view path, absl::string_view dir);
+
+// JoinPath appends `rel` to `base` with one separator.
+std::string JoinPath(absl::string_view base, absl::string_view rel);
+
+// ParentPath is the lexical parent ("/" for "/" and "/x").
+std::string ParentPath(absl::string_view path);
+
+// PathLess orders paths component by component.
+bool PathLess(const std::string& a, const std::string& b);
+
+// PathVars are the values a leading variable in a policy path expands to.
+struct PathVars {
+  std::string home;       // $HOME and ~
+  std::string workspace;  // $WORKSPACE
+  std::string cwd;        // $CWD
+  std::string tmpdir;     // $TMPDIR; empty when unset
+};
+
+// ExpandPath expands a leading "~", "~/", "$HOME", "$WORKSPACE", "$CWD" or
+// "$TMPDIR" (also "${NAME}"). Any other "$NAME" at the start is an error;
+// a relative result is an error. The result is lexically normalized.
+absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars);
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_PATHS_H_

@@ -1,0 +1,42 @@
+// ResolvePlan turns the merged policy layers, the permission mode and the
+// host facts into a LaunchPlan: posture → policy (reference §5), narrowing by
+// sandbox_mode, writable roots (§6.3) with verified worktree metadata (§6.4),
+// protected descendants, the deny list (§9), wrapper selection (§7.2) and the
+// bwrap mount list (§8.3–§8.6) in the order of ARCHITECTURE.md §7 item 3.
+#ifndef CWSC_COMPILER_RESOLVE_H_
+#define CWSC_COMPILER_RESOLVE_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/host_facts.h"
+#include "compiler/paths.h"
+#include "compiler/policy_spec.h"
+#include "ir/plan.h"
+
+namespace cwsc::compiler {
+
+struct ResolveInput {
+  PolicySpec spec;              // merged layers
+  std::string mode;             // canonical permission mode
+  ir::Origin mode_origin;
+  std::string cwd;              // absolute, as given
+  std::optional<std::string> escalate;  // approved per-command escalation target
+  bool launcher_trusted = false;        // spec.tool_launcher passed the managed-file trust rules
+};
+
+absl::StatusOr<ir::LaunchPlan> ResolvePlan(const ResolveInput& in, HostFacts& facts);
+
+// ExpandSettingPath expands one path setting; errors carry its file:line:col.
+absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars);
+
+// PostureLabel is the byte-stable label of reference §6.5 for the plan.
+std::string PostureLabel(const ir::LaunchPlan& plan);
+
+// kChildEnvAllowList is the spawn allow-list of reference §7.4 ("X_*" = prefix).
+extern const char* const kChildEnvAllowList[];
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_RESOLVE_H_

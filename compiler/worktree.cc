@@ -1,0 +1,94 @@
+#include "compiler/worktree.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "compiler/paths.h"
+
+namespace cwsc::compiler {
+namespace {
+
+std::string FirstLineTrimmed(const std::string& content) {
+  std::string line = content.substr(0, content.find('\n'));
+  return std::string(absl::StripAsciiWhitespace(line));
+}
+
+// Resolve makes `value` absolute against `base` and canonicalizes it.
+std::string Resolve(HostFacts& facts, const std::string& base, const std::string& value) {
+  std::string p = absl::StartsWith(value, "/") ? value : JoinPath(base, value);
+  return facts.Path(p).canonical;
+}
+
+}  // namespace
+
+WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root) {
+  WorktreeMetadata out;
+  PathInfo root_info = facts.Path(root);
+  std::string search = root_info.canonical.empty() ? root : root_info.canonical;
+  std::string dir = search;
+  while (true) {
+    std::string dot_git = JoinPath(dir, ".git");
+    if (facts.Path(dot_git).type == FileType::kRegular) {
+      out.dot_git = dot_git;
+      break;
+    }
+    if (dir == "/") return out;
+    dir = ParentPath(dir);
+  }
+  auto content = facts.ReadFile(out.dot_git);
+  if (!content) {
+    out.rejected = "the .git file cannot be read";
+    return out;
+  }
+  std::string value;
+  bool found = false;
+  for (absl::string_view line : absl::StrSplit(*content, '\n')) {
+    if (absl::StartsWith(line, "gitdir:")) {
+      value = std::string(absl::StripAsciiWhitespace(line.substr(7)));
+      found = true;
+      break;
+    }
+  }
+  if (!found || value.empty()) {
+    out.rejected = "the .git file has no 'gitdir:' line";
+    return out;
+  }
+  std::string git_dir = Resolve(facts, dir, value);
+  if (git_dir.empty()) {
+    out.rejected = absl::StrCat("gitdir '", value, "' does not resolve");
+    return out;
+  }
+  std::string git_file = facts.Path(out.dot_git).canonical;
+  auto commondir = facts.ReadFile(JoinPath(git_dir, "commondir"));
+  std::string common_value = commondir ? FirstLineTrimmed(*commondir) : "";
+  if (common_value.empty()) {
+    out.rejected = "the git dir has no commondir file";
+    return out;
+  }
+  std::string common_dir = Resolve(facts, git_dir, common_value);
+  if (common_dir.empty()) {
+    out.rejected = "commondir does not resolve";
+    return out;
+  }
+  if (!PathStartsWith(git_dir, JoinPath(common_dir, "worktrees"))) {
+    out.rejected = "the git dir is not under <common dir>/worktrees";
+    return out;
+  }
+  auto back = facts.ReadFile(JoinPath(git_dir, "gitdir"));
+  std::string back_value = back ? FirstLineTrimmed(*back) : "";
+  if (back_value.empty()) {
+    out.rejected = "the git dir has no gitdir back-pointer";
+    return out;
+  }
+  std::string back_path = Resolve(facts, git_dir, back_value);
+  if (back_path.empty() || back_path != git_file) {
+    out.rejected = absl::StrCat("the back-pointer names '", back_value, "', not this worktree");
+    return out;
+  }
+  out.git_dir = git_dir;
+  out.common_dir = common_dir;
+  return out;
+}
+
+}  // namespace cwsc::compiler

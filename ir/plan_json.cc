@@ -1,0 +1,415 @@
+#include "ir/plan_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+
+namespace cwsc::ir {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// ---- writing -------------------------------------------------------------
+
+Json OriginJson(const Origin& o) {
+  Json j;
+  j["kind"] = Origin::KindName(o.kind);
+  j["detail"] = o.detail;
+  if (!o.file.empty()) {
+    j["file"] = o.file;
+    j["line"] = o.line;
+    j["col"] = o.col;
+  }
+  return j;
+}
+
+Json PolicyJson(const Policy& p) {
+  Json j;
+  j["type"] = PolicyTypeName(p.type);
+  j["writable_roots"] = p.writable_roots;
+  j["network_access"] = p.network_access;
+  j["exclude_tmpdir"] = p.exclude_tmpdir;
+  j["exclude_slash_tmp"] = p.exclude_slash_tmp;
+  j["origin"] = OriginJson(p.origin);
+  j["network_origin"] = OriginJson(p.network_origin);
+  return j;
+}
+
+Json RootJson(const Root& r) {
+  Json j;
+  j["path"] = r.path;
+  j["canonical"] = r.canonical;
+  j["source"] = RootSourceName(r.source);
+  j["mounted"] = r.mounted;
+  j["skip_reason"] = r.skip_reason;
+  Json prot = Json::array();
+  for (const Protected& p : r.protected_paths) {
+    prot.push_back(Json{{"path", p.path},
+                        {"canonical", p.canonical},
+                        {"applied", p.applied},
+                        {"skip_reason", p.skip_reason},
+                        {"origin", OriginJson(p.origin)}});
+  }
+  j["protected"] = prot;
+  j["origin"] = OriginJson(r.origin);
+  return j;
+}
+
+Json PlanJson(const LaunchPlan& p) {
+  Json j;
+  j["schema_version"] = p.schema_version;
+  j["kind"] = PlanKindName(p.kind);
+  j["platform"] = p.platform;
+  j["permission_mode"] = p.permission_mode;
+  j["mode_origin"] = OriginJson(p.mode_origin);
+  j["policy"] = PolicyJson(p.policy);
+  j["posture_label"] = p.posture_label;
+  j["cwd"] = p.cwd;
+  if (p.refusal) {
+    j["refusal"] = Json{{"reason", p.refusal->reason}, {"origin", OriginJson(p.refusal->origin)}};
+  } else {
+    j["refusal"] = nullptr;
+  }
+  j["wrapper"] = Json{{"path", p.wrapper.path},
+                      {"preferred", p.wrapper.preferred},
+                      {"preferred_origin", OriginJson(p.wrapper.preferred_origin)},
+                      {"executable", p.wrapper.executable},
+                      {"probe_ok", p.wrapper.probe_ok},
+                      {"probe_message", p.wrapper.probe_message}};
+  j["share_net"] = p.share_net;
+  j["launcher"] = p.launcher;
+  Json roots = Json::array();
+  for (const Root& r : p.roots) roots.push_back(RootJson(r));
+  j["roots"] = roots;
+  Json mounts = Json::array();
+  for (const Mount& m : p.mounts) {
+    mounts.push_back(Json{{"op", MountOpFlag(m.op)},
+                          {"source", m.source},
+                          {"dest", m.dest},
+                          {"why", m.why},
+                          {"origin", OriginJson(m.origin)}});
+  }
+  j["mounts"] = mounts;
+  Json denied = Json::array();
+  for (const DeniedPath& d : p.denied_read) {
+    denied.push_back(Json{{"path", d.path}, {"rule", d.rule}, {"origin", OriginJson(d.origin)}});
+  }
+  j["denied_read"] = denied;
+  Json env = Json::object();
+  env["allow"] = p.env_allow;
+  Json set = Json::array();
+  for (const EnvVar& e : p.env_set) {
+    set.push_back(Json{{"name", e.name}, {"value", e.value}, {"origin", OriginJson(e.origin)}});
+  }
+  env["set"] = set;
+  j["env"] = env;
+  if (p.seatbelt) {
+    Json sb;
+    Json params = Json::array();
+    for (const Param& prm : p.seatbelt->params) {
+      params.push_back(
+          Json{{"key", prm.key}, {"value", prm.value}, {"origin", OriginJson(prm.origin)}});
+    }
+    sb["params"] = params;
+    sb["darwin_cache"] = p.seatbelt->darwin_cache;
+    sb["cargo_home"] = p.seatbelt->cargo_home;
+    sb["npm_cache"] = p.seatbelt->npm_cache;
+    sb["loopback_proxy_ports"] = p.seatbelt->loopback_proxy_ports;
+    sb["network_dropped_for_proxy"] = p.seatbelt->network_dropped_for_proxy;
+    j["seatbelt"] = sb;
+  } else {
+    j["seatbelt"] = nullptr;
+  }
+  if (p.remote) {
+    j["remote"] = Json{{"contract", p.remote->contract},
+                       {"url", p.remote->url},
+                       {"url_origin", OriginJson(p.remote->url_origin)},
+                       {"api_key_source", p.remote->api_key_source},
+                       {"not_enforced", p.remote->not_enforced},
+                       {"image", p.remote->image},
+                       {"execd_port", p.remote->execd_port},
+                       {"keep", p.remote->keep},
+                       {"remote_cwd", p.remote->remote_cwd}};
+  } else {
+    j["remote"] = nullptr;
+  }
+  Json skipped = Json::array();
+  for (const Skipped& s : p.skipped) {
+    skipped.push_back(Json{{"what", s.what},
+                           {"path", s.path},
+                           {"reason", s.reason},
+                           {"origin", OriginJson(s.origin)}});
+  }
+  j["skipped"] = skipped;
+  Json warnings = Json::array();
+  for (const Warning& w : p.warnings) {
+    warnings.push_back(
+        Json{{"code", w.code}, {"message", w.message}, {"origin", OriginJson(w.origin)}});
+  }
+  j["warnings"] = warnings;
+  Json expectations = Json::array();
+  for (const Expectation& e : p.expectations) {
+    expectations.push_back(Json{{"kind", ExpectationKindName(e.kind)},
+                                {"path", e.path},
+                                {"expected", e.allowed ? "allowed" : "denied"},
+                                {"origin", OriginJson(e.origin)}});
+  }
+  j["expectations"] = expectations;
+  return j;
+}
+
+// ---- reading -------------------------------------------------------------
+
+// BadPlan carries the JSON pointer and message of the first bad value.
+struct BadPlan {
+  std::string pointer;
+  std::string message;
+};
+
+class Reader {
+ public:
+  Reader(const Json& j, std::string ptr) : j_(j), ptr_(std::move(ptr)) {}
+
+  Reader At(const char* key) const {
+    if (!j_.is_object()) Fail("expected an object");
+    auto it = j_.find(key);
+    if (it == j_.end()) throw BadPlan{absl::StrCat(ptr_, "/", key), "missing"};
+    return Reader(*it, absl::StrCat(ptr_, "/", key));
+  }
+  bool Has(const char* key) const { return j_.is_object() && j_.contains(key); }
+  bool IsNull() const { return j_.is_null(); }
+  std::string Str() const {
+    if (!j_.is_string()) Fail("expected a string");
+    return j_.get<std::string>();
+  }
+  bool Bool() const {
+    if (!j_.is_boolean()) Fail("expected a boolean");
+    return j_.get<bool>();
+  }
+  int Int() const {
+    if (!j_.is_number_integer()) Fail("expected an integer");
+    return j_.get<int>();
+  }
+  std::vector<Reader> Items() const {
+    if (!j_.is_array()) Fail("expected an array");
+    std::vector<Reader> out;
+    for (size_t i = 0; i < j_.size(); ++i) out.emplace_back(j_[i], absl::StrCat(ptr_, "/", i));
+    return out;
+  }
+  std::vector<std::string> Strings() const {
+    std::vector<std::string> out;
+    for (const Reader& r : Items()) out.push_back(r.Str());
+    return out;
+  }
+  [[noreturn]] void Fail(const std::string& message) const { throw BadPlan{ptr_, message}; }
+
+ private:
+  const Json& j_;
+  std::string ptr_;
+};
+
+template <typename E, size_t N>
+E ParseEnum(const Reader& r, const E (&values)[N], const char* (*name)(E)) {
+  std::string s = r.Str();
+  for (E v : values) {
+    if (s == name(v)) return v;
+  }
+  r.Fail(absl::StrCat("unknown value '", s, "'"));
+}
+
+Origin ReadOrigin(const Reader& r) {
+  static const Origin::Kind kKinds[] = {
+      Origin::Kind::kDefault, Origin::Kind::kConfig, Origin::Kind::kManaged,
+      Origin::Kind::kProject, Origin::Kind::kEnv,    Origin::Kind::kMode,
+      Origin::Kind::kFact,    Origin::Kind::kCli};
+  Origin o;
+  o.kind = ParseEnum(r.At("kind"), kKinds, &Origin::KindName);
+  o.detail = r.At("detail").Str();
+  if (r.Has("file")) {
+    o.file = r.At("file").Str();
+    o.line = r.At("line").Int();
+    o.col = r.At("col").Int();
+  }
+  return o;
+}
+
+LaunchPlan ReadPlan(const Reader& r) {
+  static const PlanKind kKinds[] = {PlanKind::kNone,          PlanKind::kLinuxBwrap,
+                                    PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap,
+                                    PlanKind::kOpenSandbox,   PlanKind::kRefused};
+  static const PolicyType kTypes[] = {PolicyType::kReadOnly, PolicyType::kWorkspaceWrite,
+                                      PolicyType::kDangerFullAccess,
+                                      PolicyType::kExternalSandbox};
+  static const RootSource kSources[] = {RootSource::kConfigured,     RootSource::kCwd,
+                                        RootSource::kWorktreeGitDir, RootSource::kWorktreeCommonDir,
+                                        RootSource::kSlashTmp,       RootSource::kTmpdir};
+  static const MountOp kOps[] = {MountOp::kRoBind, MountOp::kBind, MountOp::kDevBind,
+                                 MountOp::kDev,    MountOp::kProc, MountOp::kTmpfs};
+  LaunchPlan p;
+  p.schema_version = r.At("schema_version").Int();
+  if (p.schema_version != kPlanSchemaVersion) {
+    r.At("schema_version")
+        .Fail(absl::StrCat("unsupported schema_version ", p.schema_version, " (this cwsc reads ",
+                           kPlanSchemaVersion, ")"));
+  }
+  p.kind = ParseEnum(r.At("kind"), kKinds, &PlanKindName);
+  p.platform = r.At("platform").Str();
+  p.permission_mode = r.At("permission_mode").Str();
+  p.mode_origin = ReadOrigin(r.At("mode_origin"));
+  Reader pol = r.At("policy");
+  p.policy.type = ParseEnum(pol.At("type"), kTypes, &PolicyTypeName);
+  p.policy.writable_roots = pol.At("writable_roots").Strings();
+  p.policy.network_access = pol.At("network_access").Bool();
+  p.policy.exclude_tmpdir = pol.At("exclude_tmpdir").Bool();
+  p.policy.exclude_slash_tmp = pol.At("exclude_slash_tmp").Bool();
+  p.policy.origin = ReadOrigin(pol.At("origin"));
+  p.policy.network_origin = ReadOrigin(pol.At("network_origin"));
+  p.posture_label = r.At("posture_label").Str();
+  p.cwd = r.At("cwd").Str();
+  if (!r.At("refusal").IsNull()) {
+    p.refusal = Refusal{r.At("refusal").At("reason").Str(),
+                        ReadOrigin(r.At("refusal").At("origin"))};
+  }
+  Reader w = r.At("wrapper");
+  p.wrapper.path = w.At("path").Str();
+  p.wrapper.preferred = w.At("preferred").Bool();
+  p.wrapper.preferred_origin = ReadOrigin(w.At("preferred_origin"));
+  p.wrapper.executable = w.At("executable").Bool();
+  p.wrapper.probe_ok = w.At("probe_ok").Bool();
+  p.wrapper.probe_message = w.At("probe_message").Str();
+  p.share_net = r.At("share_net").Bool();
+  p.launcher = r.At("launcher").Strings();
+  for (const Reader& rr : r.At("roots").Items()) {
+    Root root;
+    root.path = rr.At("path").Str();
+    root.canonical = rr.At("canonical").Str();
+    root.source = ParseEnum(rr.At("source"), kSources, &RootSourceName);
+    root.mounted = rr.At("mounted").Bool();
+    root.skip_reason = rr.At("skip_reason").Str();
+    for (const Reader& pr : rr.At("protected").Items()) {
+      root.protected_paths.push_back(Protected{pr.At("path").Str(), pr.At("canonical").Str(),
+                                               pr.At("applied").Bool(),
+                                               pr.At("skip_reason").Str(),
+                                               ReadOrigin(pr.At("origin"))});
+    }
+    root.origin = ReadOrigin(rr.At("origin"));
+    p.roots.push_back(std::move(root));
+  }
+  for (const Reader& mr : r.At("mounts").Items()) {
+    p.mounts.push_back(Mount{ParseEnum(mr.At("op"), kOps, &MountOpFlag), mr.At("source").Str(),
+                             mr.At("dest").Str(), mr.At("why").Str(),
+                             ReadOrigin(mr.At("origin"))});
+  }
+  for (const Reader& dr : r.At("denied_read").Items()) {
+    p.denied_read.push_back(
+        DeniedPath{dr.At("path").Str(), dr.At("rule").Str(), ReadOrigin(dr.At("origin"))});
+  }
+  p.env_allow = r.At("env").At("allow").Strings();
+  for (const Reader& er : r.At("env").At("set").Items()) {
+    p.env_set.push_back(
+        EnvVar{er.At("name").Str(), er.At("value").Str(), ReadOrigin(er.At("origin"))});
+  }
+  if (!r.At("seatbelt").IsNull()) {
+    Reader sb = r.At("seatbelt");
+    Seatbelt s;
+    for (const Reader& pr : sb.At("params").Items()) {
+      s.params.push_back(
+          Param{pr.At("key").Str(), pr.At("value").Str(), ReadOrigin(pr.At("origin"))});
+    }
+    s.darwin_cache = sb.At("darwin_cache").Bool();
+    s.cargo_home = sb.At("cargo_home").Bool();
+    s.npm_cache = sb.At("npm_cache").Bool();
+    for (const Reader& pr : sb.At("loopback_proxy_ports").Items()) {
+      s.loopback_proxy_ports.push_back(pr.Int());
+    }
+    s.network_dropped_for_proxy = sb.At("network_dropped_for_proxy").Bool();
+    p.seatbelt = std::move(s);
+  }
+  if (!r.At("remote").IsNull()) {
+    Reader rm = r.At("remote");
+    p.remote = Remote{};
+    p.remote->contract = rm.At("contract").Str();
+    p.remote->url = rm.At("url").Str();
+    p.remote->url_origin = ReadOrigin(rm.At("url_origin"));
+    p.remote->api_key_source = rm.At("api_key_source").Str();
+    p.remote->not_enforced = rm.At("not_enforced").Strings();
+    if (rm.Has("image")) p.remote->image = rm.At("image").Str();
+    if (rm.Has("execd_port")) p.remote->execd_port = rm.At("execd_port").Int();
+    if (rm.Has("keep")) p.remote->keep = rm.At("keep").Bool();
+    if (rm.Has("remote_cwd")) p.remote->remote_cwd = rm.At("remote_cwd").Str();
+  }
+  for (const Reader& sr : r.At("skipped").Items()) {
+    p.skipped.push_back(Skipped{sr.At("what").Str(), sr.At("path").Str(), sr.At("reason").Str(),
+                                ReadOrigin(sr.At("origin"))});
+  }
+  for (const Reader& wr : r.At("warnings").Items()) {
+    p.warnings.push_back(
+        Warning{wr.At("code").Str(), wr.At("message").Str(), ReadOrigin(wr.At("origin"))});
+  }
+  // Plans written before expectations existed have no "expectations" key.
+  if (r.Has("expectations")) {
+    static const Expectation::Kind kExpectKinds[] = {
+        Expectation::Kind::kRead, Expectation::Kind::kWrite, Expectation::Kind::kNetwork};
+    for (const Reader& er : r.At("expectations").Items()) {
+      Expectation e;
+      e.kind = ParseEnum(er.At("kind"), kExpectKinds, &ExpectationKindName);
+      e.path = er.At("path").Str();
+      std::string verdict = er.At("expected").Str();
+      if (verdict != "allowed" && verdict != "denied") {
+        er.At("expected").Fail("expected \"allowed\" or \"denied\"");
+      }
+      e.allowed = verdict == "allowed";
+      e.origin = ReadOrigin(er.At("origin"));
+      p.expectations.push_back(std::move(e));
+    }
+  }
+  return p;
+}
+
+// LineCol converts a byte offset of `text` to a 1-based line and column.
+void LineCol(const std::string& text, size_t offset, int* line, int* col) {
+  *line = 1;
+  *col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++*line;
+      *col = 1;
+    } else {
+      ++*col;
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> PlanToJson(const LaunchPlan& plan) {
+  try {
+    return PlanJson(plan).dump(2) + "\n";
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(
+        "the plan holds a path or value that is not valid UTF-8; JSON cannot represent it "
+        "(use --format nul for the argv)");
+  }
+}
+
+absl::StatusOr<LaunchPlan> PlanFromJson(const std::string& text, const std::string& file) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    int line = 0, col = 0;
+    LineCol(text, e.byte > 0 ? e.byte - 1 : 0, &line, &col);
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", line, ":", col, ": error: malformed plan JSON\n"));
+  }
+  try {
+    return ReadPlan(Reader(j, ""));
+  } catch (const BadPlan& bad) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": error: bad plan at '", bad.pointer,
+                                                   "': ", bad.message, "\n"));
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": error: bad plan: ", e.what(), "\n"));
+  }
+}
+
+}  // namespace cwsc::ir
