@@ -56,7 +56,7 @@ Lookup BwrapView::Find(const std::string& path) const {
       out.access = rel.empty() ? Access::kPrivate : Access::kHidden;
       return out;
     }
-    if (m.source == "/dev/null") {
+    if (m.op == "--ro-bind" && m.source == "/dev/null") {
       out.access = Access::kHidden;  // a masked file, or a path below it
       return out;
     }

@@ -43,6 +43,11 @@ absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>&
         (name == "--json" ? o.json : o.check) = true;
         continue;
       }
+      if (name == "--no-project-config") {  // what `codewhale serve`/`exec` do
+        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
+        o.no_project_config = true;
+        continue;
+      }
       if (!has_value) {
         if (i + 1 >= args.size()) {
           return absl::InvalidArgumentError(absl::StrCat("option '", name, "' needs a value"));
@@ -85,6 +90,7 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
   c.cwd = o.cwd;
   c.policy_name = o.policy;
   c.escalate = o.escalate;
+  c.read_project_config = !o.no_project_config;
   if (o.input) {
     if (*o.input == "toml") {
       c.format = compiler::ConfigFormat::kToml;
@@ -101,9 +107,12 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
 void PrintError(const std::string& message) {
   std::string m = message;
   if (m.empty()) m = "unknown error";
-  bool located = absl::StrContains(m.substr(0, m.find('\n')), ": error:") ||
-                 absl::StartsWith(m, "error:");
-  if (!located) m = absl::StrCat("cwsc: error: ", m);
+  bool located = absl::StrContains(m.substr(0, m.find('\n')), ": error:");
+  if (absl::StartsWith(m, "error:")) {
+    m = absl::StrCat("cwsc: ", m);
+  } else if (!located) {
+    m = absl::StrCat("cwsc: error: ", m);
+  }
   if (m.back() != '\n') m += '\n';
   std::fputs(m.c_str(), stderr);
 }

@@ -2,7 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -267,9 +269,18 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
   }
   Reader r(text, file, layer);
   ConfigLayer out;
+  // toml++ keeps keys sorted; walk them in source order so errors and
+  // "repeats" messages follow the file.
+  std::vector<std::pair<std::string, const toml::node*>> entries;
+  for (const auto& [k, node] : table) entries.emplace_back(std::string(k.str()), &node);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const auto& pa = a.second->source().begin;
+    const auto& pb = b.second->source().begin;
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  });
   std::map<std::string, std::string> seen;  // canonical key -> spelling used
-  for (const auto& [k, node] : table) {
-    std::string key(k.str());
+  for (const auto& [key, node_ptr] : entries) {
+    const toml::node& node = *node_ptr;
     const KeyHandler* handler = nullptr;
     for (const KeyHandler& h : Handlers()) {
       if (key == h.name || (h.alias && key == h.alias)) handler = &h;

@@ -1,5 +1,7 @@
 #include "ir/diagnostics.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace cwsc::ir {
@@ -44,7 +46,8 @@ std::string Diagnostic::Render() const {
     std::string shown = Printable(source_line.substr(0, kMaxShown));
     absl::StrAppend(&out, "  ", shown, "\n");
     size_t caret = col > 0 ? static_cast<size_t>(col - 1) : 0;
-    if (caret <= shown.size()) absl::StrAppend(&out, "  ", std::string(caret, ' '), "^\n");
+    caret = std::min(caret, shown.size());  // at end of line/file: point just past it
+    absl::StrAppend(&out, "  ", std::string(caret, ' '), "^\n");
   }
   return out;
 }

@@ -1,0 +1,160 @@
+// The `cwsc` command line: exit codes and the exact text of every
+// user-facing error of compile/explain/facts, run through the real binary.
+#include <gtest/gtest.h>
+
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc {
+namespace {
+
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+std::string Bin() { return std::getenv("CWSC_BIN") ? std::getenv("CWSC_BIN") : "cwsc"; }
+std::string Src() { return std::getenv("CWSC_SOURCE_ROOT") ? std::getenv("CWSC_SOURCE_ROOT") : "."; }
+
+RunResult Cwsc(std::vector<std::string> args, const std::string& cwd = "") {
+  args.insert(args.begin(), Bin());
+  return testing::Run(args, "", {}, cwd);
+}
+
+std::string Facts() { return Src() + "/tests/golden/bwrap/ws_default/facts.yaml"; }
+
+TEST(Cli, HelpAndUsage) {
+  RunResult h = Cwsc({"--help"});
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("usage: cwsc <command> [options]"), std::string::npos);
+  EXPECT_NE(h.out.find("  compile   compile a policy into a launch plan or artifact\n"), std::string::npos);
+  RunResult c = Cwsc({"compile", "--help"});
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.out.rfind("usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|opensandbox|plan]", 0), 0u);
+  EXPECT_EQ(c.err, "");
+  RunResult none = Cwsc({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "");
+  RunResult unknown = Cwsc({"frobnicate"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.rfind("cwsc: unknown command 'frobnicate'\n", 0), 0u);
+}
+
+TEST(Cli, UsageErrors) {
+  RunResult missing = Cwsc({"compile"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err.rfind("cwsc: error: missing CONFIG\n", 0), 0u);
+  RunResult opt = Cwsc({"compile", "x.toml", "--bogus"});
+  EXPECT_EQ(opt.exit_code, 2);
+  EXPECT_EQ(opt.err.rfind("cwsc: error: unknown option '--bogus'\n", 0), 0u);
+  RunResult noval = Cwsc({"compile", "x.toml", "--mode"});
+  EXPECT_EQ(noval.err.rfind("cwsc: error: option '--mode' needs a value\n", 0), 0u);
+  RunResult fmt = Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--format", "xml"});
+  EXPECT_EQ(fmt.exit_code, 2);
+  EXPECT_EQ(fmt.err, "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n");
+  RunResult target = Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
+  EXPECT_EQ(target.exit_code, 2);
+  EXPECT_EQ(target.err, "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox or plan)\n");
+  EXPECT_EQ(target.out, "");
+}
+
+TEST(Cli, BadInputsAreLocatedAndExit2WithNoStdout) {
+  TempDir t;
+  WriteFile(t / "bad.toml", "sandbox_mode = \"sometimes\"\n");
+  RunResult r = Cwsc({"compile", "bad.toml", "--facts", Facts()}, t.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "bad.toml:1:16: error: Invalid sandbox_mode 'sometimes': expected read-only, "
+            "workspace-write, danger-full-access, or external-sandbox.\n"
+            "  sandbox_mode = \"sometimes\"\n"
+            "                 ^\n");
+  WriteFile(t / "syntax.toml", "sandbox_mode = [\n");
+  RunResult s = Cwsc({"compile", "syntax.toml", "--facts", Facts()}, t.path());
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_EQ(s.err,
+            "syntax.toml:1:18: error: malformed TOML: Error while parsing array: encountered "
+            "end-of-file\n"
+            "  sandbox_mode = [\n"
+            "                  ^\n");
+  RunResult missing = Cwsc({"compile", "nope.toml", "--facts", Facts()}, t.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "nope.toml: error: cannot read the config: No such file or directory\n");
+  RunResult mode = Cwsc({"compile", "bad.toml", "--mode", "turbo"}, t.path());
+  EXPECT_EQ(mode.exit_code, 2);
+  EXPECT_EQ(mode.err,
+            "cwsc: error: unknown permission mode 'turbo': expected plan, ask, auto-review or "
+            "full-access (aliases: suggest, auto, bypass, yolo)\n");
+  WriteFile(t / "ok.toml", "");
+  WriteFile(t / "facts.yaml", "cwsc_facts: 1\nuser: [1, 2]\n");
+  RunResult facts = Cwsc({"compile", "ok.toml", "--facts", "facts.yaml"}, t.path());
+  EXPECT_EQ(facts.exit_code, 2);
+  EXPECT_EQ(facts.err,
+            "facts.yaml:2:7: error: user must be a mapping\n"
+            "  user: [1, 2]\n"
+            "        ^\n");
+  RunResult nofacts = Cwsc({"compile", "ok.toml", "--facts", "absent.yaml"}, t.path());
+  EXPECT_EQ(nofacts.err, "absent.yaml: error: cannot read the facts file: No such file or directory\n");
+  RunResult cwd = Cwsc({"compile", "ok.toml", "--facts", Facts(), "--cwd", "rel/dir"}, t.path());
+  EXPECT_EQ(cwd.exit_code, 2);
+  EXPECT_EQ(cwd.err, "cwsc: error: --cwd must be an absolute path, not 'rel/dir'\n");
+}
+
+TEST(Cli, HostilePathsRoundTripInEveryFormat) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\n");
+  std::string cwd = "/home/dev/it's a \"dir\"\n-x";
+  RunResult shell = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd, "--format", "shell",
+                          "--", "printf", "%s", "-n"}, t.path());
+  ASSERT_EQ(shell.exit_code, 0) << shell.err;
+  // Re-parse the shell line with sh and print the --chdir operand.
+  RunResult sh = testing::Run({"/bin/sh", "-c", "eval \"set -- $1\"; while [ \"$1\" != --chdir ]; do shift; done; printf %s \"$2\"", "sh", shell.out});
+  EXPECT_EQ(sh.out, cwd);
+  RunResult nul = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd, "--format", "nul"}, t.path());
+  EXPECT_NE(nul.out.find(std::string("\0--chdir\0", 9) + cwd + std::string(1, '\0')), std::string::npos);
+  RunResult lines = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd}, t.path());
+  EXPECT_EQ(lines.exit_code, 2);
+  EXPECT_EQ(lines.out, "");
+  RunResult json = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", "/w/\xff", "--format", "json"}, t.path());
+  EXPECT_EQ(json.exit_code, 2);
+  EXPECT_EQ(json.err, "cwsc: error: an argv token is not valid UTF-8; JSON cannot carry it (use --format nul or shell)\n");
+}
+
+TEST(Cli, TargetBwrapOnAnUnwrappedPlanExits4) {
+  TempDir t;
+  WriteFile(t / "c.toml", "prefer_bwrap = false\n");
+  RunResult r = Cwsc({"compile", "c.toml", "--facts", Facts(), "--target", "bwrap"}, t.path());
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "cwsc: error: --target bwrap: the plan does not use bubblewrap (kind none): prefer_bwrap = false\n");
+}
+
+TEST(Cli, RefusedPlanExits3AndNeverPrintsTheKey) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_backend = \"docker\"\nsandbox_api_key = \"sk-live-4242\"\n");
+  RunResult r = Cwsc({"compile", "c.toml", "--facts", Facts()}, t.path());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "cwsc: refused: unsupported sandbox_backend 'docker': shell execution is refused; "
+            "choose a supported backend (opensandbox) or explicitly select none\n"
+            "  (config sandbox_backend at c.toml:1:19)\n");
+  for (const char* target : {"plan", "auto"}) {
+    RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--target", target}, t.path());
+    EXPECT_EQ(p.out.find("sk-live-4242"), std::string::npos);
+    EXPECT_EQ(p.err.find("sk-live-4242"), std::string::npos);
+  }
+  RunResult e = Cwsc({"explain", "c.toml", "--facts", Facts()}, t.path());
+  EXPECT_EQ(e.out.find("sk-live-4242"), std::string::npos);
+}
+
+TEST(Cli, ExamplesCompileOnRecordedFacts) {
+  for (const char* ex : {"workspace.toml", "readonly.toml", "locked-down.toml"}) {
+    for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
+      RunResult r = Cwsc({"compile", Src() + "/examples/" + ex, "--facts", Facts(), "--mode", mode, "--target", "plan"});
+      EXPECT_EQ(r.exit_code, 0) << ex << " " << mode << ": " << r.err;
+      EXPECT_NE(r.out.find("\"schema_version\": 1"), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cwsc

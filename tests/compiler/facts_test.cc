@@ -1,0 +1,157 @@
+// Host facts: the live implementation on real files, the recorded reader's
+// errors, and the recorder's round trip.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "compiler/host_facts.h"
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc::compiler {
+namespace {
+
+using cwsc::testing::TempDir;
+using cwsc::testing::WriteFile;
+
+TEST(LiveFacts, DescribesRealPaths) {
+  TempDir t;
+  std::string dir = t / "d";
+  ASSERT_EQ(mkdir(dir.c_str(), 0750), 0);
+  WriteFile(t / "f", "gitdir: /x\nsecond\n");
+  chmod((t / "f").c_str(), 0640);
+  ASSERT_EQ(symlink(dir.c_str(), (t / "link").c_str()), 0);
+  ASSERT_EQ(symlink((t / "nowhere").c_str(), (t / "dangling").c_str()), 0);
+  auto facts = MakeLiveFacts();
+  char* real = realpath(t.path().c_str(), nullptr);
+  std::string root = real;
+  free(real);
+  PathInfo d = facts->Path(dir);
+  EXPECT_EQ(d.type, FileType::kDirectory);
+  EXPECT_EQ(d.mode, 0750u);
+  EXPECT_EQ(d.canonical, root + "/d");
+  EXPECT_FALSE(d.is_symlink);
+  PathInfo l = facts->Path(t / "link");
+  EXPECT_TRUE(l.is_symlink);
+  EXPECT_EQ(l.type, FileType::kDirectory);
+  EXPECT_EQ(l.canonical, root + "/d");
+  PathInfo dangling = facts->Path(t / "dangling");
+  EXPECT_TRUE(dangling.is_symlink);
+  EXPECT_EQ(dangling.type, FileType::kMissing);
+  EXPECT_EQ(dangling.canonical, "");
+  EXPECT_EQ(facts->Path(t / "f").mode, 0640u);
+  EXPECT_EQ(facts->Path("/dev/null").type, FileType::kCharDevice);
+  EXPECT_EQ(facts->ReadFile(t / "f"), "gitdir: /x\nsecond\n");
+  EXPECT_EQ(facts->ReadFile(dir), std::nullopt);
+  EXPECT_EQ(facts->ReadFile(t / "missing"), std::nullopt);
+  EXPECT_EQ(facts->User().uid, getuid());
+  EXPECT_EQ(facts->Platform(), "linux");
+}
+
+TEST(LiveFacts, ProbeArgvIsTheReferenceOne) {
+  EXPECT_EQ(BwrapProbeArgv(),
+            (std::vector<std::string>{"/usr/bin/bwrap", "--unshare-all", "--die-with-parent",
+                                      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                      "--tmpfs", "/tmp", "--chdir", "/", "--", "/bin/true"}));
+}
+
+TEST(LiveFacts, BwrapProbeRunsTheRealWrapper) {
+  auto facts = MakeLiveFacts();
+  ProbeResult p = facts->BwrapProbe();
+  if (access("/usr/bin/bwrap", X_OK) != 0) {
+    EXPECT_FALSE(p.ran);
+    EXPECT_FALSE(p.ok);
+    return;
+  }
+  EXPECT_TRUE(p.ran);
+  // The test host installs bubblewrap with working user namespaces.
+  EXPECT_TRUE(p.ok) << p.message;
+  EXPECT_EQ(p.exit_code, 0);
+}
+
+absl::Status ParseError(const std::string& yaml) {
+  return ParseRecordedFacts(yaml, "f.yaml").status();
+}
+
+TEST(RecordedFacts, ErrorsNameLineAndColumn) {
+  EXPECT_EQ(ParseError("platform: linux\n").message(),
+            "f.yaml:1:1: error: missing 'cwsc_facts: 1' (format version)\n"
+            "  platform: linux\n"
+            "  ^\n");
+  EXPECT_EQ(ParseError("cwsc_facts: 1\nplatform: beos\n").message(),
+            "f.yaml:2:11: error: platform must be linux, macos or windows\n"
+            "  platform: beos\n"
+            "            ^\n");
+  EXPECT_EQ(ParseError("cwsc_facts: 1\npaths:\n  /a: {type: dir}\n").message(),
+            "f.yaml:3:14: error: type must be missing, file, directory, char-device, block-device "
+            "or other\n"
+            "    /a: {type: dir}\n"
+            "               ^\n");
+  EXPECT_EQ(ParseError("cwsc_facts: 1\nuser: {uid: -1}\n").message(),
+            "f.yaml:2:13: error: user.uid must be a non-negative integer\n"
+            "  user: {uid: -1}\n"
+            "              ^\n");
+  EXPECT_EQ(ParseError("cwsc_facts: 1\nbogus: 1\n").message(),
+            "f.yaml:2:1: error: unknown key 'bogus' in the facts file\n"
+            "  bogus: 1\n"
+            "  ^\n");
+  EXPECT_EQ(ParseError("cwsc_facts: 1\npaths:\n  a/b: {type: file}\n").message(),
+            "f.yaml:3:3: error: paths keys must be absolute paths\n"
+            "    a/b: {type: file}\n"
+            "    ^\n");
+  EXPECT_EQ(std::string(ParseError("cwsc_facts: 1\npaths: [\n").message()).rfind(
+                "f.yaml:3:1: error: malformed facts file: ", 0),
+            0u);
+  EXPECT_EQ(std::string(ParseError("- 1\n").message()).rfind(
+                "f.yaml:1:1: error: the facts file must be a mapping", 0),
+            0u);
+}
+
+TEST(RecordedFacts, UnlistedMeansAbsent) {
+  auto f = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ((*f)->Path("/anything").type, FileType::kMissing);
+  EXPECT_EQ((*f)->Env("HOME"), std::nullopt);
+  EXPECT_FALSE((*f)->BwrapProbe().ran);
+  EXPECT_EQ((*f)->Platform(), "linux");
+}
+
+TEST(Recorder, RoundTripsEveryAnswer) {
+  TempDir t;
+  WriteFile(t / "file", "line one\n\"quoted\" \\ back\n");
+  ASSERT_EQ(symlink((t / "file").c_str(), (t / "ln").c_str()), 0);
+  auto live = MakeLiveFacts();
+  FactsRecorder rec(live.get());
+  std::vector<std::string> paths = {t.path(), t / "file", t / "ln", t / "missing", "/dev/null"};
+  std::vector<PathInfo> answers;
+  for (const auto& p : paths) answers.push_back(rec.Path(p));
+  auto content = rec.ReadFile(t / "file");
+  auto home = rec.Env("HOME");
+  auto unset = rec.Env("CWSC_SURELY_UNSET_VARIABLE");
+  bool secret = rec.EnvIsSet("CWSC_SURELY_UNSET_SECRET");
+  UserInfo user = rec.User();
+  absl::StatusOr<std::string> yaml = rec.WriteYaml();
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  auto back = ParseRecordedFacts(*yaml, "rec.yaml");
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << *yaml;
+  for (size_t i = 0; i < paths.size(); ++i) EXPECT_EQ((*back)->Path(paths[i]), answers[i]) << paths[i];
+  EXPECT_EQ((*back)->ReadFile(t / "file"), content);
+  EXPECT_EQ((*back)->Env("HOME"), home);
+  EXPECT_EQ((*back)->Env("CWSC_SURELY_UNSET_VARIABLE"), unset);
+  EXPECT_EQ((*back)->EnvIsSet("CWSC_SURELY_UNSET_SECRET"), secret);
+  EXPECT_EQ((*back)->User(), user);
+}
+
+TEST(Recorder, SecretsAreRecordedAsPresenceOnly) {
+  setenv("CWSC_TEST_SECRET_KEY", "do-not-leak-4242", 1);
+  auto live = MakeLiveFacts();
+  FactsRecorder rec(live.get());
+  EXPECT_TRUE(rec.EnvIsSet("CWSC_TEST_SECRET_KEY"));
+  std::string yaml = *rec.WriteYaml();
+  EXPECT_EQ(yaml.find("do-not-leak-4242"), std::string::npos);
+  EXPECT_NE(yaml.find("CWSC_TEST_SECRET_KEY: true"), std::string::npos) << yaml;
+  unsetenv("CWSC_TEST_SECRET_KEY");
+}
+
+}  // namespace
+}  // namespace cwsc::compiler

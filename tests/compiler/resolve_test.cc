@@ -1,0 +1,398 @@
+// Policy resolution: posture mapping, narrowing, env parsing, project overlay,
+// backend selection, escalation, wrapper selection, roots and labels
+// (reference §15 cases 11–14, 17, 22–28, 41, 42).
+#include "compiler/resolve.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/layers.h"
+#include "tests/compiler/test_facts.h"
+
+namespace cwsc::compiler {
+namespace {
+
+using cwsc::testing::CompileText;
+using cwsc::testing::FactsBuilder;
+using ir::PlanKind;
+using ir::PolicyType;
+
+ir::LaunchPlan Plan(const std::string& config, const FactsBuilder& f, const std::string& mode) {
+  auto r = CompileText(config, f, mode);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->plan : ir::LaunchPlan{};
+}
+
+bool HasMount(const ir::LaunchPlan& p, ir::MountOp op, const std::string& dest) {
+  for (const auto& m : p.mounts) {
+    if (m.op == op && m.dest == dest) return true;
+  }
+  return false;
+}
+
+// Case 24: posture → default policy.
+TEST(Posture, DefaultPolicyPerMode) {
+  FactsBuilder f;
+  ir::LaunchPlan plan = Plan("", f, "plan");
+  EXPECT_EQ(plan.policy.type, PolicyType::kReadOnly);
+  EXPECT_FALSE(plan.policy.network_access);
+  EXPECT_TRUE(plan.roots.empty());
+  ir::LaunchPlan ask = Plan("", f, "ask");
+  EXPECT_EQ(ask.policy.type, PolicyType::kWorkspaceWrite);
+  EXPECT_TRUE(ask.policy.network_access);
+  EXPECT_EQ(ask.policy.writable_roots, std::vector<std::string>{"/home/dev/ws"});
+  EXPECT_EQ(Plan("", f, "yolo").policy.type, PolicyType::kDangerFullAccess);
+  EXPECT_EQ(Plan("", f, "auto").permission_mode, "auto-review");
+  EXPECT_EQ(Plan("", f, "suggest").permission_mode, "ask");
+  EXPECT_EQ(Plan("", f, "bypass").permission_mode, "full-access");
+}
+
+// Case 25: full access narrowed by sandbox_mode.
+TEST(Posture, FullAccessNarrowedBySandboxMode) {
+  FactsBuilder f;
+  EXPECT_EQ(Plan("", f, "full-access").policy.type, PolicyType::kDangerFullAccess);
+  ir::LaunchPlan ww = Plan("sandbox_mode = \"workspace-write\"", f, "full-access");
+  EXPECT_EQ(ww.policy.type, PolicyType::kWorkspaceWrite);
+  EXPECT_EQ(ww.policy.writable_roots, std::vector<std::string>{"/home/dev/ws"});
+  EXPECT_TRUE(ww.policy.network_access);
+  EXPECT_EQ(ww.policy.origin.detail, "sandbox_mode");
+  EXPECT_EQ(Plan("sandbox_mode = \"read-only\"", f, "full-access").policy.type, PolicyType::kReadOnly);
+  ir::LaunchPlan ext = Plan("sandbox_mode = \"external-sandbox\"", f, "full-access");
+  EXPECT_EQ(ext.policy.type, PolicyType::kExternalSandbox);
+  EXPECT_TRUE(ext.policy.network_access);
+  EXPECT_EQ(ext.kind, PlanKind::kNone);
+}
+
+// Case 26: configured danger-full-access never loosens Ask/Auto-Review/Plan.
+TEST(Posture, DangerFullAccessNeverLoosens) {
+  FactsBuilder f;
+  EXPECT_EQ(Plan("sandbox_mode = \"danger-full-access\"", f, "ask").policy.type,
+            PolicyType::kWorkspaceWrite);
+  EXPECT_EQ(Plan("sandbox_mode = \"danger-full-access\"", f, "auto-review").policy.type,
+            PolicyType::kWorkspaceWrite);
+  EXPECT_EQ(Plan("sandbox_mode = \"danger-full-access\"", f, "plan").policy.type,
+            PolicyType::kReadOnly);
+  EXPECT_EQ(Plan("sandbox_mode = \"workspace-write\"", f, "ask").policy.origin.kind,
+            ir::Origin::Kind::kMode);  // a no-op under Ask
+}
+
+// ARCHITECTURE.md §7 item 7: values are normalized in the narrowing step too.
+TEST(Posture, NarrowingUsesNormalizedValues) {
+  FactsBuilder f;
+  EXPECT_EQ(Plan("sandbox_mode = \" Read-Only \"", f, "ask").policy.type, PolicyType::kReadOnly);
+  EXPECT_EQ(Plan("sandbox_mode = \"WORKSPACE-WRITE\"", f, "full-access").policy.type,
+            PolicyType::kWorkspaceWrite);
+}
+
+TEST(Posture, UnknownModeIsAnError) {
+  FactsBuilder f;
+  auto r = CompileText("", f, "sometimes");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "error: unknown permission mode 'sometimes': expected plan, ask, auto-review or "
+            "full-access (aliases: suggest, auto, bypass, yolo)\n");
+}
+
+// Network: sandbox_network_access sets it for sandboxed policies.
+TEST(Posture, NetworkAccessKey) {
+  FactsBuilder f;
+  ir::LaunchPlan off = Plan("sandbox_network_access = false", f, "ask");
+  EXPECT_FALSE(off.policy.network_access);
+  EXPECT_FALSE(off.share_net);
+  ir::LaunchPlan ro_net = Plan("sandbox_network_access = true", f, "plan");
+  EXPECT_TRUE(ro_net.policy.network_access);
+  EXPECT_TRUE(ro_net.share_net);
+  EXPECT_EQ(ro_net.policy.network_origin.detail, "sandbox_network_access");
+}
+
+// Case 41 and §3: env overrides and their parsing.
+TEST(EnvOverrides, PreferBwrapParsing) {
+  auto prefer = [](const std::string& v) -> std::optional<bool> {
+    FactsBuilder f;
+    f.Env("CODEWHALE_PREFER_BWRAP", v);
+    auto facts = f.Build();
+    auto spec = EnvOverrides(*facts, nullptr);
+    if (!spec->prefer_bwrap) return std::nullopt;
+    return spec->prefer_bwrap->value;
+  };
+  EXPECT_EQ(prefer("1"), true);
+  EXPECT_EQ(prefer("TRUE"), true);
+  EXPECT_EQ(prefer(" true "), true);
+  EXPECT_EQ(prefer("yes"), false);
+  EXPECT_EQ(prefer("on"), false);
+  EXPECT_EQ(prefer("0"), false);
+  EXPECT_EQ(prefer(""), std::nullopt);
+  EXPECT_EQ(prefer("   "), std::nullopt);
+}
+
+TEST(EnvOverrides, PrimaryBeatsLegacyAndLegacyWarns) {
+  FactsBuilder f;
+  f.Env("DEEPSEEK_PREFER_BWRAP", "0");
+  auto facts = f.Build();
+  std::vector<ir::Diagnostic> notes;
+  auto spec = EnvOverrides(*facts, &notes);
+  ASSERT_TRUE(spec->prefer_bwrap);
+  EXPECT_FALSE(spec->prefer_bwrap->value);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].Render(),
+            "warning: DEEPSEEK_PREFER_BWRAP is deprecated and will be removed in 0.10.0; use "
+            "CODEWHALE_PREFER_BWRAP\n");
+  FactsBuilder g;
+  g.Env("DEEPSEEK_SANDBOX_MODE", "read-only").Env("CODEWHALE_SANDBOX_MODE", "workspace-write");
+  auto gf = g.Build();
+  EXPECT_EQ(EnvOverrides(*gf, nullptr)->sandbox_mode->value, "workspace-write");
+}
+
+TEST(EnvOverrides, SandboxModeFromEnvNarrowsAndEmptyIsAnError) {
+  FactsBuilder f;
+  f.Env("CODEWHALE_SANDBOX_MODE", "read-only");
+  ir::LaunchPlan p = Plan("sandbox_mode = \"workspace-write\"", f, "ask");
+  EXPECT_EQ(p.policy.type, PolicyType::kReadOnly);
+  EXPECT_EQ(p.policy.origin.Describe(), "env CODEWHALE_SANDBOX_MODE");
+  FactsBuilder g;
+  g.Env("CODEWHALE_SANDBOX_MODE", "");
+  auto r = CompileText("", g);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "env CODEWHALE_SANDBOX_MODE: error: Invalid sandbox_mode '': expected read-only, "
+            "workspace-write, danger-full-access, or external-sandbox.\n");
+}
+
+TEST(EnvOverrides, PreferBwrapFalseFromEnvOptsOut) {
+  FactsBuilder f;
+  f.Env("CODEWHALE_PREFER_BWRAP", "false");
+  ir::LaunchPlan p = Plan("prefer_bwrap = true", f, "ask");
+  EXPECT_EQ(p.kind, PlanKind::kNone);
+  EXPECT_EQ(p.wrapper.preferred_origin.Describe(), "env CODEWHALE_PREFER_BWRAP");
+}
+
+// Managed overlay beats env and user.
+TEST(Layers, ManagedOverlayWins) {
+  FactsBuilder f;
+  f.Env("CODEWHALE_MANAGED_CONFIG_PATH", "/etc/cw/managed.toml")
+      .File("/etc/cw/managed.toml", "", "0644", 0)
+      .Content("/etc/cw/managed.toml", "sandbox_mode = \"read-only\"\nbwrap_ro_roots = [\"/opt\"]\n")
+      .Dir("/opt");
+  f.Env("CODEWHALE_SANDBOX_MODE", "workspace-write");
+  ir::LaunchPlan p = Plan("bwrap_ro_roots = [\"/srv\"]", f, "ask");
+  EXPECT_EQ(p.policy.type, PolicyType::kReadOnly);
+  EXPECT_EQ(p.policy.origin.kind, ir::Origin::Kind::kManaged);
+  EXPECT_EQ(p.policy.origin.file, "/etc/cw/managed.toml");
+  EXPECT_TRUE(HasMount(p, ir::MountOp::kRoBind, "/opt"));
+}
+
+// Case 28: project overlay ranks.
+TEST(Layers, ProjectModeRanks) {
+  EXPECT_TRUE(ProjectModeAllowed(std::nullopt, "read-only"));
+  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, "workspace-write"));
+  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, "danger-full-access"));
+  EXPECT_TRUE(ProjectModeAllowed("workspace-write", "workspace-write"));
+  EXPECT_TRUE(ProjectModeAllowed("workspace-write", "read-only"));
+  EXPECT_FALSE(ProjectModeAllowed("workspace-write", "danger-full-access"));
+  EXPECT_TRUE(ProjectModeAllowed("danger-full-access", "danger-full-access"));
+  EXPECT_TRUE(ProjectModeAllowed("danger-full-access", "workspace-write"));
+  EXPECT_TRUE(ProjectModeAllowed("danger-full-access", "read-only"));
+  EXPECT_TRUE(ProjectModeAllowed("external-sandbox", "external-sandbox"));
+  EXPECT_FALSE(ProjectModeAllowed("danger-full-access", "external-sandbox"));
+  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, "external-sandbox"));
+  EXPECT_TRUE(ProjectModeAllowed(" Workspace-Write ", "READ-ONLY"));
+}
+
+TEST(Layers, ProjectConfigTightensAndIsIgnoredWhenSymlinked) {
+  FactsBuilder f;
+  f.Dir("/home/dev/ws/.codewhale")
+      .File("/home/dev/ws/.codewhale/config.toml")
+      .Content("/home/dev/ws/.codewhale/config.toml", "sandbox_mode = \"read-only\"\n");
+  auto r = CompileText("", f, "ask");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->plan.policy.type, PolicyType::kReadOnly);
+  EXPECT_EQ(r->plan.policy.origin.kind, ir::Origin::Kind::kProject);
+
+  FactsBuilder g;
+  g.Dir("/home/dev/ws/.codewhale")
+      .File("/home/dev/ws/.codewhale/config.toml", "/home/dev/elsewhere.toml")
+      .Content("/home/dev/ws/.codewhale/config.toml", "sandbox_mode = \"read-only\"\n");
+  auto s = CompileText("", g, "ask");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->plan.policy.type, PolicyType::kWorkspaceWrite);
+  ASSERT_EQ(s->notes.size(), 1u);
+  EXPECT_EQ(s->notes[0].Render(),
+            "/home/dev/ws/.codewhale/config.toml: warning: ignoring the project config: it is a "
+            "symlink\n");
+
+  FactsBuilder h;
+  h.Dir("/home/dev/ws/.codewhale")
+      .File("/home/dev/ws/.codewhale/config.toml")
+      .Content("/home/dev/ws/.codewhale/config.toml", "sandbox_mode = \"workspace-write\"\n");
+  auto t = CompileText("", h, "full-access");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->plan.policy.type, PolicyType::kDangerFullAccess);
+  EXPECT_EQ(t->notes[0].Render(),
+            "/home/dev/ws/.codewhale/config.toml: warning: ignoring sandbox_mode "
+            "'workspace-write': project config can only tighten the user's sandbox mode.\n");
+}
+
+TEST(Layers, ToolLauncherInProjectConfigStopsTheLaunch) {
+  FactsBuilder f;
+  f.Dir("/home/dev/ws/.codewhale")
+      .File("/home/dev/ws/.codewhale/config.toml")
+      .Content("/home/dev/ws/.codewhale/config.toml", "tool_launcher = [\"/usr/bin/sudo\"]\n");
+  auto r = CompileText("", f, "ask");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "/home/dev/ws/.codewhale/config.toml:1:17: error: 'tool_launcher' in a project config "
+            "stops an interactive launch; only a trusted managed config may set it\n"
+            "  tool_launcher = [\"/usr/bin/sudo\"]\n"
+            "                  ^\n");
+}
+
+// Case 42 and ARCHITECTURE.md §7 item 2: unsupported backends refuse.
+TEST(Backend, UnsupportedBackendRefuses) {
+  FactsBuilder f;
+  ir::LaunchPlan p = Plan("sandbox_backend = \"docker\"", f, "ask");
+  EXPECT_EQ(p.kind, PlanKind::kRefused);
+  ASSERT_TRUE(p.refusal);
+  EXPECT_NE(p.refusal->reason.find("unsupported sandbox_backend 'docker'"), std::string::npos);
+  EXPECT_EQ(p.refusal->origin.line, 1);
+  EXPECT_TRUE(p.mounts.empty());
+  EXPECT_EQ(Plan("sandbox_backend = \" None \"", f, "ask").kind, PlanKind::kLinuxBwrap);
+  EXPECT_EQ(Plan("sandbox_backend = \"\"", f, "ask").kind, PlanKind::kLinuxBwrap);
+  FactsBuilder g;
+  g.Env("CODEWHALE_SANDBOX_BACKEND", "firecracker");
+  EXPECT_EQ(Plan("", g, "ask").kind, PlanKind::kRefused);
+}
+
+// Case 27: escalation (reference §5.4).
+TEST(Escalation, Rules) {
+  FactsBuilder f;
+  auto esc = [&](const std::string& mode, const std::string& config, const std::string& target) {
+    testing::ConfigFile file(config);
+    auto facts = f.Build();
+    CompileOptions o;
+    o.config_path = file.path();
+    o.mode = mode;
+    o.escalate = target;
+    return CompileConfig(o, facts.get());
+  };
+  auto ro_ww = esc("ask", "sandbox_mode = \"read-only\"", "workspace-write");
+  ASSERT_TRUE(ro_ww.ok()) << ro_ww.status();
+  EXPECT_EQ(ro_ww->plan.policy.type, PolicyType::kWorkspaceWrite);
+  EXPECT_FALSE(ro_ww->plan.policy.network_access);  // SandboxPolicy::default()
+  auto ww_ww = esc("ask", "", "workspace-write");
+  EXPECT_EQ(ww_ww.status().message(),
+            "--escalate: 'workspace-write' is not strictly wider than this call's current "
+            "'workspace-write' posture");
+  auto dfa = esc("ask", "", "danger-full-access");
+  ASSERT_TRUE(dfa.ok());
+  EXPECT_EQ(dfa->plan.kind, PlanKind::kNone);
+  EXPECT_EQ(esc("ask", "", "read-only").status().message(),
+            "--escalate: invalid value 'read-only': expected workspace-write or danger-full-access");
+  EXPECT_EQ(esc("auto-review", "", "danger-full-access").status().message(),
+            "--escalate: sandbox escalation requires a one-shot user approval, but the current "
+            "'auto-review' posture cannot provide it (escalation is only possible in ask mode)");
+}
+
+// Case 14 and §7.2: wrapper selection from facts.
+TEST(Wrapper, Selection) {
+  FactsBuilder ok;
+  ir::LaunchPlan p = Plan("", ok, "ask");
+  EXPECT_EQ(p.kind, PlanKind::kLinuxBwrap);
+  ASSERT_EQ(p.env_set.size(), 2u);
+  EXPECT_EQ(p.env_set[0].name + "=" + p.env_set[0].value, "CODEWHALE_SANDBOX=bwrap");
+  EXPECT_EQ(p.env_set[1].name + "=" + p.env_set[1].value, "DEEPSEEK_SANDBOX=bwrap");
+
+  ir::LaunchPlan off = Plan("prefer_bwrap = false", ok, "ask");
+  EXPECT_EQ(off.kind, PlanKind::kNone);
+  EXPECT_TRUE(off.env_set.empty());  // no marker on fallback
+  EXPECT_TRUE(off.mounts.empty());
+
+  FactsBuilder failed;
+  failed.Probe(false, "bwrap: setting up uid map: Permission denied");
+  ir::LaunchPlan f = Plan("", failed, "ask");
+  EXPECT_EQ(f.kind, PlanKind::kNone);
+  EXPECT_EQ(f.wrapper.probe_message, "bwrap: setting up uid map: Permission denied");
+  EXPECT_EQ(f.skipped.back().reason, "probe failed: bwrap: setting up uid map: Permission denied");
+
+  FactsBuilder noexec;
+  noexec.File("/usr/bin/bwrap", "", "0644");
+  EXPECT_EQ(Plan("", noexec, "ask").skipped.back().reason, "not a regular executable file");
+  FactsBuilder missing;
+  missing.Missing("/usr/bin/bwrap");
+  EXPECT_EQ(Plan("", missing, "ask").skipped.back().reason, "missing");
+
+  FactsBuilder mac;
+  mac.Platform("windows");
+  EXPECT_EQ(Plan("", mac, "ask").kind, PlanKind::kNone);
+}
+
+// Case 13: full access and external-sandbox never reach the builder.
+TEST(Wrapper, NonSandboxPoliciesAreUnwrapped) {
+  FactsBuilder f;
+  ir::LaunchPlan p = Plan("", f, "full-access");
+  EXPECT_EQ(p.kind, PlanKind::kNone);
+  EXPECT_TRUE(p.mounts.empty());
+  EXPECT_EQ(p.posture_label, "full access (sandbox disabled)");
+}
+
+// §6.3 / §8.3: roots in order; what bwrap keeps.
+TEST(Roots, OrderAndFiltering) {
+  FactsBuilder f;
+  f.Dir("/").Dir("/home/dev/ws/.codewhale").Dir("/srv/e").Missing("/srv/missing").File("/srv/file")
+      .Dir("/home/dev/tmpdir-link", "/var/tmp/real").Dir("/var/tmp/real")
+      .Env("TMPDIR", "/home/dev/tmpdir-link");
+  ir::LaunchPlan p = Plan(
+      "sandbox_writable_roots = [\"/srv/e\", \"/srv/missing\", \"/srv/file\", \"/\"]", f, "ask");
+  std::vector<std::string> paths;
+  std::vector<std::string> verdicts;
+  for (const auto& r : p.roots) {
+    paths.push_back(r.path);
+    verdicts.push_back(r.mounted ? "mounted" : r.skip_reason);
+  }
+  EXPECT_EQ(paths, (std::vector<std::string>{"/home/dev/ws", "/srv/e", "/srv/missing", "/srv/file",
+                                             "/", "/home/dev/ws", "/tmp", "/var/tmp/real"}));
+  EXPECT_EQ(verdicts, (std::vector<std::string>{"mounted", "mounted", "missing", "not a directory",
+                                                "canonicalizes to /", "duplicate", "mounted",
+                                                "mounted"}));
+  EXPECT_EQ(p.posture_label,
+            "workspace-write (writes inside the workspace and approved roots; network allowed) "
+            "(local OS sandbox applied)");
+}
+
+// Case 23: labels.
+TEST(Labels, PostureLabels) {
+  FactsBuilder f;
+  EXPECT_EQ(Plan("", f, "plan").posture_label,
+            "read-only (shell writes are blocked; ordinary approval does not change this) (local "
+            "OS sandbox applied)");
+  EXPECT_EQ(Plan("", f, "ask").posture_label,
+            "workspace-write (writes inside the workspace; network allowed) (local OS sandbox "
+            "applied)");
+  FactsBuilder none;
+  none.Missing("/usr/bin/bwrap");
+  EXPECT_EQ(Plan("", none, "plan").posture_label,
+            "read-only (shell writes are blocked; ordinary approval does not change this) (policy "
+            "only; no execution sandbox available)");
+  EXPECT_EQ(Plan("", none, "full-access").posture_label, "full access (sandbox disabled)");
+  EXPECT_EQ(Plan("sandbox_mode = \"external-sandbox\"\nsandbox_network_access = false", f,
+                 "full-access").posture_label,
+            "external sandbox (host-managed; network allowed)");
+}
+
+// The read-only view of a working directory under /tmp (never bwrap's "Can't chdir").
+TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
+  FactsBuilder f;
+  f.Cwd("/tmp/proj").Dir("/tmp/proj");
+  ir::LaunchPlan p = Plan("", f, "plan");
+  ASSERT_EQ(p.kind, PlanKind::kLinuxBwrap);
+  bool found = false;
+  for (size_t i = 0; i < p.mounts.size(); ++i) {
+    if (p.mounts[i].op == ir::MountOp::kRoBind && p.mounts[i].dest == "/tmp/proj") {
+      found = true;
+      EXPECT_GT(i, 3u);  // after --tmpfs /tmp
+    }
+    EXPECT_NE(p.mounts[i].op, ir::MountOp::kBind);
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace cwsc::compiler

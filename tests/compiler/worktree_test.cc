@@ -1,0 +1,79 @@
+// Git worktree metadata verification (reference §6.4; §15 cases 18–20) on
+// recorded facts. The live `git worktree add` cases are in tests/cli/live_test.cc.
+#include "compiler/worktree.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/compiler/test_facts.h"
+
+namespace cwsc::compiler {
+namespace {
+
+using cwsc::testing::FactsBuilder;
+
+FactsBuilder Worktree(const std::string& back_pointer) {
+  FactsBuilder f;
+  f.Dir("/x").Dir("/x/main-repo").Dir("/x/main-repo/.git").Dir("/x/main-repo/.git/worktrees")
+      .Dir("/x/main-repo/.git/worktrees/feature").Dir("/x/feature-worktree")
+      .Dir("/x/feature-worktree/crates").Dir("/x/feature-worktree/crates/cli")
+      .File("/x/feature-worktree/.git")
+      .Content("/x/feature-worktree/.git", "gitdir: /x/main-repo/.git/worktrees/feature\n")
+      .File("/x/main-repo/.git/worktrees/feature/commondir")
+      .Content("/x/main-repo/.git/worktrees/feature/commondir", "../..\n")
+      .Dir("/x/main-repo/.git/worktrees/feature/../..", "/x/main-repo/.git")
+      .File("/x/main-repo/.git/worktrees/feature/gitdir")
+      .Content("/x/main-repo/.git/worktrees/feature/gitdir", back_pointer + "\n")
+      .File("/x/other/.git").Dir("/x/other");
+  return f;
+}
+
+TEST(Worktree, VerifiedMetadata) {
+  auto facts = Worktree("/x/feature-worktree/.git").Build();
+  WorktreeMetadata m = FindWorktreeMetadata(*facts, "/x/feature-worktree");
+  EXPECT_TRUE(m.verified()) << m.rejected;
+  EXPECT_EQ(m.git_dir, "/x/main-repo/.git/worktrees/feature");
+  EXPECT_EQ(m.common_dir, "/x/main-repo/.git");
+  // Case 19: from a nested directory too.
+  WorktreeMetadata nested = FindWorktreeMetadata(*facts, "/x/feature-worktree/crates/cli");
+  EXPECT_EQ(nested.git_dir, m.git_dir);
+}
+
+TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
+  FactsBuilder f = Worktree("/x/feature-worktree/.git");
+  f.Cwd("/x/feature-worktree/crates/cli");
+  auto r = cwsc::testing::CompileText("", f, "ask");
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> binds;
+  for (const auto& mnt : r->plan.mounts) {
+    if (mnt.op == ir::MountOp::kBind) binds.push_back(mnt.dest);
+  }
+  EXPECT_EQ(binds, (std::vector<std::string>{"/tmp", "/x/feature-worktree/crates/cli",
+                                             "/x/main-repo/.git",
+                                             "/x/main-repo/.git/worktrees/feature"}));
+}
+
+TEST(Worktree, ForeignBackPointerIsRejected) {
+  auto facts = Worktree("/x/other/.git").Build();
+  WorktreeMetadata m = FindWorktreeMetadata(*facts, "/x/feature-worktree");
+  EXPECT_FALSE(m.verified());
+  EXPECT_EQ(m.rejected, "the back-pointer names '/x/other/.git', not this worktree");
+}
+
+TEST(Worktree, MissingPiecesAreRejected) {
+  FactsBuilder no_line = Worktree("/x/feature-worktree/.git");
+  no_line.Content("/x/feature-worktree/.git", "nothing here\n");
+  EXPECT_EQ(FindWorktreeMetadata(*no_line.Build(), "/x/feature-worktree").rejected,
+            "the .git file has no 'gitdir:' line");
+  FactsBuilder outside = Worktree("/x/feature-worktree/.git");
+  outside.Content("/x/main-repo/.git/worktrees/feature/commondir", "/x\n").Dir("/x");
+  EXPECT_EQ(FindWorktreeMetadata(*outside.Build(), "/x/feature-worktree").rejected,
+            "the git dir is not under <common dir>/worktrees");
+  FactsBuilder plain;
+  plain.Dir("/r").Dir("/r/.git");
+  WorktreeMetadata m = FindWorktreeMetadata(*plain.Build(), "/r");
+  EXPECT_FALSE(m.verified());
+  EXPECT_EQ(m.dot_git, "");  // a .git directory is skipped, not rejected
+}
+
+}  // namespace
+}  // namespace cwsc::compiler
