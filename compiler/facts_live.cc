@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/host_facts.h"
+#include "compiler/launcher.h"
 
 extern char** environ;
 
@@ -94,7 +95,7 @@ ProbeResult RunProbe(const std::vector<std::string>& argv) {
         if (got == 0) eof = true;
       }
     } else {
-      struct timespec ts{0, 10 * 1000 * 1000};
+      struct timespec ts{0, 500 * 1000};  // stderr closed: the child is exiting
       nanosleep(&ts, nullptr);
     }
     pid_t w = waitpid(pid, &status, WNOHANG);
@@ -265,7 +266,25 @@ class LiveFacts : public HostFacts {
     return std::nullopt;
   }
 
+  // The launcher probe itself lives in compiler/launcher_live.cc.
+  LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {
+    auto it = launcher_users_.find(launcher);
+    if (it != launcher_users_.end()) return it->second;
+    return launcher_users_[launcher] = RunLauncherUserProbe(launcher);
+  }
+
+  ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                            const std::vector<std::string>& bwrap_argv) override {
+    std::vector<std::string> key = launcher;
+    key.insert(key.end(), bwrap_argv.begin(), bwrap_argv.end());
+    auto it = launcher_probes_.find(key);
+    if (it != launcher_probes_.end()) return it->second;
+    return launcher_probes_[key] = RunLauncherBwrapProbe(launcher, bwrap_argv);
+  }
+
  private:
+  std::map<std::vector<std::string>, LauncherUser> launcher_users_;
+  std::map<std::vector<std::string>, ProbeResult> launcher_probes_;
   std::optional<UserInfo> user_;
   std::map<std::string, PathInfo> paths_;
   std::map<std::string, std::optional<std::string>> files_;

@@ -1,0 +1,383 @@
+#include "runtime/execute.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "backends/bwrap.h"
+#include "backends/bwrap_interp.h"
+#include "compiler/launcher.h"
+#include "nlohmann/json.hpp"
+#include "runtime/attribution.h"
+#include "runtime/opensandbox.h"
+#include "runtime/probe_cache.h"
+#include "runtime/spawn.h"
+
+extern char** environ;
+
+namespace cwsc::runtime {
+namespace {
+
+using compiler::FileType;
+using compiler::PathInfo;
+using ir::LaunchPlan;
+using ir::MountOp;
+using ir::PlanKind;
+
+absl::string_view Sv(const std::string& s) { return absl::string_view(s.data(), s.size()); }
+
+bool Allowed(const std::string& name, const std::vector<std::string>& allow) {
+  std::string upper = absl::AsciiStrToUpper(Sv(name));
+  for (const std::string& entry : allow) {
+    std::string e = absl::AsciiStrToUpper(Sv(entry));
+    if (!e.empty() && e.back() == '*') {
+      if (absl::StartsWith(upper, e.substr(0, e.size() - 1))) return true;
+    } else if (upper == e) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Base(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
+
+// CheckBwrapPlan re-checks what an emitted bwrap argv relies on.
+// PlanHome is the home directory the plan's "~/" deny rules were expanded
+// against, or "" when it has none.
+std::string PlanHome(const LaunchPlan& plan) {
+  for (const ir::DeniedPath& d : plan.denied_read) {
+    if (d.rule.size() < 3 || d.rule.compare(0, 2, "~/") != 0) continue;
+    std::string tail = d.rule.substr(1);  // "/.ssh"
+    if (d.path.size() > tail.size() &&
+        d.path.compare(d.path.size() - tail.size(), tail.size(), tail) == 0) {
+      return d.path.substr(0, d.path.size() - tail.size());
+    }
+  }
+  return "";
+}
+
+absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
+  // The deny list hides credential stores under the home the plan was
+  // compiled for; another home here would leave its own unmasked.
+  std::string plan_home = PlanHome(plan);
+  std::string home = facts->Env("HOME").value_or("");
+  if (home.empty()) home = facts->User().home;
+  while (home.size() > 1 && home.back() == '/') home.pop_back();
+  if (!plan_home.empty() && !home.empty() && plan_home != home) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the plan's deny list was compiled for the home directory ", plan_home,
+        ", but HOME here is ", home, ", whose credential stores it would not hide; compile the "
+        "plan again as this user"));
+  }
+  PathInfo bwrap = facts->Path("/usr/bin/bwrap");
+  if (bwrap.type == FileType::kMissing) {
+    return absl::FailedPreconditionError(
+        "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
+  }
+  if (bwrap.type != FileType::kRegular || (bwrap.mode & 0111) == 0) {
+    return absl::FailedPreconditionError(
+        "the plan needs bubblewrap, but /usr/bin/bwrap is not a regular executable file");
+  }
+  // A launcher plan runs bwrap as the launcher's user: its own probe
+  // decides (compiler/launcher.h), not the engine user's bwrap probe.
+  if (plan.kind == PlanKind::kLauncherBwrap) {
+    absl::Status launcher = compiler::RecheckLauncher(plan, *facts);
+    if (!launcher.ok()) return launcher;
+  }
+  compiler::ProbeResult probe =
+      plan.kind == PlanKind::kLauncherBwrap ? compiler::ProbeResult{true, true, 0, ""} : facts->BwrapProbe();
+  if (!probe.ok) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the plan needs bubblewrap, but it does not work on this host: ",
+        probe.message.empty() ? absl::StrCat("probe exit status ", probe.exit_code) : probe.message,
+        " (run `cwsc doctor` for the cause)"));
+  }
+  // Mount sources: binds must still exist as the kind of file bwrap expects,
+  // and resolve to themselves (the plan holds canonical paths; a path that
+  // became a symlink would move the mount elsewhere).
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    const ir::Mount& m = plan.mounts[i];
+    if (m.source.empty() || m.source == "/") {  // "/" always exists
+      if (m.op == MountOp::kTmpfs && m.dest != "/tmp") {
+        PathInfo d = facts->Path(m.dest);
+        if (d.type != FileType::kDirectory) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
+              ") expects a directory, but ", m.dest, " is now ",
+              d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
+              "; compile the plan again"));
+        }
+      }
+      continue;
+    }
+    PathInfo s = facts->Path(m.source);
+    bool ok = s.type != FileType::kMissing;
+    if (m.op == MountOp::kDevBind) {
+      ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
+    } else if (m.source != "/dev/null") {
+      ok = s.type == FileType::kDirectory;
+    }
+    if (!ok) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.source, ": ", m.why, ") needs ",
+          m.source, ", which is now ",
+          s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
+          "; compile the plan again"));
+    }
+    if (m.source != "/dev/null" && s.canonical != m.source) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.source, ": ", m.why, "): ",
+          m.source, " now resolves to ", s.canonical.empty() ? "nothing" : s.canonical,
+          "; compile the plan again"));
+    }
+    if (m.source == "/dev/null") {
+      PathInfo d = facts->Path(m.dest);
+      if (d.type == FileType::kDirectory) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "mount ", i + 1, " (", m.why, ") masks the file ", m.dest,
+            ", which is now a directory; compile the plan again"));
+      }
+    }
+  }
+  absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
+  if (!argv.ok()) return argv.status();
+  absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
+  if (!view.ok()) return view.status();
+  // A denied path that was missing at compile time has no mask: if it
+  // exists now and nothing above it is masked, it would be readable.
+  for (const ir::DeniedPath& d : plan.denied_read) {
+    backends::Access a = view->Find(d.path).access;
+    if (a == backends::Access::kHidden || a == backends::Access::kPrivate) continue;
+    if (facts->Path(d.path).type != FileType::kMissing) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the denied path ", d.path, " (", d.rule,
+          ") was missing when the plan was compiled and exists now, so the plan does not hide "
+          "it; compile the plan again"));
+    }
+  }
+  // A protected directory that appeared under a writable root after the
+  // compile would be writable.
+  for (const ir::Root& r : plan.roots) {
+    if (!r.mounted) continue;
+    std::set<std::string> names = {".codewhale", ".deepseek"};
+    for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
+    for (const std::string& name : names) {
+      std::string path = r.canonical + "/" + name;
+      PathInfo info = facts->Path(path);
+      if (info.type != FileType::kDirectory || info.canonical.empty()) continue;
+      if (view->Find(info.canonical).access == backends::Access::kWritable) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the protected directory ", path,
+            " appeared after the plan was compiled and would be writable; compile the plan "
+            "again"));
+      }
+    }
+  }
+  // The working directory must exist and be visible inside the sandbox.
+  PathInfo cwd = facts->Path(plan.cwd);
+  if (cwd.type != FileType::kDirectory) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the working directory ", plan.cwd, " is ",
+                     cwd.type == FileType::kMissing ? "missing" : "not a directory"));
+  }
+  backends::Lookup seen = view->Find(cwd.canonical.empty() ? plan.cwd : cwd.canonical);
+  if (seen.access != backends::Access::kReadOnly && seen.access != backends::Access::kWritable) {
+    std::string by;
+    if (seen.layer >= 0 && static_cast<size_t>(seen.layer) < view->layers.size()) {
+      const backends::MountLayer& l = view->layers[static_cast<size_t>(seen.layer)];
+      by = absl::StrCat(" (hidden by `", l.op, l.source.empty() ? "" : " " + l.source, " ", l.dest,
+                        "`)");
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the working directory ", plan.cwd, " would not be visible inside the sandbox", by,
+        "; run from a directory outside it or choose a mode that binds it"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> CurrentEnviron() {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+  return out;
+}
+
+std::vector<std::string> ChildEnv(const LaunchPlan& plan, const std::vector<std::string>& parent) {
+  std::vector<std::string> env;
+  for (const std::string& kv : parent) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    if (Allowed(kv.substr(0, eq), plan.env_allow)) env.push_back(kv);
+  }
+  for (const ir::EnvVar& v : plan.env_set) {
+    std::string kv = v.name + "=" + v.value;
+    bool replaced = false;
+    for (std::string& e : env) {
+      if (e.compare(0, v.name.size() + 1, v.name + "=") == 0) {
+        e = kv;
+        replaced = true;
+      }
+    }
+    if (!replaced) env.push_back(kv);
+  }
+  return env;
+}
+
+absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
+  std::string platform = facts->Platform();
+  if (plan.platform != platform) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the plan was compiled for ", plan.platform, ", but this host is ", platform));
+  }
+  // A host whose managed config pins a launcher runs nothing else (docs/launcher.md).
+  if (platform == "linux") {
+    absl::Status pinned = compiler::CheckHostLauncher(plan, *facts);
+    if (!pinned.ok()) return pinned;
+  }
+  if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);
+  if (plan.kind == PlanKind::kNone) {
+    PathInfo cwd = facts->Path(plan.cwd);
+    if (cwd.type != FileType::kDirectory) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the working directory ", plan.cwd, " is ",
+                       cwd.type == FileType::kMissing ? "missing" : "not a directory"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
+                                               const std::vector<std::string>& program,
+                                               const std::vector<std::string>& parent_env) {
+  if (program.empty()) return absl::InvalidArgumentError("no program given after `--`");
+  PreparedCommand cmd;
+  cmd.sandbox_kind = ir::PlanKindName(plan.kind);
+  // The one place that decides how each plan kind runs.
+  switch (plan.kind) {
+    case PlanKind::kRefused:
+      return absl::FailedPreconditionError(
+          plan.refusal ? plan.refusal->reason : std::string("the plan is refused"));
+    case PlanKind::kOpenSandbox:
+      return absl::FailedPreconditionError(
+          "opensandbox plans run on a remote OpenSandbox server (ExecutePlan sends them "
+          "there); there is no local command to prepare");
+    case PlanKind::kMacosSeatbelt:
+      return absl::FailedPreconditionError(
+          "macos-seatbelt plans run only on macOS (sandbox-exec); this runtime executes "
+          "linux-bwrap, launcher+bwrap and none plans");
+    case PlanKind::kNone:
+      cmd.argv = program;
+      cmd.cwd = plan.cwd;
+      if (plan.policy.ShouldSandbox()) {
+        cmd.warnings.push_back(absl::StrCat(
+            "the command runs without a sandbox although the policy is ",
+            ir::PolicyTypeName(plan.policy.type),
+            plan.skipped.empty() ? std::string()
+                                 : absl::StrCat(" (", plan.skipped.back().what, ": ",
+                                                plan.skipped.back().reason, ")")));
+      }
+      break;
+    case PlanKind::kLinuxBwrap:
+    case PlanKind::kLauncherBwrap: {
+      absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, program);
+      if (!argv.ok()) return argv.status();
+      cmd.argv = backends::Texts(*argv);
+      break;
+    }
+  }
+  cmd.env = ChildEnv(plan, parent_env);
+  return cmd;
+}
+
+ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
+                        compiler::HostFacts* facts) {
+  ExecOutcome out;
+  out.sandbox_kind = ir::PlanKindName(plan.kind);
+  auto refuse = [&](const std::string& reason) {
+    out.refusal = reason;
+    out.cwsc_exit_code = kExitRefused;
+    std::fprintf(stderr, "cwsc: refused: %s\n", reason.c_str());
+    return out;
+  };
+  if (plan.kind == PlanKind::kOpenSandbox) return ExecuteRemote(plan, request);  // opensandbox.h
+  absl::StatusOr<PreparedCommand> cmd = PrepareCommand(plan, request.program, CurrentEnviron());
+  if (!cmd.ok()) return refuse(std::string(cmd.status().message()));
+  absl::Status check = RecheckPlan(plan, facts);
+  if (!check.ok()) return refuse(std::string(check.message()));
+  for (const std::string& w : cmd->warnings) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+  std::fflush(stderr);
+
+  SpawnRequest spawn;
+  spawn.argv = cmd->argv;
+  spawn.env = cmd->env;
+  spawn.cwd = cmd->cwd;
+  spawn.timeout_seconds = request.timeout_seconds;
+  spawn.kill_grace_seconds = request.kill_grace_seconds;
+  StderrScanner scanner;
+  bool attribute = IsBwrapKind(plan.kind);
+  spawn.spare_direct_child = plan.kind == PlanKind::kLinuxBwrap;
+  if (attribute) spawn.stderr_sink = [&](std::string_view s) { scanner.Feed(s); };
+
+  SpawnError err;
+  absl::StatusOr<SpawnResult> r = SpawnAndWait(spawn, &err);
+  if (!r.ok()) {
+    out.error = std::string(r.status().message());
+    std::fprintf(stderr, "cwsc: %s\n", out.error.c_str());
+    if (err.exec_errno != 0 && plan.kind == PlanKind::kNone) {
+      out.cwsc_exit_code = ExitCodeForExecErrno(err.exec_errno);
+    } else {
+      out.cwsc_exit_code = kExitRefused;  // the wrapper itself could not start
+    }
+    return out;
+  }
+  out.ran = true;
+  out.exit_code = r->exit_code;
+  out.signal = r->signal;
+  out.timed_out = r->timed_out;
+  out.cwsc_exit_code = r->timed_out ? kExitTimedOut : r->exit_code;
+  if (r->timed_out) {
+    std::fprintf(stderr, "cwsc: timed out after %g s; the command and its processes were ended\n",
+                 request.timeout_seconds);
+  } else if (attribute) {
+    Denial d = AttributeDenial(out.sandbox_kind, r->exit_code, scanner.Summary());
+    out.sandbox_denied = d.denied;
+    out.denial_message = d.message;
+    if (d.denied) {
+      // bwrap itself failed: a cached probe verdict must not be trusted again.
+      if (absl::StartsWith(d.message, "Bubblewrap could not create")) ForgetProbeVerdict();
+      std::fprintf(stderr, "cwsc: sandbox denied (%s): %s Effective sandbox posture: %s.\n",
+                   out.sandbox_kind.c_str(), d.message.c_str(), plan.posture_label.c_str());
+    }
+  }
+  return out;
+}
+
+std::string ResultToJson(const ExecOutcome& o) {
+  nlohmann::ordered_json j;
+  j["sandbox_kind"] = o.sandbox_kind;
+  j["ran"] = o.ran;
+  j["exit_code"] = o.ran ? nlohmann::ordered_json(o.exit_code) : nlohmann::ordered_json(nullptr);
+  j["signal"] = o.signal ? nlohmann::ordered_json(*o.signal) : nlohmann::ordered_json(nullptr);
+  j["timed_out"] = o.timed_out;
+  j["sandbox_denied"] = o.sandbox_denied;
+  j["denial_message"] = o.sandbox_denied ? nlohmann::ordered_json(o.denial_message)
+                                         : nlohmann::ordered_json(nullptr);
+  j["refused"] = o.refusal.empty() ? nlohmann::ordered_json(nullptr)
+                                   : nlohmann::ordered_json(o.refusal);
+  j["error"] = o.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.error);
+  j["cwsc_exit_code"] = o.cwsc_exit_code;
+  if (o.sandbox_kind == "opensandbox") j["not_enforced"] = o.not_enforced;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace cwsc::runtime

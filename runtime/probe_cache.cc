@@ -1,0 +1,168 @@
+#include "runtime/probe_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace cwsc::runtime {
+namespace {
+
+constexpr char kMagic[] = "cwsc-bwrap-probe 1";
+constexpr int64_t kTtlSeconds = 3600;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string InodeOf(const char* path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return "-";
+  return absl::StrCat(st.st_dev, ":", st.st_ino);
+}
+
+// TrustedDir: an existing directory owned by us, mode 0700, not a symlink;
+// created when missing.
+bool TrustedDir(const std::string& dir) {
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    if (mkdir(dir.c_str(), 0700) != 0) return false;
+    if (lstat(dir.c_str(), &st) != 0) return false;
+  }
+  return S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 0777) == 0700;
+}
+
+bool CacheEnabled() {
+  const char* v = std::getenv("CWSC_PROBE_CACHE");
+  return v == nullptr || std::string(v) != "0";
+}
+
+// CachingFacts forwards everything to the live facts and caches the bwrap
+// probe verdict on disk.
+class CachingFacts : public compiler::HostFacts {
+ public:
+  explicit CachingFacts(std::unique_ptr<compiler::HostFacts> inner) : inner_(std::move(inner)) {}
+
+  std::string Platform() override { return inner_->Platform(); }
+  compiler::UserInfo User() override { return inner_->User(); }
+  std::string Cwd() override { return inner_->Cwd(); }
+  std::optional<std::string> Env(absl::string_view name) override { return inner_->Env(name); }
+  bool EnvIsSet(absl::string_view name) override { return inner_->EnvIsSet(name); }
+  compiler::PathInfo Path(absl::string_view path) override { return inner_->Path(path); }
+  std::optional<std::string> ReadFile(absl::string_view path) override {
+    return inner_->ReadFile(path);
+  }
+  compiler::ProbeResult SeatbeltProbe() override { return inner_->SeatbeltProbe(); }
+  std::optional<std::string> DarwinUserCacheDir() override { return inner_->DarwinUserCacheDir(); }
+  // The launcher probe is cached for this process only (compiler/facts_live.cc).
+  compiler::LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {
+    return inner_->LauncherUserOf(launcher);
+  }
+  compiler::ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                                      const std::vector<std::string>& bwrap_argv) override {
+    return inner_->LauncherProbe(launcher, bwrap_argv);
+  }
+
+  compiler::ProbeResult BwrapProbe() override {
+    if (memo_) return *memo_;
+    std::optional<std::string> file = CacheEnabled() ? ProbeCacheFile() : std::nullopt;
+    std::string key;
+    if (file) {
+      key = ProbeCacheKey();
+      std::string text = Slurp(*file);
+      std::istringstream in(text);
+      std::string magic, stored_key, expiry_text;
+      std::getline(in, magic);
+      std::getline(in, stored_key);
+      std::getline(in, expiry_text);
+      int64_t expiry = 0;
+      if (magic == kMagic && stored_key == key && absl::SimpleAtoi(expiry_text, &expiry) &&
+          std::time(nullptr) < expiry && expiry - std::time(nullptr) <= kTtlSeconds) {
+        compiler::ProbeResult r;
+        r.ran = true;
+        r.ok = true;
+        r.exit_code = 0;
+        memo_ = r;
+        return r;
+      }
+    }
+    compiler::ProbeResult r = inner_->BwrapProbe();
+    if (file && r.ok) {
+      std::string tmp = absl::StrCat(*file, ".", getpid());
+      int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd >= 0) {
+        std::string body = absl::StrCat(kMagic, "\n", key, "\n",
+                                        static_cast<int64_t>(std::time(nullptr)) + kTtlSeconds, "\n");
+        bool ok = write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
+        close(fd);
+        if (!ok || rename(tmp.c_str(), file->c_str()) != 0) unlink(tmp.c_str());
+      }
+    }
+    memo_ = r;
+    return r;
+  }
+
+ private:
+  std::unique_ptr<compiler::HostFacts> inner_;
+  std::optional<compiler::ProbeResult> memo_;
+};
+
+}  // namespace
+
+std::string ProbeCacheKey() {
+  utsname u{};
+  uname(&u);
+  struct stat st{};
+  std::string bwrap = "missing";
+  if (stat("/usr/bin/bwrap", &st) == 0) {
+    bwrap = absl::StrCat(st.st_dev, ":", st.st_ino, ":", st.st_size, ":", st.st_mtim.tv_sec, ".",
+                         st.st_mtim.tv_nsec, ":", st.st_mode, ":", st.st_uid);
+  }
+  return absl::StrCat(
+      "boot=", Trim(Slurp("/proc/sys/kernel/random/boot_id")), " kernel=", u.release, "#",
+      u.version, " uid=", getuid(), " gid=", getgid(), " userns=", InodeOf("/proc/self/ns/user"),
+      " mntns=", InodeOf("/proc/self/ns/mnt"), " bwrap=", bwrap,
+      " max_userns=", Trim(Slurp("/proc/sys/user/max_user_namespaces")),
+      " aa_userns=", Trim(Slurp("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")),
+      " userns_clone=", Trim(Slurp("/proc/sys/kernel/unprivileged_userns_clone")));
+}
+
+std::optional<std::string> ProbeCacheFile() {
+  std::string dir;
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  if (xdg != nullptr && xdg[0] == '/') {
+    struct stat st;
+    if (stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) {
+      dir = std::string(xdg) + "/cwsc";
+    }
+  }
+  if (dir.empty()) dir = absl::StrCat("/tmp/cwsc-", getuid());
+  if (!TrustedDir(dir)) return std::nullopt;
+  return dir + "/bwrap-probe";
+}
+
+void ForgetProbeVerdict() {
+  if (std::optional<std::string> f = ProbeCacheFile()) unlink(f->c_str());
+}
+
+std::unique_ptr<compiler::HostFacts> MakeRuntimeFacts() {
+  return std::make_unique<CachingFacts>(compiler::MakeLiveFacts());
+}
+
+}  // namespace cwsc::runtime

@@ -1,0 +1,395 @@
+#include "runtime/spawn.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace cwsc::runtime {
+namespace {
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr char kDefaultPath[] = "/usr/local/bin:/usr/bin:/bin";
+
+// ExecFailure is what the child writes to the report pipe when it cannot
+// reach execve (stage 1: chdir, stage 2: exec).
+struct ExecFailure {
+  int stage;
+  int err;
+};
+
+// Fd closes a descriptor on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() { Reset(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void Reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+// Candidates lists the paths execve will try for argv[0], as execvp would.
+std::vector<std::string> Candidates(const std::string& program,
+                                    const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return {program};
+  std::string path = kDefaultPath;
+  for (const std::string& e : env) {
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  std::vector<std::string> out;
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    std::string d(dir.empty() ? "." : std::string(dir.data(), dir.size()));
+    out.push_back(d + "/" + program);
+  }
+  return out;
+}
+
+void WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// ChildPids lists the direct children of this process (orphaned descendants
+// land here because the caller is a child subreaper).
+std::vector<pid_t> ChildPids() {
+  std::vector<pid_t> out;
+  std::string self = std::to_string(getpid());
+  std::ifstream in("/proc/self/task/" + self + "/children");
+  if (in) {
+    pid_t p;
+    while (in >> p) out.push_back(p);
+    return out;
+  }
+  // Kernels without CONFIG_PROC_CHILDREN: scan /proc for our children.
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return out;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    size_t close_paren = text.rfind(')');
+    if (close_paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(close_paren + 2));
+    std::string state;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == getpid()) out.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+  }
+  closedir(dir);
+  return out;
+}
+
+// SignalGroup sends `sig` to process group `pgid`; with `spare` > 0, to
+// every member but `spare` (found through /proc).
+void SignalGroup(pid_t pgid, int sig, pid_t spare) {
+  if (spare <= 0) {
+    kill(-pgid, sig);
+    return;
+  }
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
+    if (p == spare) continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    size_t close_paren = text.rfind(')');
+    if (close_paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(close_paren + 2));
+    std::string state;
+    pid_t ppid = 0, pgrp = 0;
+    fields >> state >> ppid >> pgrp;
+    if (pgrp == pgid) kill(p, sig);
+  }
+  closedir(dir);
+}
+
+// KillTree ends every remaining process of the tree: the process group, then
+// every child of ours (orphans re-parented to us), until none is left.
+void KillTree(pid_t pgid) {
+  kill(-pgid, SIGKILL);
+  for (;;) {
+    for (pid_t p : ChildPids()) kill(p, SIGKILL);
+    pid_t r = waitpid(-1, nullptr, __WALL);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;  // ECHILD: nothing left
+  }
+}
+
+void ArmTimer(int tfd, double seconds) {
+  itimerspec spec{};
+  double whole = std::floor(seconds);
+  spec.it_value.tv_sec = static_cast<time_t>(whole);
+  spec.it_value.tv_nsec = static_cast<long>((seconds - whole) * 1e9);
+  if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+  timerfd_settime(tfd, 0, &spec, nullptr);
+}
+
+// ChildMain runs in the forked child; only async-signal-safe calls.
+[[noreturn]] void ChildMain(const std::vector<char*>& candidates, char* const* argv,
+                            char* const* envp, const char* cwd, int stderr_fd, int report_fd,
+                            bool take_terminal, pid_t parent, const sigset_t& old_mask) {
+  setpgid(0, 0);
+  if (take_terminal) tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU still blocked here
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(125);
+  for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (stderr_fd >= 0) dup2(stderr_fd, STDERR_FILENO);
+  if (cwd != nullptr && chdir(cwd) != 0) {
+    ExecFailure f{1, errno};
+    WriteAll(report_fd, reinterpret_cast<const char*>(&f), sizeof f);
+    _exit(125);
+  }
+  int saved = ENOENT;
+  for (char* path : candidates) {
+    execve(path, argv, envp);
+    if (errno != ENOENT && errno != ENOTDIR) saved = errno;
+    if (errno == EACCES || errno == ENOENT || errno == ENOTDIR) continue;
+    break;
+  }
+  ExecFailure f{2, saved};
+  WriteAll(report_fd, reinterpret_cast<const char*>(&f), sizeof f);
+  _exit(127);
+}
+
+}  // namespace
+
+int ExitCodeForExecErrno(int err) { return (err == ENOENT || err == ENOTDIR) ? 127 : 126; }
+
+absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error) {
+  if (request.argv.empty()) return absl::InvalidArgumentError("no program to run");
+
+  // Everything the child needs is laid out before fork.
+  std::vector<std::string> cand = Candidates(request.argv[0], request.env);
+  std::vector<char*> cand_ptrs, argv_ptrs, env_ptrs;
+  for (std::string& c : cand) cand_ptrs.push_back(c.data());
+  std::vector<std::string> argv = request.argv, env = request.env;
+  for (std::string& a : argv) argv_ptrs.push_back(a.data());
+  argv_ptrs.push_back(nullptr);
+  for (std::string& e : env) env_ptrs.push_back(e.data());
+  env_ptrs.push_back(nullptr);
+  const char* cwd = request.cwd ? request.cwd->c_str() : nullptr;
+
+  sigset_t handled, old_mask;
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGCHLD);
+  for (int s : kForwardedSignals) sigaddset(&handled, s);
+  sigset_t blocked = handled;
+  sigaddset(&blocked, SIGTTOU);
+  sigaddset(&blocked, SIGPIPE);
+  sigprocmask(SIG_BLOCK, &blocked, &old_mask);
+  struct MaskRestore {
+    sigset_t mask;
+    ~MaskRestore() {
+      // Drop signals that arrived for the child before unblocking.
+      sigset_t pending;
+      sigpending(&pending);
+      for (int s : {SIGCHLD, SIGPIPE}) {
+        if (sigismember(&pending, s) && !sigismember(&mask, s)) {
+          timespec zero{};
+          sigset_t one;
+          sigemptyset(&one);
+          sigaddset(&one, s);
+          sigtimedwait(&one, nullptr, &zero);
+        }
+      }
+      sigprocmask(SIG_SETMASK, &mask, nullptr);
+    }
+  } restore{old_mask};
+
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+  int report_pipe[2];
+  if (pipe2(report_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
+  }
+  Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
+  Fd err_r, err_w;
+  if (request.stderr_sink) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
+    err_r.Reset(p[0]);
+    err_w.Reset(p[1]);
+  }
+  Fd sfd(signalfd(-1, &handled, SFD_CLOEXEC));
+  Fd tfd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+  if (sfd.get() < 0 || tfd.get() < 0) {
+    return absl::InternalError(absl::StrCat("signalfd/timerfd: ", ErrnoText(errno)));
+  }
+  bool take_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  pid_t parent = getpid();
+
+  pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", ErrnoText(errno)));
+  if (pid == 0) {
+    ChildMain(cand_ptrs, argv_ptrs.data(), env_ptrs.data(), cwd, err_w.get(), report_w.get(),
+              take_terminal, parent, old_mask);
+  }
+  setpgid(pid, pid);  // also done by the child; whichever runs first wins
+  if (take_terminal) tcsetpgrp(STDIN_FILENO, pid);
+  report_w.Reset();
+  err_w.Reset();
+
+  auto give_back_terminal = [&] {
+    if (take_terminal) tcsetpgrp(STDIN_FILENO, getpgrp());
+  };
+
+  ExecFailure failure{};
+  ssize_t got;
+  do {
+    got = read(report_r.get(), &failure, sizeof failure);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof failure)) {
+    waitpid(pid, nullptr, 0);
+    give_back_terminal();
+    std::string what = failure.stage == 1
+                           ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
+                                          "': ", ErrnoText(failure.err))
+                           : absl::StrCat("cannot run '", request.argv[0],
+                                          "': ", ErrnoText(failure.err));
+    if (error != nullptr) {
+      error->exec_errno = failure.stage == 2 ? failure.err : 0;
+      error->message = what;
+    }
+    return absl::FailedPreconditionError(what);
+  }
+  report_r.Reset();
+
+  if (request.timeout_seconds > 0) ArmTimer(tfd.get(), request.timeout_seconds);
+
+  SpawnResult result;
+  result.pid = pid;
+  bool main_done = false;
+  bool term_sent = false;
+  int status = 0;
+  bool stderr_open = err_r.get() >= 0;
+  bool stderr_ok = true;  // our own stderr still accepts writes
+  char buf[65536];
+
+  auto pump_stderr = [&]() {
+    ssize_t n = read(err_r.get(), buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+      stderr_open = false;
+      err_r.Reset();
+      return;
+    }
+    if (stderr_ok) {
+      const char* p = buf;
+      size_t left = static_cast<size_t>(n);
+      while (left > 0) {
+        ssize_t w = write(STDERR_FILENO, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          stderr_ok = false;
+          break;
+        }
+        p += w;
+        left -= static_cast<size_t>(w);
+      }
+    }
+    request.stderr_sink(std::string_view(buf, static_cast<size_t>(n)));
+  };
+
+  while (!main_done) {
+    pollfd fds[3] = {{sfd.get(), POLLIN, 0}, {tfd.get(), POLLIN, 0}, {-1, POLLIN, 0}};
+    if (stderr_open) fds[2].fd = err_r.get();
+    int n = poll(fds, 3, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[2].revents != 0) pump_stderr();
+    if (fds[1].revents & POLLIN) {
+      uint64_t ticks;
+      if (read(tfd.get(), &ticks, sizeof ticks) > 0) {
+        if (!term_sent) {
+          result.timed_out = true;
+          term_sent = true;
+          SignalGroup(pid, SIGTERM, request.spare_direct_child ? pid : 0);
+          ArmTimer(tfd.get(), request.kill_grace_seconds);
+        } else {
+          kill(-pid, SIGKILL);
+          kill(pid, SIGKILL);
+        }
+      }
+    }
+    if (fds[0].revents & POLLIN) {
+      signalfd_siginfo info;
+      if (read(sfd.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        int sig = static_cast<int>(info.ssi_signo);
+        if (sig != SIGCHLD) {
+          result.forwarded_signal = sig;
+          SignalGroup(pid, sig, request.spare_direct_child ? pid : 0);
+        }
+      }
+      // Observe (without reaping) our direct child, so its process group id
+      // stays reserved until the group has been killed.
+      siginfo_t si{};
+      if (waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          si.si_pid == pid) {
+        main_done = true;
+      }
+      // Reap the other children that have exited (orphans of the tree).
+      for (pid_t p : ChildPids()) {
+        if (p != pid) waitpid(p, nullptr, WNOHANG | __WALL);
+      }
+    }
+  }
+
+  // The command has ended: kill what it left behind while its group id is
+  // still held by the zombie, then collect its status.
+  kill(-pid, SIGKILL);
+  if (waitpid(pid, &status, 0) == pid) {
+    if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result.signal = WTERMSIG(status);
+      result.exit_code = 128 + WTERMSIG(status);
+    }
+  }
+  KillTree(pid);
+  give_back_terminal();
+
+  // Every writer of the stderr pipe is gone: drain it to EOF.
+  while (stderr_open) {
+    pollfd p{err_r.get(), POLLIN, 0};
+    if (poll(&p, 1, 1000) <= 0) break;
+    pump_stderr();
+  }
+  return result;
+}
+
+}  // namespace cwsc::runtime

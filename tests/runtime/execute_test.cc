@@ -1,0 +1,304 @@
+// ExecutePlan's pieces: the child environment, the dispatch on plan kind,
+// and the exec-time re-checks, with plans compiled by the real compiler from
+// recorded host facts and re-checked against changed facts.
+#include "runtime/execute.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "compiler/compile.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc::runtime {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string Src(const std::string& rel) {
+  const char* root = std::getenv("CWSC_SOURCE_ROOT");
+  return std::string(root != nullptr ? root : ".") + "/" + rel;
+}
+
+// The example host, plus /dev/null (the deny masks bind it; the example file
+// lists only what a compile consults).
+std::string WorkspaceFacts() {
+  return absl::StrReplaceAll(
+      testing::ReadFileOr(Src("examples/facts/linux-workspace.yaml")),
+      {{"paths:\n", "paths:\n  /dev/null: {type: char-device, canonical: /dev/null, mode: \"0666\", "
+                    "uid: 0, gid: 0}\n"}});
+}
+
+std::unique_ptr<compiler::HostFacts> Facts(const std::string& yaml) {
+  auto f = compiler::ParseRecordedFacts(yaml, "facts.yaml");
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? std::move(*f) : nullptr;
+}
+
+ir::LaunchPlan Compile(const std::string& yaml, const std::string& mode = "ask",
+                       const std::string& config = "examples/workspace.toml") {
+  auto facts = Facts(yaml);
+  compiler::CompileOptions o;
+  o.config_path = config[0] == '/' ? config : Src(config);
+  o.mode = mode;
+  auto r = compiler::CompileConfig(o, facts.get());
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->plan : ir::LaunchPlan{};
+}
+
+std::string Recheck(const ir::LaunchPlan& plan, const std::string& yaml) {
+  auto facts = Facts(yaml);
+  absl::Status s = RecheckPlan(plan, facts.get());
+  if (s.ok()) return "ok";
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  return std::string(s.message());
+}
+
+TEST(ChildEnvTest, AllowListThenMarkers) {
+  ir::LaunchPlan plan;
+  plan.env_allow = {"PATH", "HOME", "LC_*", "DOTNET_*", "TERM"};
+  plan.env_set = {{"CODEWHALE_SANDBOX", "bwrap", {}}, {"TERM", "dumb", {}}};
+  std::vector<std::string> parent = {"PATH=/bin",       "SECRET=x",    "lc_all=C",
+                                     "LC_TIME=C.UTF-8", "DOTNET_ROOT=/d", "HOMEX=1",
+                                     "TERM=xterm",      "HOME=/h",     "=bad", "NOEQUALS"};
+  EXPECT_THAT(ChildEnv(plan, parent),
+              ElementsAre("PATH=/bin", "lc_all=C", "LC_TIME=C.UTF-8", "DOTNET_ROOT=/d",
+                          "TERM=dumb", "HOME=/h", "CODEWHALE_SANDBOX=bwrap"));
+}
+
+TEST(ChildEnvTest, CompiledPlanAllowList) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
+  std::vector<std::string> env = ChildEnv(plan, {"PATH=/usr/bin", "AWS_SECRET_ACCESS_KEY=k",
+                                                 "HTTPS_PROXY=http://p:3128", "SSH_AUTH_SOCK=/s"});
+  EXPECT_THAT(env, ElementsAre("PATH=/usr/bin", "HTTPS_PROXY=http://p:3128",
+                               "CODEWHALE_SANDBOX=bwrap", "DEEPSEEK_SANDBOX=bwrap"));
+}
+
+TEST(PrepareCommandTest, DispatchOnKind) {
+  ir::LaunchPlan plan;
+  plan.kind = ir::PlanKind::kRefused;
+  plan.refusal = ir::Refusal{"unsupported sandbox_backend 'x'", {}};
+  auto r = PrepareCommand(plan, {"true"}, {});
+  EXPECT_EQ(r.status().message(), "unsupported sandbox_backend 'x'");
+  plan.kind = ir::PlanKind::kOpenSandbox;
+  EXPECT_EQ(PrepareCommand(plan, {"true"}, {}).status().message(),
+            "opensandbox plans run on a remote OpenSandbox server (ExecutePlan sends them "
+            "there); there is no local command to prepare");
+  plan.kind = ir::PlanKind::kMacosSeatbelt;
+  EXPECT_EQ(PrepareCommand(plan, {"true"}, {}).status().message(),
+            "macos-seatbelt plans run only on macOS (sandbox-exec); this runtime executes "
+            "linux-bwrap, launcher+bwrap and none plans");
+  plan.kind = ir::PlanKind::kNone;
+  plan.policy.type = ir::PolicyType::kDangerFullAccess;
+  plan.cwd = "/w";
+  auto none = PrepareCommand(plan, {"sh", "-c", "x"}, {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_THAT(none->argv, ElementsAre("sh", "-c", "x"));
+  EXPECT_EQ(none->cwd, "/w");
+  EXPECT_TRUE(none->warnings.empty());
+  EXPECT_EQ(PrepareCommand(plan, {}, {}).status().message(), "no program given after `--`");
+}
+
+TEST(PrepareCommandTest, BwrapArgvEndsWithProgramUnchanged) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  auto cmd = PrepareCommand(plan, {"sh", "-c", "echo 'a b'"}, {});
+  ASSERT_TRUE(cmd.ok()) << cmd.status();
+  EXPECT_EQ(cmd->sandbox_kind, "linux-bwrap");
+  EXPECT_EQ(cmd->argv.front(), "/usr/bin/bwrap");
+  ASSERT_GE(cmd->argv.size(), 4u);
+  EXPECT_THAT(std::vector<std::string>(cmd->argv.end() - 4, cmd->argv.end()),
+              ElementsAre("--", "sh", "-c", "echo 'a b'"));
+  EXPECT_FALSE(cmd->cwd.has_value()) << "bwrap does the --chdir";
+}
+
+TEST(PrepareCommandTest, UnsandboxedFallbackWarns) {
+  std::string yaml = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"bwrap_probe: {ran: true, ok: true, exit_code: 0, message: \"\"}",
+                          "bwrap_probe: {ran: true, ok: false, exit_code: 1, message: \"bwrap: "
+                          "No permissions to creating new namespace\"}"}});
+  ir::LaunchPlan plan = Compile(yaml);
+  ASSERT_EQ(plan.kind, ir::PlanKind::kNone);
+  auto cmd = PrepareCommand(plan, {"true"}, {});
+  ASSERT_TRUE(cmd.ok());
+  ASSERT_EQ(cmd->warnings.size(), 1u);
+  EXPECT_EQ(cmd->warnings[0],
+            "the command runs without a sandbox although the policy is workspace-write (local "
+            "wrapper: probe failed: bwrap: No permissions to creating new namespace)");
+}
+
+TEST(RecheckTest, UnchangedHostPasses) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  EXPECT_EQ(Recheck(plan, WorkspaceFacts()), "ok");
+}
+
+TEST(RecheckTest, PlatformMustMatch) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"platform: linux", "platform: macos"}});
+  EXPECT_EQ(Recheck(plan, yaml), "the plan was compiled for linux, but this host is macos");
+}
+
+TEST(RecheckTest, BwrapMissingOrNotExecutable) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  std::string gone = absl::StrReplaceAll(
+      WorkspaceFacts(),
+      {{"  /usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\", uid: 0, gid: 0}\n",
+        ""}});
+  EXPECT_EQ(Recheck(plan, gone),
+            "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
+  std::string noexec = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\"",
+                          "/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0644\""}});
+  EXPECT_EQ(Recheck(plan, noexec),
+            "the plan needs bubblewrap, but /usr/bin/bwrap is not a regular executable file");
+}
+
+TEST(RecheckTest, ProbeFailureRefusesWithBwrapsMessage) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  std::string yaml = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"bwrap_probe: {ran: true, ok: true, exit_code: 0, message: \"\"}",
+                          "bwrap_probe: {ran: true, ok: false, exit_code: 1, message: \"bwrap: "
+                          "setting up uid map: Permission denied\"}"}});
+  EXPECT_EQ(Recheck(plan, yaml),
+            "the plan needs bubblewrap, but it does not work on this host: bwrap: setting up uid "
+            "map: Permission denied (run `cwsc doctor` for the cause)");
+}
+
+TEST(RecheckTest, WritableRootGoneOrMoved) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  size_t index = 0;
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    if (plan.mounts[i].op == ir::MountOp::kBind && plan.mounts[i].source == "/home/dev/proj") index = i + 1;
+  }
+  ASSERT_GT(index, 0u) << "the plan binds the workspace";
+  std::string moved = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"/home/dev/proj: {type: directory, canonical: /home/dev/proj,",
+                          "/home/dev/proj: {type: directory, symlink: true, canonical: /srv/other,"}});
+  EXPECT_EQ(Recheck(plan, moved),
+            "mount " + std::to_string(index) +
+                " (--bind /home/dev/proj: writable root (configured)): /home/dev/proj now "
+                "resolves to /srv/other; compile the plan again");
+  std::string gone = absl::StrReplaceAll(
+      WorkspaceFacts(),
+      {{"  /home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\", uid: 1000, "
+        "gid: 1000}\n",
+        ""}});
+  EXPECT_EQ(Recheck(plan, gone),
+            "mount " + std::to_string(index) +
+                " (--bind /home/dev/proj: writable root (configured)) needs /home/dev/proj, which "
+                "is now missing; compile the plan again");
+}
+
+TEST(RecheckTest, DeniedPathThatAppearedRefuses) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  std::string yaml = WorkspaceFacts() +
+                     "";  // .aws was missing at compile time; now it exists
+  yaml = absl::StrReplaceAll(
+      yaml, {{"paths:\n", "paths:\n  /home/dev/.aws: {type: directory, canonical: /home/dev/.aws, "
+                          "mode: \"0700\", uid: 1000, gid: 1000}\n"}});
+  EXPECT_EQ(Recheck(plan, yaml),
+            "the denied path /home/dev/.aws (~/.aws) was missing when the plan was compiled and "
+            "exists now, so the plan does not hide it; compile the plan again");
+}
+
+TEST(RecheckTest, ProtectedDirectoryThatAppearedRefuses) {
+  std::string without = absl::StrReplaceAll(
+      WorkspaceFacts(),
+      {{"  /home/dev/proj/.codewhale: {type: directory, canonical: /home/dev/proj/.codewhale, "
+        "mode: \"0755\", uid: 1000, gid: 1000}\n",
+        ""}});
+  ASSERT_NE(without, WorkspaceFacts());
+  ir::LaunchPlan plan = Compile(without);
+  EXPECT_EQ(Recheck(plan, without), "ok");
+  EXPECT_EQ(Recheck(plan, WorkspaceFacts()),
+            "the protected directory /home/dev/proj/.codewhale appeared after the plan was "
+            "compiled and would be writable; compile the plan again");
+}
+
+TEST(RecheckTest, MaskTargetChangedType) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  size_t ssh = 0, netrc = 0;
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    if (plan.mounts[i].dest == "/home/dev/.ssh") ssh = i + 1;
+    if (plan.mounts[i].dest == "/home/dev/.netrc") netrc = i + 1;
+  }
+  ASSERT_GT(ssh, 0u);
+  ASSERT_GT(netrc, 0u);
+  std::string ssh_is_file = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"/home/dev/.ssh: {type: directory, canonical: /home/dev/.ssh,",
+                          "/home/dev/.ssh: {type: file, canonical: /home/dev/.ssh,"}});
+  EXPECT_EQ(Recheck(plan, ssh_is_file),
+            "mount " + std::to_string(ssh) +
+                " (--tmpfs /home/dev/.ssh: deny read ~/.ssh) expects a directory, but "
+                "/home/dev/.ssh is now file; compile the plan again");
+  std::string netrc_is_dir = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"/home/dev/.netrc: {type: file, canonical: /home/dev/.netrc,",
+                          "/home/dev/.netrc: {type: directory, canonical: /home/dev/.netrc,"}});
+  EXPECT_EQ(Recheck(plan, netrc_is_dir),
+            "mount " + std::to_string(netrc) +
+                " (deny read ~/.netrc) masks the file /home/dev/.netrc, which is now a "
+                "directory; compile the plan again");
+}
+
+TEST(RecheckTest, WorkingDirectoryHiddenInsideTheSandbox) {
+  std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"cwd: /home/dev/proj", "cwd: /home/dev/.ssh"}});
+  ir::LaunchPlan plan = Compile(yaml, "plan");
+  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
+  EXPECT_EQ(Recheck(plan, yaml),
+            "the working directory /home/dev/.ssh would not be visible inside the sandbox "
+            "(hidden by `--tmpfs /home/dev/.ssh`); run from a directory outside it or choose a "
+            "mode that binds it");
+}
+
+TEST(RecheckTest, AnotherHomeRefuses) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/eve\n"}});
+  ASSERT_NE(yaml, WorkspaceFacts());
+  EXPECT_EQ(Recheck(plan, yaml),
+            "the plan's deny list was compiled for the home directory /home/dev, but HOME here "
+            "is /home/eve, whose credential stores it would not hide; compile the plan again as "
+            "this user");
+  yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/dev/\n"}});
+  EXPECT_EQ(Recheck(plan, yaml), "ok");
+}
+
+TEST(RecheckTest, MissingWorkingDirectoryRefusesForNone) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts(), "full-access", "/dev/null");
+  ASSERT_EQ(plan.kind, ir::PlanKind::kNone);
+  std::string gone = absl::StrReplaceAll(
+      WorkspaceFacts(),
+      {{"  /home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\", uid: 1000, "
+        "gid: 1000}\n",
+        ""}});
+  EXPECT_EQ(Recheck(plan, gone), "the working directory /home/dev/proj is missing");
+}
+
+TEST(ResultJsonTest, Shape) {
+  ExecOutcome o;
+  o.sandbox_kind = "linux-bwrap";
+  o.ran = true;
+  o.exit_code = 1;
+  o.sandbox_denied = true;
+  o.denial_message = "Bubblewrap blocked access outside the writable workspace view.";
+  o.cwsc_exit_code = 1;
+  EXPECT_EQ(ResultToJson(o),
+            "{\"sandbox_kind\":\"linux-bwrap\",\"ran\":true,\"exit_code\":1,\"signal\":null,"
+            "\"timed_out\":false,\"sandbox_denied\":true,\"denial_message\":\"Bubblewrap blocked "
+            "access outside the writable workspace view.\",\"refused\":null,\"error\":null,"
+            "\"cwsc_exit_code\":1}");
+  ExecOutcome refused;
+  refused.sandbox_kind = "refused";
+  refused.refusal = "no \"quotes\" break it";
+  refused.cwsc_exit_code = 125;
+  nlohmann::json j = nlohmann::json::parse(ResultToJson(refused));
+  EXPECT_TRUE(j["exit_code"].is_null());
+  EXPECT_EQ(j["refused"], "no \"quotes\" break it");
+  EXPECT_EQ(j["cwsc_exit_code"], 125);
+}
+
+}  // namespace
+}  // namespace cwsc::runtime

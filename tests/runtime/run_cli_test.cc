@@ -1,0 +1,383 @@
+// The `cwsc run` / `cwsc exec` / `cwsc doctor` command lines: refusals and
+// usage errors with their exact text and exit codes, exec of a precompiled
+// plan and its exec-time re-checks, signal forwarding, a real host where
+// bubblewrap cannot work (a user namespace with max_user_namespaces = 0),
+// and runs as a second, non-root user.
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/runtime/sandbox_fixture.h"
+
+namespace cwsc::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class RunCliTest : public SandboxTree {
+ protected:
+  RunResult Cli(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {CwscBin()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunWithEnv(argv, Env(extra));
+  }
+
+  std::string CompilePlan(const std::string& mode = "ask") {
+    std::string plan = Base() + "/plan.json";
+    RunResult r = Cli({"compile", config, "--mode", mode, "--cwd", ws, "--target", "plan"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    WriteFile(plan, r.out);
+    return plan;
+  }
+};
+
+TEST_F(RunCliTest, RefusedPlanRunsNothingAndExits125) {
+  SetConfig("sandbox_backend = \"bogus\"\n");
+  RunResult r = Cli({"run", config, "--cwd", ws, "--", "/bin/sh", "-c", "echo ran > " + ws + "/m"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err,
+            "cwsc: refused: unsupported sandbox_backend 'bogus': shell execution is refused; "
+            "choose a supported backend (opensandbox) or explicitly select none\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(Exists(ws + "/m"));
+  r = Cli({"run", config, "--cwd", ws, "--json", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 125);
+  std::string last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
+  nlohmann::json j = nlohmann::json::parse(last);
+  EXPECT_EQ(j["sandbox_kind"], "refused");
+  EXPECT_EQ(j["ran"], false);
+  EXPECT_TRUE(j["exit_code"].is_null());
+  EXPECT_THAT(j["refused"].get<std::string>(), StartsWith("unsupported sandbox_backend 'bogus'"));
+}
+
+TEST_F(RunCliTest, UsageErrors) {
+  RunResult r = Cli({"run", config});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, StartsWith("cwsc: error: no program given: put it after --\nusage: cwsc run"));
+  r = Cli({"run", config, "--timeout", "abc", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: --timeout: expected a positive number of seconds, got 'abc'\n");
+  r = Cli({"run", config, "--timeout", "-1", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = Cli({"run", config, "--facts", "x.yaml", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << "run always uses the live host";
+  r = Cli({"exec", Base() + "/nope.json", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: cannot read " + Base() + "/nope.json\n");
+  WriteFile(Base() + "/bad.json", "{\"schema_version\": ");
+  r = Cli({"exec", Base() + "/bad.json", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, StartsWith(Base() + "/bad.json:"));
+  r = Cli({"run", config, "-o", Base() + "/r.json", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\n");
+}
+
+TEST_F(RunCliTest, HelpTexts) {
+  for (const char* cmd : {"run", "exec", "doctor"}) {
+    RunResult r = Cli({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_THAT(r.out, StartsWith(std::string("usage: cwsc ") + cmd));
+  }
+}
+
+TEST_F(RunCliTest, UnwrappedProgramNotFoundIs127) {
+  RunResult r = Cli({"run", config, "--mode", "full-access", "--cwd", ws, "--", "no-such-program-xyz"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.err, "cwsc: cannot run 'no-such-program-xyz': No such file or directory\n");
+  WriteFile(ws + "/script", "#!/bin/sh\n");
+  chmod((ws + "/script").c_str(), 0644);
+  r = Cli({"run", config, "--mode", "full-access", "--cwd", ws, "--", ws + "/script"});
+  EXPECT_EQ(r.exit_code, 126);
+}
+
+TEST_F(RunCliTest, ExecRunsAPrecompiledPlan) {
+  std::string plan = CompilePlan();
+  RunResult r = Cli({"exec", plan, "--json", "-o", Base() + "/res.json", "--", "/bin/sh", "-c",
+                     "pwd; echo ok > out.txt; echo no > " + outside + "/x"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out, ws + "\n");
+  EXPECT_EQ(ReadFileOr(ws + "/out.txt"), "ok\n");
+  EXPECT_FALSE(Exists(outside + "/x"));
+  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/res.json"));
+  EXPECT_EQ(j["sandbox_kind"], "linux-bwrap");
+  EXPECT_EQ(j["sandbox_denied"], true);
+}
+
+TEST_F(RunCliTest, ExecRefusesWhenAWritableRootIsGone) {
+  std::string plan = CompilePlan();
+  std::filesystem::rename(ws, Base() + "/ws-moved");
+  RunResult r = Cli({"exec", plan, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_THAT(r.err, StartsWith("cwsc: refused: mount "));
+  EXPECT_THAT(r.err, HasSubstr("(--bind " + ws + ": writable root"));
+  EXPECT_THAT(r.err, HasSubstr("needs " + ws + ", which is now missing; compile the plan again\n"));
+  // A symlink in its place would move the bind elsewhere: refused too.
+  ASSERT_EQ(symlink((Base() + "/ws-moved").c_str(), ws.c_str()), 0);
+  r = Cli({"exec", plan, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_THAT(r.err, HasSubstr(ws + " now resolves to " + Base() + "/ws-moved; compile the plan again"));
+}
+
+TEST_F(RunCliTest, ExecRefusesWhenADeniedPathAppeared) {
+  std::string plan = CompilePlan();
+  mkdir((home + "/.aws").c_str(), 0700);
+  WriteFile(home + "/.aws/credentials", "AKIA-SECRET\n");
+  RunResult r = Cli({"exec", plan, "--", "/bin/cat", home + "/.aws/credentials"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "cwsc: refused: the denied path " + home +
+                       "/.aws (~/.aws) was missing when the plan was compiled and exists now, so "
+                       "the plan does not hide it; compile the plan again\n");
+}
+
+TEST_F(RunCliTest, ExecOfAPlanForAnotherPlatformIsRefused) {
+  std::string src = std::getenv("CWSC_SOURCE_ROOT") ? std::getenv("CWSC_SOURCE_ROOT") : ".";
+  RunResult r = Cli({"compile", src + "/examples/workspace.toml", "--facts",
+                     src + "/examples/facts/macos-workspace.yaml", "--target", "plan"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteFile(Base() + "/mac.json", r.out);
+  r = Cli({"exec", Base() + "/mac.json", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err,
+            "cwsc: refused: macos-seatbelt plans run only on macOS (sandbox-exec); this runtime "
+            "executes linux-bwrap, launcher+bwrap and none plans\n");
+}
+
+TEST_F(RunCliTest, SigtermToCwscReachesTheSandboxedCommand) {
+  std::vector<std::string> argv = {CwscBin(), "run", config, "--cwd", ws, "--", "/bin/sh", "-c",
+                                   "trap 'echo term > t; exit 7' TERM; echo ready > r; "
+                                   "while :; do sleep 0.1; done"};
+  std::vector<std::string> env = Env();
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> a, e;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    for (auto& s : env) e.push_back(s.data());
+    e.push_back(nullptr);
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    execve(a[0], a.data(), e.data());
+    _exit(127);
+  }
+  ASSERT_TRUE(WaitForFile(ws + "/r", 20));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  EXPECT_EQ(ReadFileOr(ws + "/t"), "term\n");
+}
+
+TEST_F(RunCliTest, NoNewPrivsFollowsStartupPostureAndOverride) {
+  // cwsc's own flag is inherited by an unwrapped command, so the child shows it.
+  auto nnp = [&](const std::vector<std::string>& extra) {
+    return Cli({"run", "/dev/null", "--mode", "full-access", "--cwd", ws, "--", "/bin/grep",
+                "NoNewPrivs", "/proc/self/status"},
+               extra)
+        .out;
+  };
+  EXPECT_EQ(nnp({}), "NoNewPrivs:\t1\n") << "a Full Access mode alone keeps the flag";
+  EXPECT_EQ(nnp({"CODEWHALE_SANDBOX_MODE=danger-full-access"}), "NoNewPrivs:\t0\n");
+  EXPECT_EQ(nnp({"CODEWHALE_SANDBOX_MODE= Danger-Full-Access "}), "NoNewPrivs:\t0\n");
+  EXPECT_EQ(nnp({"CODEWHALE_SANDBOX_MODE=danger-full-access", "CODEWHALE_NO_NEW_PRIVS=yes"}),
+            "NoNewPrivs:\t1\n");
+  EXPECT_EQ(nnp({"CODEWHALE_NO_NEW_PRIVS=off"}), "NoNewPrivs:\t0\n");
+  SetConfig("sandbox_mode = \"danger-full-access\"\n");
+  EXPECT_EQ(Cli({"run", config, "--mode", "full-access", "--cwd", ws, "--", "/bin/grep",
+                 "NoNewPrivs", "/proc/self/status"})
+                .out,
+            "NoNewPrivs:\t0\n")
+      << "sandbox_mode = danger-full-access in the config is the startup posture";
+  // RLIMIT_CORE=0 is inherited too.
+  EXPECT_EQ(Cli({"run", "/dev/null", "--mode", "full-access", "--cwd", ws, "--", "/bin/sh", "-c",
+                 "ulimit -c"})
+                .out,
+            "0\n");
+}
+
+TEST_F(RunCliTest, DoctorOnThisHost) {
+  RunResult r = Cli({"doctor", "--json"});
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  RunResult probe = RunWithEnv(
+      {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev",
+       "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--chdir", "/", "--", "/bin/true"},
+      {});
+  EXPECT_EQ(j["sandbox"]["available"], probe.exit_code == 0);
+  EXPECT_EQ(r.exit_code, probe.exit_code == 0 ? 0 : 1);
+  EXPECT_EQ(j["sandbox"]["kind"], probe.exit_code == 0 ? nlohmann::json("linux-bwrap") : nlohmann::json());
+  r = Cli({"doctor"});
+  EXPECT_THAT(r.out, StartsWith(probe.exit_code == 0 ? "sandbox: linux-bwrap (available)\n"
+                                                     : "sandbox: none (unavailable)\n"));
+  // prefer_bwrap = false: bwrap works but is not selected.
+  r = Cli({"doctor", "--json"}, {"CODEWHALE_PREFER_BWRAP=0"});
+  j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_EQ(j["sandbox"]["available"], false);
+  EXPECT_EQ(j["wrapper"]["preferred"], false);
+  EXPECT_EQ(j["wrapper"]["preference_origin"], "env CODEWHALE_PREFER_BWRAP");
+}
+
+// RunInCrippledUserns runs argv as uid/gid 1000 inside a new user namespace
+// (ids 0-65535 mapped to themselves) whose user.max_user_namespaces is 0, so
+// bubblewrap genuinely cannot create its sandbox there.
+RunResult RunInCrippledUserns(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& env) {
+  TempDir d;
+  int go[2], ready[2];
+  if (pipe(go) != 0 || pipe(ready) != 0) abort();
+  std::string out = d / "out", err = d / "err";
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(go[1]);
+    close(ready[0]);
+    if (unshare(CLONE_NEWUSER) != 0) _exit(90);
+    char c = 1;
+    if (write(ready[1], &c, 1) != 1) _exit(91);
+    if (read(go[0], &c, 1) != 1) _exit(92);
+    int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY);
+    if (fd < 0 || write(fd, "0", 1) != 1) _exit(93);
+    close(fd);
+    if (setgroups(0, nullptr) != 0 || setresgid(1000, 1000, 1000) != 0 ||
+        setresuid(1000, 1000, 1000) != 0) {
+      _exit(94);
+    }
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> a, en;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    for (const auto& s : env) en.push_back(const_cast<char*>(s.c_str()));
+    en.push_back(nullptr);
+    execve(a[0], a.data(), en.data());
+    _exit(95);
+  }
+  close(go[0]);
+  close(ready[1]);
+  char c;
+  if (read(ready[0], &c, 1) != 1) abort();
+  std::string p = "/proc/" + std::to_string(pid);
+  WriteFile(p + "/uid_map", "0 0 65536\n");
+  WriteFile(p + "/gid_map", "0 0 65536\n");
+  chmod(d.path().c_str(), 0777);
+  if (write(go[1], &c, 1) != 1) abort();
+  int status = 0;
+  waitpid(pid, &status, 0);
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadFileOr(out);
+  r.err = ReadFileOr(err);
+  return r;
+}
+
+TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to map a private user namespace";
+  std::string plan = CompilePlan();
+  chmod(Base().c_str(), 0755);
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + home, "CWSC_PROBE_CACHE=0"};
+  RunResult doc = RunInCrippledUserns({CwscBin(), "doctor", "--json"}, env);
+  ASSERT_LT(doc.exit_code, 90) << "namespace setup step " << doc.exit_code;
+  EXPECT_EQ(doc.exit_code, 1) << doc.out << doc.err;
+  nlohmann::json j = nlohmann::json::parse(doc.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << doc.out << doc.err;
+  EXPECT_EQ(j["sandbox"]["available"], false);
+  EXPECT_TRUE(j["sandbox"]["kind"].is_null());
+  EXPECT_THAT(j["wrapper"]["probe"]["message"].get<std::string>(), StartsWith("bwrap: "));
+  std::vector<std::string> codes;
+  for (const auto& c : j["causes"]) codes.push_back(c["code"]);
+  EXPECT_THAT(codes, ::testing::Contains("userns-disabled"));
+  EXPECT_EQ(j["host"]["max_user_namespaces"], "0");
+
+  RunResult ex = RunInCrippledUserns({CwscBin(), "exec", plan, "--", "/bin/true"}, env);
+  EXPECT_EQ(ex.exit_code, 125) << ex.err;
+  EXPECT_THAT(ex.err, StartsWith("cwsc: refused: the plan needs bubblewrap, but it does not work "
+                                 "on this host: bwrap: "));
+  EXPECT_THAT(ex.err, HasSubstr("(run `cwsc doctor` for the cause)\n"));
+  EXPECT_THAT(ex.err, ::testing::Not(HasSubstr("Can't")));
+
+  // `cwsc run` compiles against that host: no wrapper, so it runs unwrapped
+  // with a warning (reference §8.1 item 3) and never claims a denial.
+  RunResult run = RunInCrippledUserns(
+      {CwscBin(), "run", config, "--cwd", ws, "--json", "--", "/bin/sh", "-c", "exit 3"}, env);
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("cwsc: warning: the command runs without a sandbox although the "
+                                 "policy is workspace-write"));
+  EXPECT_THAT(run.err, HasSubstr("\"sandbox_kind\":\"none\""));
+}
+
+// A second, non-root user (created only where system changes are allowed).
+class NonRootTest : public SandboxTree {
+ protected:
+  static constexpr const char* kUser = "cwsc-rt-user";
+
+  void SetUp() override {
+    const char* ci = std::getenv("CI");
+    const char* allow = std::getenv("CWSC_ALLOW_SYSTEM_CHANGES");
+    if (!((ci && std::string(ci) == "true") || (allow && std::string(allow) == "1"))) {
+      GTEST_SKIP() << "creates a system user: set CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1";
+    }
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to create the user and sudo to it";
+    SandboxTree::SetUp();
+    if (getpwnam(kUser) == nullptr) {
+      RunResult add = testing::Run({"/usr/sbin/useradd", "--no-create-home", "--shell", "/bin/sh", kUser});
+      ASSERT_EQ(add.exit_code, 0) << add.err;
+    }
+    passwd* pw = getpwnam(kUser);
+    ASSERT_NE(pw, nullptr);
+    uid_ = pw->pw_uid;
+    gid_ = pw->pw_gid;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(Base())) {
+      lchown(e.path().c_str(), uid_, gid_);
+    }
+    lchown(Base().c_str(), uid_, gid_);
+  }
+
+  RunResult AsUser(const std::string& mode, const std::string& script,
+                   const std::string& config_text = "") {
+    WriteFile(config, config_text);
+    return testing::Run({"/usr/bin/sudo", "-n", "-u", kUser, "--", "/usr/bin/env", "-i",
+                "PATH=/usr/bin:/bin", "HOME=" + home, CwscBin(), "run", config, "--mode", mode,
+                "--cwd", ws, "--", "/bin/sh", "-c", script});
+  }
+
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+};
+
+TEST_F(NonRootTest, ConfinementHoldsForAnUnprivilegedUser) {
+  RunResult r = AsUser("ask", "id -u; echo in > " + ws + "/in.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(uid_) + "\n");
+  EXPECT_EQ(ReadFileOr(ws + "/in.txt"), "in\n");
+  r = AsUser("ask", "echo out > " + outside + "/f");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(Exists(outside + "/f"));
+  EXPECT_THAT(r.err, HasSubstr("cwsc: sandbox denied (linux-bwrap)"));
+  r = AsUser("ask", "echo x > .codewhale/config.toml; mv .codewhale gone");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(ReadFileOr(ws + "/.codewhale/config.toml"), "# project\n");
+  r = AsUser("ask", "cat \"$HOME/.ssh/id_rsa\"");
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("SECRET-KEY")));
+  r = AsUser("plan", "echo x > " + ws + "/ro.txt");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(Exists(ws + "/ro.txt"));
+  r = AsUser("ask", "cat /proc/self/status | grep NoNewPrivs", "sandbox_network_access = false\n");
+  EXPECT_EQ(r.out, "NoNewPrivs:\t1\n");
+}
+
+}  // namespace
+}  // namespace cwsc::testing
