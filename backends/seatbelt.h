@@ -1,0 +1,55 @@
+// The Seatbelt backend: a macOS `sandbox-exec` invocation from a LaunchPlan
+// (reference §10). EmitSeatbeltProfile renders the SBPL profile one line at a
+// time, each line with the Origin that produced it; EmitSeatbeltArgv wraps it
+// as `/usr/bin/sandbox-exec -p PROFILE -DKEY=VALUE ... -- PROGRAM...`.
+//
+//   absl::StatusOr<EmittedArgv> lines = EmitSeatbeltProfile(plan);
+//   std::string sbpl = SeatbeltProfileText(*lines);   // the golden-review form
+//
+// No path ever appears in the profile text: every host path (writable roots,
+// protected subpaths, caches, deny-list entries) is passed as a -D parameter
+// and referenced as (param "KEY"), so no byte of a path can change the
+// profile's structure. The profile depends only on the plan's shape (policy,
+// parameter keys, proxy ports), never on the path strings. Pure: no
+// environment, clock or filesystem; see docs/seatbelt.md for every rule.
+#ifndef CWSC_BACKENDS_SEATBELT_H_
+#define CWSC_BACKENDS_SEATBELT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/emitted.h"
+#include "ir/plan.h"
+
+namespace cwsc::backends {
+
+inline constexpr char kSandboxExecPath[] = "/usr/bin/sandbox-exec";
+// The system DNS resolver's socket (mDNSResponder), reached by getaddrinfo.
+inline constexpr char kMdnsResponderSocket[] = "/private/var/run/mDNSResponder";
+
+// EmitSeatbeltProfile renders the profile of a plan that has a `seatbelt`
+// section. Each element is one line (without its newline). Fails with
+// kFailedPrecondition ("plan kind K has no Seatbelt profile") when the plan
+// has no seatbelt section, and with kInternal
+// when its parameters are inconsistent (a gap in WRITABLE_ROOT_i numbering,
+// a key outside [A-Z0-9_], a proxy port outside 1-65535).
+absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan);
+
+// SeatbeltProfileText joins the lines with '\n' and ends with a newline.
+std::string SeatbeltProfileText(const EmittedArgv& lines);
+
+// EmitSeatbeltArgv is the full sandbox-exec argv: wrapper, "-p", the profile
+// text, one "-DKEY=VALUE" element per parameter in plan order, "--" and
+// `program` (empty: the argv ends at "--" for the caller to append to).
+absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
+                                             const std::vector<std::string>& program);
+
+// SeatbeltDetectDenial is the attribution rule of reference §10.8: non-zero
+// exit and stderr containing "Operation not permitted", "sandbox-exec",
+// "deny(" or "Sandbox: ".
+bool SeatbeltDetectDenial(int exit_code, const std::string& stderr_text);
+
+}  // namespace cwsc::backends
+
+#endif  // CWSC_BACKENDS_SEATBELT_H_
