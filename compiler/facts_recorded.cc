@@ -89,6 +89,17 @@ ProbeResult ReadProbe(const YAML::Node& n, const std::string& what) {
   return r;
 }
 
+// RecordedLauncher is the `launcher_probe` record: `uid`/`gids` are present
+// when the user query succeeded; `ok` is the verdict of the whole probe.
+struct RecordedLauncher {
+  bool present = false;
+  bool ran = false;
+  bool ok = false;
+  std::optional<uint32_t> uid;
+  std::vector<uint32_t> gids;
+  std::string message;
+};
+
 class RecordedFacts : public HostFacts {
  public:
   std::string platform = "linux";
@@ -100,8 +111,35 @@ class RecordedFacts : public HostFacts {
   std::map<std::string, std::string> files;
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
+  RecordedLauncher launcher;
 
   std::string Platform() override { return platform; }
+  LauncherUser LauncherUserOf(const std::vector<std::string>&) override {
+    LauncherUser u;
+    if (!launcher.present) {
+      u.message = "the facts file has no launcher_probe";
+      return u;
+    }
+    u.ran = launcher.ran;
+    u.ok = launcher.uid.has_value();
+    if (u.ok) {
+      u.uid = *launcher.uid;
+      u.gids = launcher.gids;
+    } else {
+      u.message = launcher.message;
+    }
+    return u;
+  }
+  ProbeResult LauncherProbe(const std::vector<std::string>&,
+                            const std::vector<std::string>&) override {
+    ProbeResult r;
+    r.ran = launcher.present && launcher.ran && launcher.uid.has_value();
+    r.ok = r.ran && launcher.ok;
+    r.exit_code = r.ok ? 0 : -1;
+    r.message = r.ok ? "" : launcher.message;
+    if (!launcher.present) r.message = "the facts file has no launcher_probe";
+    return r;
+  }
   UserInfo User() override { return user; }
   std::string Cwd() override { return cwd; }
   std::optional<std::string> Env(absl::string_view name) override {
@@ -131,7 +169,7 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
   ExpectMap(root, "the facts file");
   CheckKeys(root,
             {"cwsc_facts", "platform", "user", "cwd", "env", "secrets_set", "paths", "files",
-             "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir"},
+             "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir", "launcher_probe"},
             "the facts file");
   if (!root["cwsc_facts"]) Fail(root, "missing 'cwsc_facts: 1' (format version)");
   if (Uint(root["cwsc_facts"], "cwsc_facts") != 1) {
@@ -205,6 +243,22 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
   }
   if (root["bwrap_probe"]) f->bwrap = ReadProbe(root["bwrap_probe"], "bwrap_probe");
   if (root["seatbelt_probe"]) f->seatbelt = ReadProbe(root["seatbelt_probe"], "seatbelt_probe");
+  if (const YAML::Node l = root["launcher_probe"]) {
+    ExpectMap(l, "launcher_probe");
+    CheckKeys(l, {"ran", "ok", "uid", "gids", "message"}, "launcher_probe");
+    RecordedLauncher& rl = f->launcher;
+    rl.present = true;
+    if (l["ran"]) rl.ran = Bool(l["ran"], "launcher_probe.ran");
+    if (l["ok"]) rl.ok = Bool(l["ok"], "launcher_probe.ok");
+    if (l["uid"]) rl.uid = Uint(l["uid"], "launcher_probe.uid");
+    if (l["gids"]) {
+      if (!l["gids"].IsSequence()) Fail(l["gids"], "launcher_probe.gids must be a list");
+      for (const auto& g : l["gids"]) rl.gids.push_back(Uint(g, "a group id"));
+    }
+    if (l["message"]) rl.message = Str(l["message"], "launcher_probe.message");
+    if (rl.ok && !rl.ran) Fail(l, "launcher_probe cannot be ok without having run");
+    if (rl.ok && !rl.uid) Fail(l, "launcher_probe cannot be ok without a uid");
+  }
   if (root["darwin_user_cache_dir"] && !root["darwin_user_cache_dir"].IsNull()) {
     f->darwin_cache = Str(root["darwin_user_cache_dir"], "darwin_user_cache_dir");
   }

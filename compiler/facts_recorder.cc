@@ -21,6 +21,8 @@ struct FactsRecorder::Record {
   std::optional<ProbeResult> bwrap, seatbelt;
   bool darwin = false;
   std::optional<std::string> darwin_v;
+  std::optional<LauncherUser> launcher_user;
+  std::optional<ProbeResult> launcher_probe;
 };
 
 FactsRecorder::FactsRecorder(HostFacts* inner) : inner_(inner), rec_(std::make_unique<Record>()) {}
@@ -63,6 +65,14 @@ ProbeResult FactsRecorder::SeatbeltProbe() { return *(rec_->seatbelt = inner_->S
 std::optional<std::string> FactsRecorder::DarwinUserCacheDir() {
   rec_->darwin = true;
   return rec_->darwin_v = inner_->DarwinUserCacheDir();
+}
+
+LauncherUser FactsRecorder::LauncherUserOf(const std::vector<std::string>& launcher) {
+  return *(rec_->launcher_user = inner_->LauncherUserOf(launcher));
+}
+ProbeResult FactsRecorder::LauncherProbe(const std::vector<std::string>& launcher,
+                                         const std::vector<std::string>& bwrap_argv) {
+  return *(rec_->launcher_probe = inner_->LauncherProbe(launcher, bwrap_argv));
 }
 
 namespace {
@@ -173,6 +183,22 @@ absl::StatusOr<std::string> FactsRecorder::WriteYaml() const {
   if (r.seatbelt) {
     out << YAML::Key << "seatbelt_probe" << YAML::Value;
     EmitProbe(out, *r.seatbelt);
+  }
+  if (r.launcher_user || r.launcher_probe) {
+    // One record for both questions (docs/facts.md): uid/gids when the user
+    // query succeeded, `ok` for the whole probe, the first failure's message.
+    const LauncherUser* u = r.launcher_user ? &*r.launcher_user : nullptr;
+    const ProbeResult* p = r.launcher_probe ? &*r.launcher_probe : nullptr;
+    bool user_ok = u != nullptr && u->ok;
+    std::string message = u != nullptr && !u->ok ? u->message : p != nullptr ? p->message : "";
+    out << YAML::Key << "launcher_probe" << YAML::Value << YAML::Flow << YAML::BeginMap
+        << YAML::Key << "ran" << YAML::Value << (u != nullptr ? u->ran : p->ran) << YAML::Key
+        << "ok" << YAML::Value << (user_ok && p != nullptr && p->ok);
+    if (user_ok) {
+      out << YAML::Key << "uid" << YAML::Value << u->uid << YAML::Key << "gids" << YAML::Value
+          << YAML::Flow << u->gids;
+    }
+    out << YAML::Key << "message" << YAML::Value << YAML::DoubleQuoted << message << YAML::EndMap;
   }
   if (r.darwin && r.darwin_v) {
     out << YAML::Key << "darwin_user_cache_dir" << YAML::Value << YAML::DoubleQuoted << *r.darwin_v;

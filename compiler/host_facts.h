@@ -60,6 +60,17 @@ struct ProbeResult {
   bool operator==(const ProbeResult&) const = default;
 };
 
+// LauncherUser is what the launcher probe learned about the launcher's user
+// (`<launcher...> /usr/bin/id -u` and `-G`), docs/launcher.md.
+struct LauncherUser {
+  bool ran = false;            // the launcher was started
+  bool ok = false;             // both commands succeeded and printed ids
+  uint32_t uid = 0;
+  std::vector<uint32_t> gids;  // `id -G` (primary group included), sorted
+  std::string message;         // why not ok (the launcher's own stderr line, ...)
+  bool operator==(const LauncherUser&) const = default;
+};
+
 class HostFacts {
  public:
   virtual ~HostFacts() = default;
@@ -84,6 +95,12 @@ class HostFacts {
   virtual ProbeResult SeatbeltProbe() = 0;
   // DarwinUserCacheDir is confstr(_CS_DARWIN_USER_CACHE_DIR) (macOS), else nullopt.
   virtual std::optional<std::string> DarwinUserCacheDir() = 0;
+  // LauncherUserOf runs `<launcher...> /usr/bin/id -u` and `-G` (cached).
+  virtual LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) = 0;
+  // LauncherProbe runs `<launcher...> <bwrap_argv>` once, where bwrap_argv is
+  // a wrapped /bin/true with the deny masks (cached per argv).
+  virtual ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                                    const std::vector<std::string>& bwrap_argv) = 0;
 };
 
 // The probe argv of reference §8.1 (16 elements, cwd "/").
@@ -116,6 +133,9 @@ class FactsRecorder : public HostFacts {
   ProbeResult BwrapProbe() override;
   ProbeResult SeatbeltProbe() override;
   std::optional<std::string> DarwinUserCacheDir() override;
+  LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override;
+  ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                            const std::vector<std::string>& bwrap_argv) override;
 
   // WriteYaml renders the recorded facts in the documented format.
   absl::StatusOr<std::string> WriteYaml() const;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/config_toml.h"
 #include "compiler/deny_list.h"
+#include "compiler/launcher.h"
 #include "compiler/lower_remote.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/worktree.h"
@@ -140,7 +141,13 @@ class Resolver {
       plan_.posture_label = PostureLabel(plan_);
       return plan_;
     }
-    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, in_.spec, plan_.platform, vars_));
+    // Launcher plans (compiler/launcher.h): private /tmp, built-in deny list forced on.
+    if (Launcher()) {
+      plan_.policy.exclude_slash_tmp = true;
+      plan_.policy.exclude_tmpdir = true;
+    }
+    PolicySpec deny_spec = Launcher() ? ForcedDenySpec(in_.spec, &plan_) : in_.spec;
+    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, deny_spec, plan_.platform, vars_));
     ComputeRoots();
     SelectWrapper();
     if (plan_.kind == PlanKind::kLinuxBwrap || plan_.kind == PlanKind::kLauncherBwrap) {
@@ -154,6 +161,18 @@ class Resolver {
   }
 
  private:
+  bool Launcher() const { return in_.spec.tool_launcher.has_value(); }
+
+  // LauncherCanReach: for a launcher plan, a bind whose source the launcher's
+  // user cannot reach is dropped, and the plan says so.
+  bool LauncherCanReach(const std::string& source, const std::string& what, const Origin& origin) {
+    if (!launcher_user_) return true;
+    std::string why = UnreachableReason(facts_, source, *launcher_user_);
+    if (why.empty()) return true;
+    AddSkipped(what, source, why, origin);
+    return false;
+  }
+
   bool RemoteRequested() const {
     if (!in_.spec.sandbox_backend) return false;
     std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(in_.spec.sandbox_backend->value));
@@ -252,11 +271,14 @@ class Resolver {
                                  Origin::Default("workspace-write shares the host /tmp")});
       }
     } else {
-      AddSkipped("writable root", "/tmp", "excluded by the policy", ExcludeOrigin(true));
+      AddSkipped("writable root", "/tmp", Launcher() ? kLauncherPrivateTmp : "excluded by the policy",
+                 ExcludeOrigin(true));
     }
     if (pol.exclude_tmpdir) {
       if (auto tmpdir = facts_.Env("TMPDIR"); tmpdir && !tmpdir->empty()) {
-        AddSkipped("writable root", *tmpdir, "TMPDIR excluded by the policy", ExcludeOrigin(false));
+        AddSkipped("writable root", *tmpdir,
+                   Launcher() ? kLauncherPrivateTmp : "TMPDIR excluded by the policy",
+                   ExcludeOrigin(false));
       }
     } else {
       if (auto tmpdir = facts_.Env("TMPDIR"); tmpdir && !tmpdir->empty()) {
@@ -281,6 +303,8 @@ class Resolver {
         r.skip_reason = "canonicalizes to /";
       } else if (mounted_canon.count(info.canonical)) {
         r.skip_reason = "duplicate";
+      } else if (Launcher() && IsHostTmp(info.canonical)) {
+        r.skip_reason = kLauncherPrivateTmp;
       } else {
         r.mounted = true;
         mounted_canon.insert(info.canonical);
@@ -304,7 +328,15 @@ class Resolver {
     plan_.roots = std::move(roots);
   }
 
+  // IsHostTmp: the canonical host /tmp or TMPDIR (never bound under a launcher).
+  bool IsHostTmp(const std::string& canonical) {
+    if (canonical == facts_.Path("/tmp").canonical) return true;
+    auto tmpdir = facts_.Env("TMPDIR");
+    return tmpdir && !tmpdir->empty() && canonical == facts_.Path(*tmpdir).canonical;
+  }
+
   Origin ExcludeOrigin(bool slash_tmp) const {
+    if (Launcher()) return in_.spec.tool_launcher->origin;
     const auto& setting = slash_tmp ? in_.spec.sandbox_exclude_slash_tmp : in_.spec.sandbox_exclude_tmpdir;
     if (setting) return setting->origin;
     return Origin::Default(slash_tmp ? "exclude_slash_tmp" : "exclude_tmpdir");
@@ -317,11 +349,10 @@ class Resolver {
 
   void SelectWrapper() {
     const ir::Policy& pol = plan_.policy;
-    bool launcher = in_.spec.tool_launcher.has_value();
-    if (launcher) {
-      Refuse("tool_launcher is configured, but launcher plans are not available in this cwsc "
-             "build; refusing rather than running without the launcher",
-             in_.spec.tool_launcher->origin);
+    if (Launcher()) {  // compiler/launcher.h decides launcher plans
+      launcher_user_ = LowerLauncher(
+          facts_, LauncherInput{&in_.spec, in_.launcher_trusted, in_.launcher_trust_refusal}, &plan_);
+      if (plan_.kind == PlanKind::kRefused) Refuse(plan_.refusal->reason, plan_.refusal->origin);
       return;
     }
     if (!pol.ShouldSandbox()) {
@@ -401,7 +432,8 @@ class Resolver {
       for (const auto& d : in_.spec.bwrap_dev_roots->value) {
         CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars_));
         PathInfo info = facts_.Path(p);
-        if (info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) {
+        if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
+            LauncherCanReach(info.canonical, "bwrap_dev_roots", d.origin)) {
           AddMount(MountOp::kDevBind, info.canonical, info.canonical, "device root", d.origin);
         } else {
           AddSkipped("bwrap_dev_roots", p,
@@ -418,6 +450,7 @@ class Resolver {
     std::sort(writable.begin(), writable.end(),
               [](const ir::Root* a, const ir::Root* b) { return PathLess(a->canonical, b->canonical); });
     for (const ir::Root* r : writable) {
+      if (!LauncherCanReach(r->canonical, "writable root", r->origin)) continue;
       AddMount(MountOp::kBind, r->canonical, r->canonical,
                absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
     }
@@ -442,6 +475,7 @@ class Resolver {
     std::sort(prot.begin(), prot.end(),
               [](const auto& a, const auto& b) { return PathLess(a.first, b.first); });
     for (const auto& [path, origin] : prot) {
+      if (!LauncherCanReach(path, "protected descendant", origin)) continue;
       AddMount(MountOp::kRoBind, path, path, "protected descendant stays read-only", origin);
     }
     // Read-only mode with a working directory under /tmp: the tmpfs would hide
@@ -463,18 +497,14 @@ class Resolver {
                      info.type == FileType::kMissing ? "missing" : "not a directory", r.origin);
         } else if (info.canonical == "/") {
           AddSkipped("bwrap_ro_roots", p, "canonicalizes to /", r.origin);
-        } else {
+        } else if (LauncherCanReach(info.canonical, "bwrap_ro_roots", r.origin)) {
           AddMount(MountOp::kRoBind, info.canonical, info.canonical, "extra read-only root", r.origin);
         }
       }
     }
-    for (const ir::DeniedPath& d : plan_.denied_read) {
-      PathInfo info = facts_.Path(d.path);
-      if (info.type == FileType::kDirectory) {
-        AddMount(MountOp::kTmpfs, "", d.path, absl::StrCat("deny read ", d.rule), d.origin);
-      } else if (info.type != FileType::kMissing) {
-        AddMount(MountOp::kRoBind, "/dev/null", d.path, absl::StrCat("deny read ", d.rule), d.origin);
-      }
+    // Deny masks (§8.6); for a launcher plan computed for the launcher's user.
+    for (ir::Mount& m : DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
+      plan_.mounts.push_back(std::move(m));
     }
     if (plan_.mounts.size() > kMountWarnThreshold) {
       plan_.warnings.push_back(ir::Warning{
@@ -490,6 +520,7 @@ class Resolver {
   LaunchPlan plan_;
   PathVars vars_;
   std::vector<Origin> configured_origins_;
+  std::optional<Identity> launcher_user_;  // set when a launcher probe passed
 };
 
 }  // namespace

@@ -24,6 +24,7 @@ struct ResolveInput {
   std::string cwd;              // absolute, as given
   std::optional<std::string> escalate;  // approved per-command escalation target
   bool launcher_trusted = false;        // spec.tool_launcher passed the managed-file trust rules
+  std::string launcher_trust_refusal;   // why not (names the file and the rule); compiler/launcher.h
 };
 
 absl::StatusOr<ir::LaunchPlan> ResolvePlan(const ResolveInput& in, HostFacts& facts);
