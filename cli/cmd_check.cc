@@ -1,0 +1,120 @@
+// `cwsc check`: validate a policy or config file and list the expectations
+// each policy carries. Evaluating them against the emitted artifacts is the
+// job of a later version of this command (docs/dsl.md, "Expectations").
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "compiler/config_toml.h"
+#include "compiler/dsl_frontend.h"
+
+namespace cwsc::cli {
+namespace {
+
+constexpr char kCheckUsage[] =
+    "usage: cwsc check FILE [--policy NAME] [--input toml|dsl] [--managed]\n"
+    "\n"
+    "Validate FILE (a .cwsp policy or a Codewhale config.toml) and list the\n"
+    "expectations of each policy (or of --policy NAME). --managed checks FILE\n"
+    "as a managed config (which may set `launcher`).\n"
+    "Exit codes: 0 valid, 2 bad input or usage.\n";
+
+std::string Verdict(const ir::Expectation& e) { return e.allowed ? "allowed" : "denied"; }
+
+void PrintPolicy(const compiler::DslPolicy& p, const std::string& file) {
+  size_t n = p.spec.expectations.size();
+  std::printf("policy %s (%s:%d:%d): valid, %zu expectation%s\n", p.name.c_str(), file.c_str(),
+              p.line, p.col, n, n == 1 ? "" : "s");
+  for (const ir::Expectation& e : p.spec.expectations) {
+    std::string what = ir::ExpectationKindName(e.kind);
+    if (e.kind != ir::Expectation::Kind::kNetwork) {
+      what += " " + compiler::QuoteForMessage(e.path);
+    }
+    std::printf("  expect %s %s  (%s:%d:%d)\n", what.c_str(), Verdict(e).c_str(),
+                e.origin.file.c_str(), e.origin.line, e.origin.col);
+  }
+}
+
+}  // namespace
+
+int CmdCheck(const Args& args) {
+  std::vector<std::string> rest;
+  bool managed = false;
+  for (const std::string& a : args) {
+    if (a == "--managed") {
+      managed = true;
+    } else {
+      rest.push_back(a);
+    }
+  }
+  absl::StatusOr<CommonOptions> o = ParseCommonOptions(rest, {"--policy", "--input"});
+  if (!o.ok()) {
+    PrintError(std::string(o.status().message()));
+    std::fputs(kCheckUsage, stderr);
+    return kExitUsage;
+  }
+  if (o->help) {
+    std::fputs(kCheckUsage, stdout);
+    return kExitOk;
+  }
+  if (o->config.empty()) {
+    std::fputs(kCheckUsage, stderr);
+    return kExitUsage;
+  }
+  const std::string& file = o->config;
+  bool dsl = o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp");
+  if (o->input && *o->input != "dsl" && *o->input != "toml") {
+    PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
+    return kExitUsage;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    PrintError(absl::StrCat(file, ": error: cannot read the file"));
+    return kExitUsage;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  compiler::Layer layer = managed ? compiler::Layer::kManaged : compiler::Layer::kUser;
+
+  if (!dsl) {
+    if (!o->policy.empty()) {
+      PrintError(absl::StrCat(file, ": error: --policy selects a policy of a .cwsp file"));
+      return kExitUsage;
+    }
+    absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
+    if (!cfg.ok()) {
+      PrintError(std::string(cfg.status().message()));
+      return kExitUsage;
+    }
+    PrintNotes(cfg->notes);
+    std::printf("%s: valid config; no expectations (only .cwsp policies carry them)\n",
+                file.c_str());
+    return kExitOk;
+  }
+
+  absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
+  if (!parsed.ok()) {
+    PrintError(std::string(parsed.status().message()));
+    return kExitUsage;
+  }
+  bool found = o->policy.empty();
+  for (const compiler::DslPolicy& p : parsed->policies) {
+    if (!o->policy.empty() && p.name != o->policy) continue;
+    found = true;
+    PrintPolicy(p, file);
+  }
+  if (!found) {
+    PrintError(absl::StrCat(file, ": error: no policy named '", o->policy, "'"));
+    return kExitUsage;
+  }
+  if (parsed->policies.empty()) std::printf("%s: valid, but defines no policy\n", file.c_str());
+  std::printf("expectations are listed, not evaluated yet\n");
+  return kExitOk;
+}
+
+}  // namespace cwsc::cli
