@@ -1,6 +1,7 @@
 // The options shared by `compile`, `explain`, `check`, `facts` and `run`:
 //   CONFIG [--target T] [--mode M] [--facts FILE] [--cwd DIR] [--format F]
 //          [--policy NAME] [--input toml|dsl] [--escalate MODE] [-o FILE]
+//          [--no-project-config]
 //          [-- PROGRAM ARGS...]
 // Both `--opt value` and `--opt=value` are accepted.
 #ifndef CWSC_CLI_CLI_OPTIONS_H_
@@ -33,6 +34,7 @@ struct CommonOptions {
   std::optional<std::string> timeout; // --timeout SECONDS (run/exec)
   bool json = false;                  // --json (run/exec/doctor)
   bool check = false;                 // --check (fmt)
+  bool no_project_config = false;     // --no-project-config (serve/exec style launch)
   std::vector<std::string> program;   // after --
   bool saw_dashdash = false;
 };

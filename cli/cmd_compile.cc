@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/argv_format.h"
 #include "backends/bwrap.h"
+#include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
@@ -14,9 +15,10 @@ namespace cwsc::cli {
 namespace {
 
 constexpr char kCompileUsage[] =
-    "usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|plan] [--mode MODE] [--facts FILE]\n"
-    "                    [--cwd DIR] [--format lines|shell|json|nul|sbpl] [--policy NAME]\n"
-    "                    [--input toml|dsl] [--escalate MODE] [-- PROGRAM ARGS...]\n"
+    "usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|opensandbox|plan] [--mode MODE]\n"
+    "                    [--facts FILE] [--cwd DIR] [--format lines|shell|json|nul|sbpl]\n"
+    "                    [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
+    "                    [--no-project-config] [-- PROGRAM ARGS...]\n"
     "\n"
     "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission\n"
     "mode (plan, ask, auto-review, full-access; default ask) against the live host,\n"
@@ -24,6 +26,8 @@ constexpr char kCompileUsage[] =
     "  --target auto   the artifact of the plan's kind (default)\n"
     "  --target bwrap  the bubblewrap argv (exit 4 if the plan does not use bwrap)\n"
     "  --target seatbelt  the sandbox-exec argv (exit 4 if the plan does not use Seatbelt)\n"
+    "  --target opensandbox  the OpenSandbox HTTP request(s), key redacted (exit 4 if\n"
+    "                  the plan is not remote; --format json for JSON)\n"
     "  --target plan   the launch plan as canonical JSON\n"
     "Without a program the argv ends at `--`. --format picks the argv form:\n"
     "lines (default, one token per line), shell (one quoted line), json, nul;\n"
@@ -39,13 +43,15 @@ constexpr char kExplainUsage[] =
     "then what the plan skipped and why.\n";
 
 const std::vector<std::string> kOptions = {"--target", "--mode",     "--facts",  "--cwd",
-                                           "--format", "--policy",   "--input",  "--escalate"};
+                                           "--format", "--policy",   "--input",  "--escalate",
+                                           "--no-project-config"};
 
 // Artifact is what a target produced: an argv with origins, or a text.
 struct Artifact {
   backends::EmittedArgv argv;
   bool is_argv = false;
   std::string text;  // for non-argv targets (plan JSON)
+  std::string json;  // opensandbox: the requests as JSON (--format json)
 };
 
 // Emit builds the artifact for `target`, or returns an exit code with a message.
@@ -72,6 +78,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       case ir::PlanKind::kLauncherBwrap: t = "bwrap"; break;
       case ir::PlanKind::kMacosSeatbelt: t = "seatbelt"; break;
       case ir::PlanKind::kNone: t = "none"; break;
+      case ir::PlanKind::kOpenSandbox: t = "opensandbox"; break;
       default:
         std::fprintf(stderr, "cwsc: error: no emitter for plan kind %s in this build\n",
                      ir::PlanKindName(plan.kind));
@@ -119,7 +126,18 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     out->argv = *std::move(argv);
     return kExitOk;
   }
-  std::fprintf(stderr, "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt or plan)\n",
+  if (t == "opensandbox") {  // the HTTP request(s) for review, key redacted
+    if (plan.kind != ir::PlanKind::kOpenSandbox || !plan.remote) {
+      std::fprintf(stderr, "cwsc: error: --target opensandbox: plan kind %s does not use OpenSandbox\n",
+                   ir::PlanKindName(plan.kind));
+      return kExitNotApplicable;
+    }
+    std::vector<backends::RemoteRequest> reqs = backends::ReviewRequests(plan, program, std::nullopt);
+    out->text = backends::FormatReviewText(plan, reqs);
+    out->json = backends::FormatReviewJson(plan, reqs);
+    return kExitOk;
+  }
+  std::fprintf(stderr, "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt, opensandbox or plan)\n",
                target.c_str());
   return kExitUsage;
 }
@@ -192,7 +210,9 @@ int CmdCompile(const Args& args) {
   if (int rc = CompileFromOptions(*o, kCompileUsage, &r); rc != kExitOk) return rc;
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
-  if (!art.is_argv) return WriteStdout(art.text);
+  if (!art.is_argv) {
+    return WriteStdout(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
+  }
   const bool seatbelt_argv = r.plan.seatbelt.has_value() && !art.argv.empty() &&
                              o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
   if (sbpl) {
@@ -237,6 +257,12 @@ int CmdExplain(const Args& args) {
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
     if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;
+    if (!art.is_argv && plan.kind == ir::PlanKind::kOpenSandbox && plan.remote) {
+      // The remote request has no argv tokens: show its URL's origin, then the request.
+      absl::StrAppend(&out, "# url: ", plan.remote->url, "  (", plan.remote->url_origin.Describe(),
+                      ")\n", art.text);
+      art.is_argv = true;  // no tokens to explain below
+    }
     if (!art.is_argv) {
       std::fputs("cwsc: error: explain shows argv targets (auto, bwrap)\n", stderr);
       return kExitUsage;
@@ -247,7 +273,22 @@ int CmdExplain(const Args& args) {
       quoted.push_back(backends::ShellQuote(a.text));
       width = std::max(width, std::min<size_t>(quoted.back().size(), 48));
     }
+    // A Seatbelt profile token is explained line by line, each with its origin.
+    absl::StatusOr<backends::EmittedArgv> profile =
+        plan.kind == ir::PlanKind::kMacosSeatbelt && art.argv.size() > 2 && art.argv[1].text == "-p"
+            ? backends::EmitSeatbeltProfile(plan)
+            : absl::StatusOr<backends::EmittedArgv>(absl::NotFoundError(""));
     for (size_t i = 0; i < art.argv.size(); ++i) {
+      if (i == 2 && profile.ok()) {
+        absl::StrAppend(&out, "# profile (-p), ", art.argv[2].text.size(), " bytes:\n");
+        for (const auto& line : *profile) {
+          if (line.text.empty()) continue;
+          std::string l = absl::StrCat("  ", line.text);
+          if (l.size() < 72) l.append(72 - l.size(), ' ');
+          absl::StrAppend(&out, l, "  # ", line.origin.Describe(), "\n");
+        }
+        continue;
+      }
       std::string q = quoted[i];
       if (q.size() < width) q.append(width - q.size(), ' ');
       absl::StrAppend(&out, q, "  # ", art.argv[i].origin.Describe(), "\n");

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/launcher.h"
 #include "compiler/layers.h"
 #include "compiler/resolve.h"
 #include "ir/status_macros.h"
@@ -83,6 +84,8 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   PolicySpec merged = user;
   Overlay(merged, env);
   CWSC_ASSIGN_OR_RETURN(ManagedLayer managed, ReadManagedLayer(*facts, merged, &result.notes));
+  LauncherTrust trust;  // compiler/launcher.h: only a trusted managed file may set tool_launcher
+  if (managed.spec.tool_launcher) trust = CheckLauncherTrust(*facts, managed, merged.managed_config_path);
   Overlay(merged, managed.spec);
 
   std::string cwd = options.cwd ? *options.cwd : facts->Cwd();
@@ -99,7 +102,13 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   in.mode_origin = options.mode_origin;
   in.cwd = cwd;
   in.escalate = options.escalate;
+  in.launcher_trusted = trust.trusted;
+  in.launcher_trust_refusal = trust.refusal;
   CWSC_ASSIGN_OR_RETURN(result.plan, ResolvePlan(in, *facts));
+  if (result.plan.kind == ir::PlanKind::kLauncherBwrap) {
+    result.plan.warnings.insert(result.plan.warnings.end(), trust.warnings.begin(),
+                                trust.warnings.end());
+  }
   result.plan.expectations = user.expectations;  // only the DSL writes them
   result.merged = std::move(merged);
   return result;

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/config_toml.h"
+#include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
 #include "ir/status_macros.h"
 
@@ -96,7 +97,13 @@ void Overlay(PolicySpec& base, const PolicySpec& top) {
   TakeList(base.bwrap_dev_roots, top.bwrap_dev_roots);
   Take(base.sandbox_backend, top.sandbox_backend);
   Take(base.sandbox_url, top.sandbox_url);
-  Take(base.sandbox_api_key, top.sandbox_api_key);
+  // The key comes from one place: a layer that names any source of it (a
+  // value, an env variable, a file) replaces every source of the layers below.
+  if (top.sandbox_api_key || top.sandbox_api_key_env || top.sandbox_api_key_file) {
+    base.sandbox_api_key = top.sandbox_api_key;
+    base.sandbox_api_key_env = top.sandbox_api_key_env;
+    base.sandbox_api_key_file = top.sandbox_api_key_file;
+  }
   Take(base.sandbox_network_access, top.sandbox_network_access);
   Take(base.managed_config_path, top.managed_config_path);
   Take(base.sandbox_read_denylist_defaults, top.sandbox_read_denylist_defaults);
@@ -139,7 +146,14 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
         absl::StrCat(path, ": error: the managed config exists but cannot be read (it must be a "
                            "regular file of at most 64 KiB)\n"));
   }
-  CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(*text, path, Layer::kManaged));
+  ConfigLayer layer;
+  if (absl::EndsWith(path, ".cwsp")) {  // a managed policy in the DSL (docs/dsl.md)
+    CWSC_ASSIGN_OR_RETURN(DslResult dsl, ReadDslPolicy(*text, path, "", Layer::kManaged));
+    layer.spec = std::move(dsl.spec);
+    layer.spec.expectations.clear();  // the user policy's expectations are the ones checked
+  } else {
+    CWSC_ASSIGN_OR_RETURN(layer, ReadTomlConfig(*text, path, Layer::kManaged));
+  }
   if (notes != nullptr) notes->insert(notes->end(), layer.notes.begin(), layer.notes.end());
   out.path = path;
   out.spec = std::move(layer.spec);

@@ -396,3 +396,26 @@ TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
 
 }  // namespace
 }  // namespace cwsc::compiler
+
+namespace cwsc::compiler {
+namespace {
+
+// The API key has one source: a layer naming any source replaces all below.
+TEST(Layers, ApiKeySourceIsReplacedAsAWhole) {
+  PolicySpec user;
+  user.sandbox_api_key_env = Setting<std::string>{"USER_KEY_VAR", ir::Origin::Default("u")};
+  PolicySpec managed;
+  managed.sandbox_api_key_file = Setting<std::string>{"/etc/cw/key", ir::Origin::Default("m")};
+  PolicySpec merged = user;
+  Overlay(merged, managed);
+  EXPECT_FALSE(merged.sandbox_api_key_env);
+  ASSERT_TRUE(merged.sandbox_api_key_file);
+  EXPECT_EQ(merged.sandbox_api_key_file->value, "/etc/cw/key");
+  PolicySpec unrelated;
+  unrelated.prefer_bwrap = Setting<bool>{true, ir::Origin::Default("p")};
+  Overlay(merged, unrelated);
+  EXPECT_TRUE(merged.sandbox_api_key_file);  // a layer without a key source keeps it
+}
+
+}  // namespace
+}  // namespace cwsc::compiler
