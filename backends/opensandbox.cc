@@ -3,33 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "backends/argv_format.h"
 
 namespace cwsc::backends {
 namespace {
 
 using OJson = nlohmann::ordered_json;
-
-bool IsSafeShellChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '-' || c == '.' || c == '/' || c == ':' || c == ',' || c == '+' ||
-         c == '=' || c == '@' || c == '%';
-}
-
-std::string QuoteWord(const std::string& word) {
-  bool safe = !word.empty();
-  for (char c : word) safe = safe && IsSafeShellChar(c);
-  if (safe) return word;
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += "'";
-  return out;
-}
 
 OJson EnvObject(const EnvList& env) {
   OJson o = OJson::object();
@@ -59,7 +38,7 @@ std::string ShellCommand(const std::vector<std::string>& program) {
   std::string out;
   for (const std::string& word : program) {
     if (!out.empty()) out += ' ';
-    out += QuoteWord(word);
+    out += ShellQuote(word);
   }
   return out;
 }
@@ -261,6 +240,17 @@ std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<Remot
     j["requests"].push_back(one);
   }
   return j.dump(2) + "\n";
+}
+
+absl::Status CheckRemoteProgram(const std::vector<std::string>& program) {
+  for (const std::string& token : program) {
+    if (!IsValidUtf8(token)) {
+      return absl::InvalidArgumentError(
+          "a program argument is not valid UTF-8; OpenSandbox requests carry the command in "
+          "JSON, which cannot hold it");
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace cwsc::backends

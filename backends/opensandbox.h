@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "ir/plan.h"
 
 namespace cwsc::backends {
@@ -94,6 +95,11 @@ std::vector<RemoteRequest> ReviewRequests(const ir::LaunchPlan& plan,
 std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs);
 // FormatReviewJson renders them as one JSON document.
 std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs);
+
+// CheckRemoteProgram fails when a program token is not valid UTF-8: every
+// OpenSandbox request carries the command in JSON, which cannot hold such
+// bytes, and a replaced byte would run a different command.
+absl::Status CheckRemoteProgram(const std::vector<std::string>& program);
 
 }  // namespace cwsc::backends
 

@@ -132,6 +132,10 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
                    ir::PlanKindName(plan.kind));
       return kExitNotApplicable;
     }
+    if (absl::Status s = backends::CheckRemoteProgram(program); !s.ok()) {
+      PrintError(std::string(s.message()));
+      return kExitUsage;
+    }
     std::vector<backends::RemoteRequest> reqs = backends::ReviewRequests(plan, program, std::nullopt);
     out->text = backends::FormatReviewText(plan, reqs);
     out->json = backends::FormatReviewJson(plan, reqs);

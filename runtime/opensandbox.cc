@@ -497,6 +497,7 @@ absl::StatusOr<RemoteOutcome> RunRemote(const RemoteRun& run) {
     return absl::InvalidArgumentError("the plan is not an OpenSandbox plan");
   }
   if (run.program.empty()) return absl::InvalidArgumentError("no program to run");
+  if (absl::Status s = backends::CheckRemoteProgram(run.program); !s.ok()) return s;
   Io io(run);
   const ir::Remote& rm = *run.plan->remote;
   absl::StatusOr<RemoteOutcome> r;

@@ -146,6 +146,18 @@ TEST(Cli, RefusedPlanExits3AndNeverPrintsTheKey) {
   EXPECT_EQ(e.out.find("sk-live-4242"), std::string::npos);
 }
 
+TEST(Cli, RemoteRequestRefusesBytesJsonCannotCarry) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_backend = \"opensandbox\"\nsandbox_url = \"http://127.0.0.1:9\"\n");
+  RunResult r = Cwsc({"compile", "c.toml", "--facts", Facts(), "--target", "opensandbox", "--",
+                      "printf", "\xff"}, t.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "cwsc: error: a program argument is not valid UTF-8; OpenSandbox requests carry the "
+            "command in JSON, which cannot hold it\n");
+}
+
 TEST(Cli, ExamplesCompileOnRecordedFacts) {
   for (const char* ex : {"workspace.toml", "readonly.toml", "locked-down.toml"}) {
     for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
