@@ -2,17 +2,12 @@
 // compile asks the kernel each question once.
 #include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -21,99 +16,34 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/host_facts.h"
 #include "compiler/launcher.h"
-
-extern char** environ;
+#include "compiler/run_captured.h"
 
 namespace cwsc::compiler {
 namespace {
 
 constexpr size_t kMaxSmallFile = 64 * 1024;
-constexpr int kProbeDeadlineMs = 10000;
 
-int64_t NowMs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-// RunProbe runs argv with a cleared environment, stdin/stdout on /dev/null and
-// stderr captured, cwd "/", killing it after the deadline.
+// RunProbe runs a wrapped /bin/true (RunCaptured: cleared environment, null
+// stdin, cwd "/", 10 s deadline) and keeps the wrapper's own message.
 ProbeResult RunProbe(const std::vector<std::string>& argv) {
   ProbeResult r;
-  int err_pipe[2];
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    r.message = absl::StrCat("pipe: ", std::strerror(errno));
+  Captured c = RunCaptured(argv);
+  r.ran = c.started;
+  if (!c.started) {
+    r.message = c.spawn_error;
     return r;
   }
-  std::vector<char*> cargv;
-  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  char* empty_env[] = {nullptr};
-  pid_t pid = fork();
-  if (pid < 0) {
-    r.message = absl::StrCat("fork: ", std::strerror(errno));
-    close(err_pipe[0]);
-    close(err_pipe[1]);
-    return r;
-  }
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      dup2(devnull, 0);
-      dup2(devnull, 1);
-    }
-    dup2(err_pipe[1], 2);
-    if (chdir("/") != 0) _exit(126);
-    execve(cargv[0], cargv.data(), empty_env);
-    dprintf(2, "cannot execute %s: %s\n", cargv[0], std::strerror(errno));
-    _exit(127);
-  }
-  close(err_pipe[1]);
-  r.ran = true;
-  std::string err;
-  int64_t deadline = NowMs() + kProbeDeadlineMs;
-  bool timed_out = false;
-  bool eof = false;
-  int status = 0;
-  bool reaped = false;
-  while (!reaped) {
-    int64_t left = deadline - NowMs();
-    if (left <= 0) {
-      timed_out = true;
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      reaped = true;
-      break;
-    }
-    if (!eof) {
-      pollfd pfd{err_pipe[0], POLLIN, 0};
-      int n = poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 50)));
-      if (n > 0) {
-        char buf[4096];
-        ssize_t got = read(err_pipe[0], buf, sizeof buf);
-        if (got > 0 && err.size() < 64 * 1024) err.append(buf, static_cast<size_t>(got));
-        if (got == 0) eof = true;
-      }
-    } else {
-      struct timespec ts{0, 500 * 1000};  // stderr closed: the child is exiting
-      nanosleep(&ts, nullptr);
-    }
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) reaped = true;
-  }
-  close(err_pipe[0]);
-  std::string first = err.substr(0, err.find('\n'));
-  if (timed_out) {
+  if (c.timed_out) {
     r.message = "probe timed out after 10 s";
     return r;
   }
-  if (WIFEXITED(status)) {
-    r.exit_code = WEXITSTATUS(status);
-    r.ok = r.exit_code == 0;
-  } else if (WIFSIGNALED(status)) {
-    first = absl::StrCat("killed by signal ", WTERMSIG(status));
+  r.exit_code = c.exit_code;
+  r.ok = c.exit_code == 0;
+  if (!r.ok) {
+    std::string first = c.err.substr(0, c.err.find('\n'));
+    if (first.empty()) first = c.spawn_error;
+    r.message = first.empty() ? absl::StrCat("exit status ", r.exit_code) : first;
   }
-  if (!r.ok) r.message = first.empty() ? absl::StrCat("exit status ", r.exit_code) : first;
   return r;
 }
 
