@@ -241,24 +241,16 @@ bool IsMaskMount(const ir::Mount& m) {
 }
 
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks) {
-  std::vector<std::string> argv = {"/usr/bin/bwrap",
-                                   "--unshare-all",
-                                   "--die-with-parent",
-                                   "--ro-bind",
-                                   "/",
-                                   "/",
-                                   "--dev",
-                                   "/dev",
-                                   "--proc",
-                                   "/proc",
-                                   "--tmpfs",
-                                   "/tmp"};
+  // The plain probe argv (reference §8.1) with the deny masks before --chdir.
+  std::vector<std::string> base = BwrapProbeArgv();
+  auto chdir = std::find(base.begin(), base.end(), "--chdir");
+  std::vector<std::string> argv(base.begin(), chdir);
   for (const ir::Mount& m : masks) {
     argv.push_back(ir::MountOpFlag(m.op));
     if (!m.source.empty()) argv.push_back(m.source);
     argv.push_back(m.dest);
   }
-  for (const char* a : {"--chdir", "/", "--", "/bin/true"}) argv.push_back(a);
+  argv.insert(argv.end(), chdir, base.end());
   return argv;
 }
 
