@@ -79,6 +79,24 @@ void WriteAll(int fd, const char* data, size_t size) {
   }
 }
 
+// ProcStat is the parent and process group of a process, from /proc/PID/stat
+// (the fields after the parenthesised command name, which may hold spaces).
+struct ProcStat {
+  pid_t ppid = 0;
+  pid_t pgrp = 0;
+};
+
+bool ReadProcStat(const char* pid, ProcStat* out) {
+  std::ifstream stat(std::string("/proc/") + pid + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close_paren = text.rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 > text.size()) return false;
+  std::istringstream fields(text.substr(close_paren + 2));
+  std::string state;
+  fields >> state >> out->ppid >> out->pgrp;
+  return static_cast<bool>(fields);
+}
+
 // ChildPids lists the direct children of this process (orphaned descendants
 // land here because the caller is a child subreaper).
 std::vector<pid_t> ChildPids() {
@@ -95,15 +113,10 @@ std::vector<pid_t> ChildPids() {
   if (dir == nullptr) return out;
   while (dirent* e = readdir(dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    size_t close_paren = text.rfind(')');
-    if (close_paren == std::string::npos) continue;
-    std::istringstream fields(text.substr(close_paren + 2));
-    std::string state;
-    pid_t ppid = 0;
-    fields >> state >> ppid;
-    if (ppid == getpid()) out.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+    ProcStat st;
+    if (ReadProcStat(e->d_name, &st) && st.ppid == getpid()) {
+      out.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+    }
   }
   closedir(dir);
   return out;
@@ -122,15 +135,8 @@ void SignalGroup(pid_t pgid, int sig, pid_t spare) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
     if (p == spare) continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    size_t close_paren = text.rfind(')');
-    if (close_paren == std::string::npos) continue;
-    std::istringstream fields(text.substr(close_paren + 2));
-    std::string state;
-    pid_t ppid = 0, pgrp = 0;
-    fields >> state >> ppid >> pgrp;
-    if (pgrp == pgid) kill(p, sig);
+    ProcStat st;
+    if (ReadProcStat(e->d_name, &st) && st.pgrp == pgid) kill(p, sig);
   }
   closedir(dir);
 }
