@@ -315,6 +315,9 @@ TEST(Wrapper, Selection) {
   FactsBuilder noexec;
   noexec.File("/usr/bin/bwrap", "", "0644");
   EXPECT_EQ(Plan("", noexec, "ask").skipped.back().reason, "not a regular executable file");
+  FactsBuilder dir;  // case 9: a directory is not an executable file
+  dir.Dir("/usr/bin/bwrap", "", "0755", 0);
+  EXPECT_EQ(Plan("", dir, "ask").skipped.back().reason, "not a regular executable file");
   FactsBuilder missing;
   missing.Missing("/usr/bin/bwrap");
   EXPECT_EQ(Plan("", missing, "ask").skipped.back().reason, "missing");
