@@ -75,8 +75,9 @@ TEST(DenyList, DefaultsOff) {
   auto p = CompileText("sandbox_read_denylist_defaults = false\n"
                        "sandbox_denied_read_paths = [\"~/private\"]\n", f)->plan;
   EXPECT_EQ(Denied(p), std::vector<std::string>{"/home/dev/private"});
-  EXPECT_EQ(p.denied_read[0].origin.Describe(),
-            p.denied_read[0].origin.Describe());
+  std::string where = p.denied_read[0].origin.Describe();
+  EXPECT_EQ(where.rfind("config sandbox_denied_read_paths at /tmp/cwsc-config-", 0), 0u) << where;
+  EXPECT_EQ(where.substr(where.size() - 10), ".toml:2:30") << where;
   EXPECT_EQ(p.denied_read[0].origin.detail, "sandbox_denied_read_paths");
   EXPECT_EQ(p.denied_read[0].rule, "~/private");
 }
