@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -14,10 +16,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -86,15 +88,36 @@ struct ProcStat {
   pid_t pgrp = 0;
 };
 
+// ReadProcFile reads a /proc file of at most a few KiB with plain read(2)
+// (no iostreams: this runs on every SIGCHLD); nullopt when it cannot be
+// opened.
+std::optional<std::string> ReadProcFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
 bool ReadProcStat(const char* pid, ProcStat* out) {
-  std::ifstream stat(std::string("/proc/") + pid + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t close_paren = text.rfind(')');
-  if (close_paren == std::string::npos || close_paren + 2 > text.size()) return false;
-  std::istringstream fields(text.substr(close_paren + 2));
-  std::string state;
-  fields >> state >> out->ppid >> out->pgrp;
-  return static_cast<bool>(fields);
+  std::optional<std::string> text = ReadProcFile(std::string("/proc/") + pid + "/stat");
+  if (!text) return false;
+  size_t close_paren = text->rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 > text->size()) return false;
+  // ") S PPID PGRP ...": state, then the parent and the process group.
+  std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(*text).substr(close_paren + 2), ' ');
+  return fields.size() >= 3 && absl::SimpleAtoi(fields[1], &out->ppid) &&
+         absl::SimpleAtoi(fields[2], &out->pgrp);
 }
 
 // ChildPids lists the direct children of this process (orphaned descendants
@@ -102,10 +125,11 @@ bool ReadProcStat(const char* pid, ProcStat* out) {
 std::vector<pid_t> ChildPids() {
   std::vector<pid_t> out;
   std::string self = std::to_string(getpid());
-  std::ifstream in("/proc/self/task/" + self + "/children");
-  if (in) {
-    pid_t p;
-    while (in >> p) out.push_back(p);
+  if (std::optional<std::string> text = ReadProcFile("/proc/self/task/" + self + "/children")) {
+    for (absl::string_view field : absl::StrSplit(*text, ' ', absl::SkipWhitespace())) {
+      pid_t p = 0;
+      if (absl::SimpleAtoi(field, &p) && p > 0) out.push_back(p);
+    }
     return out;
   }
   // Kernels without CONFIG_PROC_CHILDREN: scan /proc for our children.
@@ -162,31 +186,79 @@ void ArmTimer(int tfd, double seconds) {
   timerfd_settime(tfd, 0, &spec, nullptr);
 }
 
-// ChildMain runs in the forked child; only async-signal-safe calls.
-[[noreturn]] void ChildMain(const std::vector<char*>& candidates, char* const* argv,
-                            char* const* envp, const char* cwd, int stderr_fd, int report_fd,
-                            bool take_terminal, pid_t parent, const sigset_t& old_mask) {
+// IgnoredSignals is the set of signals this process ignores, from the SigIgn
+// mask of /proc/self/status (one read instead of a query per signal); every
+// signal when /proc cannot tell.
+sigset_t IgnoredSignals() {
+  sigset_t out;
+  sigfillset(&out);
+  char buf[4096];
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return out;
+  buf[n] = '\0';
+  const char* p = std::strstr(buf, "\nSigIgn:\t");
+  if (p == nullptr) return out;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long mask = std::strtoull(p + 9, &end, 16);
+  if (errno != 0 || end == p + 9 || *end != '\n') return out;
+  sigemptyset(&out);
+  for (int s = 1; s <= 64 && s < NSIG; ++s) {
+    if (mask & (1ULL << (s - 1))) sigaddset(&out, s);
+  }
+  return out;
+}
+
+// ChildArgs is everything the child needs, laid out by the parent before
+// the clone.
+struct ChildArgs {
+  const std::vector<char*>* candidates;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;
+  int stderr_fd;
+  int report_fd;
+  bool take_terminal;
+  pid_t parent;
+  sigset_t old_mask;
+  sigset_t ignored;  // signals whose disposition is SIG_IGN
+};
+
+// ChildMain runs in the child, which shares the parent's memory until it
+// execs (CLONE_VM | CLONE_VFORK, as posix_spawn does; the parent is
+// suspended meanwhile): only system calls, no allocation, no writes to the
+// parent's data but the report pipe.
+int ChildMain(void* raw) {
+  const ChildArgs& a = *static_cast<const ChildArgs*>(raw);
   setpgid(0, 0);
-  if (take_terminal) tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU still blocked here
+  if (a.take_terminal) tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU still blocked here
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(125);
-  for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  if (stderr_fd >= 0) dup2(stderr_fd, STDERR_FILENO);
-  if (cwd != nullptr && chdir(cwd) != 0) {
+  if (getppid() != a.parent) _exit(125);
+  // Dispositions: cwsc installs no handler on this path, and execve resets
+  // caught signals anyway; what survives an exec is SIG_IGN inherited from
+  // cwsc's own parent, so those go back to default.
+  for (int s = 1; s < NSIG; ++s) {
+    if (sigismember(&a.ignored, s) == 1) signal(s, SIG_DFL);
+  }
+  sigprocmask(SIG_SETMASK, &a.old_mask, nullptr);
+  if (a.stderr_fd >= 0) dup2(a.stderr_fd, STDERR_FILENO);
+  if (a.cwd != nullptr && chdir(a.cwd) != 0) {
     ExecFailure f{1, errno};
-    WriteAll(report_fd, reinterpret_cast<const char*>(&f), sizeof f);
+    WriteAll(a.report_fd, reinterpret_cast<const char*>(&f), sizeof f);
     _exit(125);
   }
   int saved = ENOENT;
-  for (char* path : candidates) {
-    execve(path, argv, envp);
+  for (char* path : *a.candidates) {
+    execve(path, a.argv, a.envp);
     if (errno != ENOENT && errno != ENOTDIR) saved = errno;
     if (errno == EACCES || errno == ENOENT || errno == ENOTDIR) continue;
     break;
   }
   ExecFailure f{2, saved};
-  WriteAll(report_fd, reinterpret_cast<const char*>(&f), sizeof f);
+  WriteAll(a.report_fd, reinterpret_cast<const char*>(&f), sizeof f);
   _exit(127);
 }
 
@@ -257,12 +329,21 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   bool take_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
   pid_t parent = getpid();
 
-  pid_t pid = fork();
-  if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", ErrnoText(errno)));
-  if (pid == 0) {
-    ChildMain(cand_ptrs, argv_ptrs.data(), env_ptrs.data(), cwd, err_w.get(), report_w.get(),
-              take_terminal, parent, old_mask);
-  }
+  ChildArgs child_args{&cand_ptrs,    argv_ptrs.data(), env_ptrs.data(), cwd, err_w.get(),
+                       report_w.get(), take_terminal,    parent,          old_mask,
+                       IgnoredSignals()};
+  // The child's stack: it runs only ChildMain and execve. A clone that
+  // shares memory costs no page-table copy and no copy-on-write faults, and
+  // its exec does not tear down a copy of our address space.
+  constexpr size_t kChildStack = 64 * 1024;
+  void* stack = mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return absl::InternalError(absl::StrCat("mmap: ", ErrnoText(errno)));
+  pid_t pid = clone(ChildMain, static_cast<char*>(stack) + kChildStack,
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, &child_args);
+  int clone_errno = errno;
+  munmap(stack, kChildStack);
+  if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
   setpgid(pid, pid);  // also done by the child; whichever runs first wins
   if (take_terminal) tcsetpgrp(STDIN_FILENO, pid);
   report_w.Reset();
