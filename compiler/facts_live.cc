@@ -104,10 +104,16 @@ class LiveFacts : public HostFacts {
     auto it = paths_.find(key);
     if (it != paths_.end()) return it->second;
     PathInfo info;
-    struct stat lst;
-    if (lstat(key.c_str(), &lst) == 0) info.is_symlink = S_ISLNK(lst.st_mode);
+    // lstat first: when it fails, stat would fail the same way (a missing
+    // last component has nothing to follow), and when the path is no
+    // symlink its result is stat's; only a symlink needs the second call.
     struct stat st;
-    if (stat(key.c_str(), &st) == 0) {
+    bool exists = lstat(key.c_str(), &st) == 0;
+    if (exists && S_ISLNK(st.st_mode)) {
+      info.is_symlink = true;
+      exists = stat(key.c_str(), &st) == 0;
+    }
+    if (exists) {
       if (S_ISREG(st.st_mode)) {
         info.type = FileType::kRegular;
       } else if (S_ISDIR(st.st_mode)) {
