@@ -5,13 +5,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace cwsc::runtime {
 namespace {
@@ -19,11 +20,23 @@ namespace {
 constexpr char kMagic[] = "cwsc-bwrap-probe 1";
 constexpr int64_t kTtlSeconds = 3600;
 
+// Slurp reads a small file (the cache file, one-line /proc values) with
+// plain read(2): this runs on every `cwsc run`.
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return out;
+  char buf[4096];
+  ssize_t n;
+  while (out.size() < 65536 && (n = read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
 }
 
 std::string Trim(std::string s) {
@@ -86,13 +99,11 @@ class CachingFacts : public compiler::HostFacts {
     if (file) {
       key = ProbeCacheKey();
       std::string text = Slurp(*file);
-      std::istringstream in(text);
-      std::string magic, stored_key, expiry_text;
-      std::getline(in, magic);
-      std::getline(in, stored_key);
-      std::getline(in, expiry_text);
+      // Three lines: magic, key, expiry (seconds since the epoch).
+      std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
       int64_t expiry = 0;
-      if (magic == kMagic && stored_key == key && absl::SimpleAtoi(expiry_text, &expiry) &&
+      if (lines.size() >= 3 && lines[0] == kMagic && lines[1] == key &&
+          absl::SimpleAtoi(lines[2], &expiry) &&
           std::time(nullptr) < expiry && expiry - std::time(nullptr) <= kTtlSeconds) {
         compiler::ProbeResult r;
         r.ran = true;
