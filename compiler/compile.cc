@@ -1,9 +1,10 @@
 #include "compiler/compile.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -20,24 +21,32 @@ namespace {
 
 constexpr size_t kMaxConfigBytes = 16 * 1024 * 1024;
 
+// ReadConfigFile reads the whole config with read(2): no stream buffers to
+// set up on the path of every `cwsc run`.
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": error: cannot read the config: ", std::strerror(errno), "\n"));
   }
   std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
+  char buf[16384];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      close(fd);
+      return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
+    }
+    text.append(buf, static_cast<size_t>(n));
     if (text.size() > kMaxConfigBytes) {
+      close(fd);
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": error: the config is larger than 16 MiB\n"));
     }
   }
-  if (in.bad()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
-  }
+  close(fd);
   return text;
 }
 
