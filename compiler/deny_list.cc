@@ -75,7 +75,9 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
         if (!canon.empty() && canon != p) exempt.push_back(canon);
       }
     }
-    for (const BuiltinDenyRule& r : BuiltinDenyRules(facts, platform, vars.home)) {
+    std::vector<BuiltinDenyRule> builtins = BuiltinDenyRules(facts, platform, vars.home);
+    rules.reserve(builtins.size());
+    for (const BuiltinDenyRule& r : builtins) {
       std::string canon = facts.Path(r.path).canonical;
       bool dropped = false;
       for (const std::string& e : exempt) {
@@ -93,6 +95,7 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
   }
   // §9.4: canonical spelling first when it differs, then the literal one; no repeats.
   std::vector<ir::DeniedPath> out;
+  out.reserve(rules.size());
   auto listed = [&out](const std::string& p) {
     for (const auto& d : out) {
       if (d.path == p) return true;
