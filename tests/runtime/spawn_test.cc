@@ -139,6 +139,25 @@ TEST(SpawnTest, CwdApplied) {
                                     "': No such file or directory");
 }
 
+TEST(SpawnTest, InheritedIgnoredSignalsAndBlockedSetAreResetForTheCommand) {
+  // The spawner runs with SIGINT, SIGHUP, SIGPIPE and SIGUSR1 ignored, as
+  // under nohup or a shell's background job; the command starts with every
+  // disposition at default and nothing blocked.
+  TempDir d;
+  SpawnRequest r;
+  r.argv = {"/bin/grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"};
+  r.env = kEnv;
+  auto f = Fork(
+      [&] {
+        for (int s : {SIGINT, SIGHUP, SIGPIPE, SIGUSR1}) signal(s, SIG_IGN);
+        return SpawnAndRecord(r, d / "result");
+      },
+      "/dev/null", d / "out", d / "err");
+  EXPECT_EQ(f.Wait(), 0);
+  EXPECT_EQ(ReadFileOr(d / "out"), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+  EXPECT_EQ(ReadFileOr(d / "err"), "");
+}
+
 TEST(SpawnTest, StdinPipedThrough) {
   std::string input;
   for (int i = 0; i < 20000; ++i) input += "line " + std::to_string(i) + "\n";
