@@ -1,16 +1,14 @@
 #include "compiler/compile.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/file_text.h"
 #include "compiler/launcher.h"
 #include "compiler/layers.h"
 #include "compiler/resolve.h"
@@ -21,33 +19,20 @@ namespace {
 
 constexpr size_t kMaxConfigBytes = 16 * 1024 * 1024;
 
-// ReadConfigFile reads the whole config with read(2): no stream buffers to
-// set up on the path of every `cwsc run`.
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  FileText t = ReadFileText(path, {.limit = kMaxConfigBytes});
+  if (t.open_errno != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": error: cannot read the config: ", std::strerror(t.open_errno), "\n"));
+  }
+  if (t.too_large) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: cannot read the config: ", std::strerror(errno), "\n"));
+        absl::StrCat(path, ": error: the config is larger than 16 MiB\n"));
   }
-  std::string text;
-  char buf[16384];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      close(fd);
-      return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
-    }
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > kMaxConfigBytes) {
-      close(fd);
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": error: the config is larger than 16 MiB\n"));
-    }
+  if (!t.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
   }
-  close(fd);
-  return text;
+  return std::move(t.data);
 }
 
 }  // namespace

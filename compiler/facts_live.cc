@@ -1,6 +1,5 @@
 // Live host facts: real syscalls and the real wrapper probes, memoized so a
 // compile asks the kernel each question once.
-#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/file_text.h"
 #include "compiler/host_facts.h"
 #include "compiler/launcher.h"
 #include "compiler/run_captured.h"
@@ -143,27 +143,8 @@ class LiveFacts : public HostFacts {
     auto it = files_.find(key);
     if (it != files_.end()) return it->second;
     std::optional<std::string> out;
-    int fd = open(key.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0) {
-      struct stat st;
-      if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-          static_cast<size_t>(st.st_size) <= kMaxSmallFile) {
-        std::string data;
-        char buf[8192];
-        ssize_t n;
-        bool ok = true;
-        while ((n = read(fd, buf, sizeof buf)) > 0) {
-          data.append(buf, static_cast<size_t>(n));
-          if (data.size() > kMaxSmallFile) {
-            ok = false;
-            break;
-          }
-        }
-        if (n < 0) ok = false;
-        if (ok) out = std::move(data);
-      }
-      close(fd);
-    }
+    FileText t = ReadFileText(key, {.limit = kMaxSmallFile, .regular_only = true});
+    if (t.ok()) out = std::move(t.data);
     files_.emplace(key, out);
     return out;
   }

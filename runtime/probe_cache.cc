@@ -5,7 +5,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "compiler/file_text.h"
 
 namespace cwsc::runtime {
 namespace {
@@ -20,23 +20,9 @@ namespace {
 constexpr char kMagic[] = "cwsc-bwrap-probe 1";
 constexpr int64_t kTtlSeconds = 3600;
 
-// Slurp reads a small file (the cache file, one-line /proc values) with
-// plain read(2): this runs on every `cwsc run`.
+// Slurp reads the cache file or a one-line /proc value ("" when it cannot).
 std::string Slurp(const std::string& path) {
-  std::string out;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return out;
-  char buf[4096];
-  ssize_t n;
-  while (out.size() < 65536 && (n = read(fd, buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return out;
+  return compiler::ReadFileText(path, {.limit = 65536, .no_follow = true}).data;
 }
 
 std::string Trim(std::string s) {

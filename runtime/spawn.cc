@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -22,6 +23,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "compiler/file_text.h"
 
 namespace cwsc::runtime {
 namespace {
@@ -88,24 +90,12 @@ struct ProcStat {
   pid_t pgrp = 0;
 };
 
-// ReadProcFile reads a /proc file of at most a few KiB with plain read(2)
-// (no iostreams: this runs on every SIGCHLD); nullopt when it cannot be
-// opened.
+// ReadProcFile reads a /proc file without iostreams (this runs on every
+// SIGCHLD); nullopt when it cannot be opened.
 std::optional<std::string> ReadProcFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) != 0) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return out;
+  compiler::FileText t = compiler::ReadFileText(path, {.limit = 1 << 20});
+  if (t.open_errno != 0) return std::nullopt;
+  return std::move(t.data);
 }
 
 bool ReadProcStat(const char* pid, ProcStat* out) {
@@ -192,22 +182,19 @@ void ArmTimer(int tfd, double seconds) {
 sigset_t IgnoredSignals() {
   sigset_t out;
   sigfillset(&out);
-  char buf[4096];
-  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return out;
-  buf[n] = '\0';
-  const char* p = std::strstr(buf, "\nSigIgn:\t");
-  if (p == nullptr) return out;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long mask = std::strtoull(p + 9, &end, 16);
-  if (errno != 0 || end == p + 9 || *end != '\n') return out;
+  std::optional<std::string> status = ReadProcFile("/proc/self/status");
+  if (!status) return out;
+  size_t at = status->find("\nSigIgn:\t");
+  if (at == std::string::npos) return out;
+  size_t begin = at + 9, end = status->find('\n', begin);
+  uint64_t mask = 0;
+  if (end == std::string::npos ||
+      !absl::SimpleHexAtoi(absl::string_view(*status).substr(begin, end - begin), &mask)) {
+    return out;
+  }
   sigemptyset(&out);
   for (int s = 1; s <= 64 && s < NSIG; ++s) {
-    if (mask & (1ULL << (s - 1))) sigaddset(&out, s);
+    if (mask & (uint64_t{1} << (s - 1))) sigaddset(&out, s);
   }
   return out;
 }
