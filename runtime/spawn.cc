@@ -216,8 +216,9 @@ struct ChildArgs {
 
 // ChildMain runs in the child, which shares the parent's memory until it
 // execs (CLONE_VM | CLONE_VFORK, as posix_spawn does; the parent is
-// suspended meanwhile): only system calls, no allocation, no writes to the
-// parent's data but the report pipe.
+// suspended meanwhile): only system calls and no allocation. The only memory
+// of the parent it writes is errno, which the parent reads only when the
+// clone itself failed.
 int ChildMain(void* raw) {
   const ChildArgs& a = *static_cast<const ChildArgs*>(raw);
   setpgid(0, 0);
@@ -256,7 +257,7 @@ int ExitCodeForExecErrno(int err) { return (err == ENOENT || err == ENOTDIR) ? 1
 absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error) {
   if (request.argv.empty()) return absl::InvalidArgumentError("no program to run");
 
-  // Everything the child needs is laid out before fork.
+  // Everything the child needs is laid out before it is started.
   std::vector<std::string> cand = Candidates(request.argv[0], request.env);
   std::vector<char*> cand_ptrs, argv_ptrs, env_ptrs;
   for (std::string& c : cand) cand_ptrs.push_back(c.data());
@@ -331,8 +332,8 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   int clone_errno = errno;
   munmap(stack, kChildStack);
   if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
-  setpgid(pid, pid);  // also done by the child; whichever runs first wins
-  if (take_terminal) tcsetpgrp(STDIN_FILENO, pid);
+  // The child has set its process group and taken the terminal: we resume
+  // only after its exec (or its exit).
   report_w.Reset();
   err_w.Reset();
 

@@ -59,7 +59,7 @@ struct SpawnResult {
 // SpawnAndWait starts the command and waits for it and every descendant.
 // Errors (nothing ran): FailedPrecondition for a program that cannot be
 // executed (message names the program and errno text; `exec_errno` is set),
-// Internal for an OS failure before the fork.
+// Internal for an OS failure before the child was started.
 struct SpawnError {
   int exec_errno = 0;   // errno of the failed execve (ENOENT, EACCES, ...), 0 otherwise
   std::string message;

@@ -181,6 +181,32 @@ TEST_F(RunCliTest, SigtermToCwscReachesTheSandboxedCommand) {
   EXPECT_EQ(ReadFileOr(ws + "/t"), "term\n");
 }
 
+TEST_F(RunCliTest, AtATerminalTheCommandIsTheForegroundGroupAndReadsIt) {
+  // script(1) gives cwsc a pseudo-terminal as stdin, stdout and stderr, with
+  // cwsc in the foreground: the command's group takes the terminal for the
+  // run, reads it, and the terminal is given back (script's shell reports
+  // the exit status after cwsc returns).
+  std::string cwsc = CwscBin();
+  for (const std::string mode : {"full-access", "ask"}) {
+    std::string inner =
+        "read x; echo got:$x; "
+        "set -- $(cut -d\" \" -f5,8 /proc/self/stat); "  // pgrp and the terminal's foreground group
+        "[ \"$1\" = \"$2\" ] && echo foreground";
+    // --timeout: a command left in a background group would stop on its
+    // read (SIGTTIN) and hang the test instead of failing it.
+    std::string command = "'" + cwsc + "' run '" + config + "' --mode " + mode + " --cwd '" + ws +
+                          "' --timeout 20 -- /bin/sh -c '" + inner + "; exit 3'; echo status:$?";
+    RunResult r = RunWithEnv({"/usr/bin/script", "-qec", command, "/dev/null"}, Env({}),
+                             "hello\n");
+    EXPECT_EQ(r.exit_code, 0) << mode << ": " << r.err;
+    EXPECT_THAT(r.out, HasSubstr("got:hello")) << mode << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr("status:3")) << mode << ": " << r.out;
+    if (mode == "full-access") {  // bwrap's PID namespace hides the groups' ids
+      EXPECT_THAT(r.out, HasSubstr("foreground")) << r.out;
+    }
+  }
+}
+
 TEST_F(RunCliTest, NoNewPrivsFollowsStartupPostureAndOverride) {
   // cwsc's own flag is inherited by an unwrapped command, so the child shows it.
   auto nnp = [&](const std::vector<std::string>& extra) {
