@@ -6,10 +6,11 @@ deserializes the ATN when the program starts, and fills its name tables
 (rule, literal, symbolic, channel and mode names, the vocabulary) in static
 constructors, so every `cwsc` process paid for them, including `cwsc run`,
 which never parses a .cwsp file. This rewrites the generated .cpp: the
-static Initializer goes, the tables are defined empty and filled at the top
-of the Initializer, and the recognizer's constructor runs that initializer
-once (a function-local static, so it is thread-safe) before anything reads
-a table or the ATN; the tables are only read through a recognizer.
+static Initializer goes, the name tables are defined empty and filled at the
+top of the Initializer, the vocabulary is built by getVocabulary() on its
+first call, and the recognizer's constructor runs the initializer once (a
+function-local static, so it is thread-safe) before anything reads a table
+or the ATN; the tables are only read through a recognizer.
 
 usage: lazy_init.py CLASS INPUT.cpp OUTPUT.cpp
 """
