@@ -20,9 +20,12 @@
 #include "compiler/host_facts.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
+#include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::backends {
 namespace {
+
+using ::cwsc::testing::SourceRoot;
 
 using ir::PolicyType;
 
@@ -120,11 +123,6 @@ struct Case {
   std::string mode;
   std::optional<bool> network;  // sandbox_network_access (cases without a config)
 };
-
-std::string SourceRoot() {
-  const char* root = std::getenv("CWSC_SOURCE_ROOT");
-  return root != nullptr ? root : ".";
-}
 
 ir::LaunchPlan Compile(const Case& c, const std::string& platform) {
   const std::string cwd = platform == "linux" ? "/home/dev/proj" : "/Users/dev/proj";

@@ -20,16 +20,14 @@
 #include "compiler/lower_seatbelt.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
+#include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::backends {
 namespace {
 
-using ir::PolicyType;
+using ::cwsc::testing::SourceRoot;
 
-std::string SourceRoot() {
-  const char* root = std::getenv("CWSC_SOURCE_ROOT");
-  return root != nullptr ? root : ".";
-}
+using ir::PolicyType;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

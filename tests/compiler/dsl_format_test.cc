@@ -12,23 +12,15 @@
 #include <sstream>
 
 #include "compiler/dsl_frontend.h"
+#include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::compiler {
 namespace {
 
+using ::cwsc::testing::ReadFileOr;
+using ::cwsc::testing::SourceRoot;
+
 namespace fs = std::filesystem;
-
-fs::path SourceRoot() {
-  const char* root = std::getenv("CWSC_SOURCE_ROOT");
-  return root ? fs::path(root) : fs::path(".");
-}
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST(DslFormat, CanonicalLayout) {
   std::string in =
@@ -90,7 +82,7 @@ TEST(DslFormat, EmptyAndCommentOnlyFiles) {
 std::vector<fs::path> AllPolicies() {
   std::vector<fs::path> out;
   for (const fs::path& dir :
-       {SourceRoot() / "examples", SourceRoot() / "tests" / "golden" / "dsl"}) {
+       {fs::path(SourceRoot()) / "examples", fs::path(SourceRoot()) / "tests" / "golden" / "dsl"}) {
     if (!fs::exists(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() == ".cwsp") out.push_back(e.path());
@@ -114,7 +106,7 @@ TEST(DslFormat, IdempotentAndMeaningPreservingOverEveryPolicy) {
   int formatted_count = 0;
   for (const fs::path& f : files) {
     SCOPED_TRACE(f.string());
-    std::string text = ReadAll(f);
+    std::string text = ReadFileOr(f.string());
     absl::StatusOr<std::string> once = FormatDsl(text, f.filename().string());
     if (!once.ok()) {
       // Only files with syntax (or input) errors are refused; they must
@@ -166,9 +158,9 @@ TEST(DslFormat, IdempotentAndMeaningPreservingOverEveryPolicy) {
 }
 
 TEST(DslFormat, ExamplesAreAlreadyFormatted) {
-  for (const auto& e : fs::directory_iterator(SourceRoot() / "examples")) {
+  for (const auto& e : fs::directory_iterator(fs::path(SourceRoot()) / "examples")) {
     if (e.path().extension() != ".cwsp") continue;
-    std::string text = ReadAll(e.path());
+    std::string text = ReadFileOr(e.path().string());
     absl::StatusOr<std::string> out = FormatDsl(text, e.path().filename().string());
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ(*out, text) << e.path() << " is not in canonical form (cwsc fmt -w)";

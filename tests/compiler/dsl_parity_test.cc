@@ -21,24 +21,16 @@
 #include "compiler/dsl_format.h"
 #include "compiler/dsl_frontend.h"
 #include "ir/plan_json.h"
+#include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::compiler {
 namespace {
 
+using ::cwsc::testing::ReadFileOr;
+using ::cwsc::testing::SourceRoot;
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-fs::path SourceRoot() {
-  const char* root = std::getenv("CWSC_SOURCE_ROOT");
-  return root ? fs::path(root) : fs::path(".");
-}
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The TOML key each DSL statement stands for (origin details).
 const std::map<std::string, std::string>& DslToToml() {
@@ -131,7 +123,7 @@ Compiled Compile(const fs::path& config, const std::string& mode, const std::str
 
 std::vector<std::string> Pairs() {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(SourceRoot() / "examples")) {
+  for (const auto& e : fs::directory_iterator(fs::path(SourceRoot()) / "examples")) {
     if (e.path().extension() != ".cwsp") continue;
     fs::path toml = e.path();
     toml.replace_extension(".toml");
@@ -143,7 +135,7 @@ std::vector<std::string> Pairs() {
 
 std::vector<std::string> FactsFiles() {
   std::vector<std::string> out = {""};  // "" = the live host
-  for (const auto& e : fs::directory_iterator(SourceRoot() / "examples" / "facts")) {
+  for (const auto& e : fs::directory_iterator(fs::path(SourceRoot()) / "examples" / "facts")) {
     if (e.path().extension() == ".yaml") out.push_back(e.path().string());
   }
   std::sort(out.begin(), out.end());
@@ -153,11 +145,11 @@ std::vector<std::string> FactsFiles() {
 class DslParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DslParity, TomlAndDslCompileToTheSamePlan) {
-  fs::path dsl = SourceRoot() / "examples" / (GetParam() + ".cwsp");
-  fs::path toml = SourceRoot() / "examples" / (GetParam() + ".toml");
+  fs::path dsl = fs::path(SourceRoot()) / "examples" / (GetParam() + ".cwsp");
+  fs::path toml = fs::path(SourceRoot()) / "examples" / (GetParam() + ".toml");
   size_t expectations = 0;
   {
-    absl::StatusOr<DslResult> r = ReadDslPolicy(ReadAll(dsl), dsl.string(), "");
+    absl::StatusOr<DslResult> r = ReadDslPolicy(ReadFileOr(dsl.string()), dsl.string(), "");
     ASSERT_TRUE(r.ok()) << r.status();
     expectations = r->spec.expectations.size();
   }
@@ -180,8 +172,8 @@ TEST_P(DslParity, TomlAndDslCompileToTheSamePlan) {
 }
 
 TEST_P(DslParity, FormattedPolicyCompilesToTheSamePlan) {
-  fs::path dsl = SourceRoot() / "examples" / (GetParam() + ".cwsp");
-  std::string text = ReadAll(dsl);
+  fs::path dsl = fs::path(SourceRoot()) / "examples" / (GetParam() + ".cwsp");
+  std::string text = ReadFileOr(dsl.string());
   // Reflow the file first (token-aware, so comments stay intact), so the
   // formatter has work to do.
   absl::StatusOr<std::vector<DslToken>> tokens = LexDsl(text, dsl.string());
@@ -219,10 +211,10 @@ TEST(DslParityTable, EveryPairIsTested) {
   // A .cwsp example without a .toml twin would silently skip parity.
   std::vector<std::string> pairs = Pairs();
   EXPECT_GE(pairs.size(), 3u);
-  for (const auto& e : fs::directory_iterator(SourceRoot() / "examples")) {
+  for (const auto& e : fs::directory_iterator(fs::path(SourceRoot()) / "examples")) {
     if (e.path().extension() != ".cwsp") continue;
-    if (ReadAll(e.path()).find("policy ") == std::string::npos) continue;
-    bool multi = ReadDslPolicy(ReadAll(e.path()), "x.cwsp", "")
+    if (ReadFileOr(e.path().string()).find("policy ") == std::string::npos) continue;
+    bool multi = ReadDslPolicy(ReadFileOr(e.path().string()), "x.cwsp", "")
                      .status()
                      .message()
                      .find("several policies") != std::string::npos;

@@ -20,6 +20,7 @@
 #include "runtime/http_client.h"
 #include "runtime/opensandbox.h"
 #include "tests/runtime/opensandbox_server.h"
+#include "tests/runtime/proc_helpers.h"
 
 namespace cwsc {
 namespace {

@@ -9,15 +9,11 @@
 #include <vector>
 
 #include "runtime/http_client.h"
+#include "tests/runtime/proc_helpers.h"
 
 extern char** environ;
 
 namespace cwsc::testing {
-
-std::string SourceRoot() {
-  const char* r = std::getenv("CWSC_SOURCE_ROOT");
-  return r != nullptr ? r : ".";
-}
 
 TestServer::TestServer(const std::string& key, const std::string& execd_token,
                        const std::string& tls_dir) {

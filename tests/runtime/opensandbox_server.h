@@ -44,9 +44,6 @@ class TestServer {
   int port_ = 0;
 };
 
-// SourceRoot is $CWSC_SOURCE_ROOT (set by meson) or the current directory.
-std::string SourceRoot();
-
 // RemotePlan is a minimal opensandbox plan for `contract` at `url`.
 ir::LaunchPlan RemotePlan(const std::string& contract, const std::string& url,
                           bool with_key = true);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/runtime/opensandbox_server.h"
+#include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::runtime {
 namespace {

@@ -39,6 +39,11 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string SourceRoot() {
+  const char* root = std::getenv("CWSC_SOURCE_ROOT");
+  return root != nullptr ? root : ".";
+}
+
 std::string ReadFileOr(const std::string& path, const std::string& fallback) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return fallback;

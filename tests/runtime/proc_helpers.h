@@ -26,6 +26,9 @@ class TempDir {
   std::string path_;
 };
 
+// SourceRoot is the source tree ($CWSC_SOURCE_ROOT, set by meson test; "." otherwise).
+std::string SourceRoot();
+
 std::string ReadFileOr(const std::string& path, const std::string& fallback = "");
 void WriteFile(const std::string& path, const std::string& content);
 bool Exists(const std::string& path);
