@@ -1,6 +1,7 @@
 #include "backends/bwrap.h"
 
 #include "absl/strings/str_cat.h"
+#include "backends/seccomp_filter.h"
 
 namespace cwsc::backends {
 
@@ -17,7 +18,22 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
   out.push_back({plan.wrapper.path.empty() ? "/usr/bin/bwrap" : plan.wrapper.path, wrapper});
   out.push_back({"--unshare-all", ir::Origin::Default("isolate every namespace")});
   if (plan.share_net) out.push_back({"--share-net", plan.policy.network_origin});
+  // Hardening (docs/decisions.md): a user namespace always (fail closed
+  // instead of running as host root when none can be made), no nested ones,
+  // and no capabilities even for a command started as root.
+  ir::Origin userns = ir::Origin::Default("a user namespace is required, even as root");
+  out.push_back({"--unshare-user", userns});
+  out.push_back({"--disable-userns", ir::Origin::Default("no nested user namespaces")});
+  ir::Origin caps = ir::Origin::Default("the command holds no capabilities, even as root");
+  out.push_back({"--cap-drop", caps});
+  out.push_back({"ALL", caps});
   out.push_back({"--die-with-parent", ir::Origin::Default("end the sandbox with its parent")});
+  if (plan.kind == ir::PlanKind::kLauncherBwrap) {
+    // The launcher closes inherited descriptors, so no seccomp program can
+    // reach bwrap: a new session keeps the command off the terminal instead.
+    out.push_back({"--new-session",
+                   ir::Origin::Default("launcher plans: no terminal injection without seccomp")});
+  }
   for (const ir::Mount& m : plan.mounts) {
     out.push_back({ir::MountOpFlag(m.op), m.origin});
     if (m.op == ir::MountOp::kRoBind || m.op == ir::MountOp::kBind ||
@@ -25,6 +41,13 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
       out.push_back({m.source, m.origin});
     }
     out.push_back({m.dest, m.origin});
+  }
+  if (plan.syscall_filter) {
+    ir::Origin filter = ir::Origin::Default(absl::StrCat(
+        "syscall filter (", plan.syscall_filter->rules.size(),
+        " rules; `cwsc compile --target seccomp` lists them) read from fd ", kSeccompFd));
+    out.push_back({"--seccomp", filter});
+    out.push_back({std::to_string(kSeccompFd), filter});
   }
   ir::Origin cwd = ir::Origin::Fact(absl::StrCat("working directory ", plan.cwd));
   out.push_back({"--chdir", cwd});

@@ -47,10 +47,15 @@ const char* AccessName(Access a) {
 
 Lookup BwrapView::Find(const std::string& path) const {
   Lookup out;
+  bool read_only = false;  // a --remount-ro above the deciding layer
   for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
     const MountLayer& m = layers[static_cast<size_t>(i)];
     std::string rel;
     if (!Under(path, m.dest, &rel)) continue;
+    if (m.op == "--remount-ro") {
+      read_only = true;
+      continue;
+    }
     out.layer = i;
     if (m.op == "--tmpfs" || m.op == "--dev" || m.op == "--proc") {
       out.access = rel.empty() ? Access::kPrivate : Access::kHidden;
@@ -64,7 +69,7 @@ Lookup BwrapView::Find(const std::string& path) const {
     if (m.op == "--dev-bind") {
       out.access = Access::kDevice;
     } else {
-      out.access = m.op == "--bind" ? Access::kWritable : Access::kReadOnly;
+      out.access = m.op == "--bind" && !read_only ? Access::kWritable : Access::kReadOnly;
     }
     return out;
   }
@@ -104,6 +109,27 @@ absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& arg
     } else if (f == "--die-with-parent") {
       v.die_with_parent = true;
       ++i;
+    } else if (f == "--unshare-user") {
+      v.unshare_user = true;
+      ++i;
+    } else if (f == "--disable-userns") {
+      v.nested_userns_disabled = true;
+      ++i;
+    } else if (f == "--new-session") {
+      v.new_session = true;
+      ++i;
+    } else if (f == "--cap-drop") {
+      if (auto s = need(1, f); !s.ok()) return s;
+      if (argv[i + 1] == "ALL") v.caps_dropped = true;
+      i += 2;
+    } else if (f == "--seccomp") {
+      if (auto s = need(1, f); !s.ok()) return s;
+      v.seccomp_fd = argv[i + 1];
+      i += 2;
+    } else if (f == "--remount-ro") {
+      if (auto s = need(1, f); !s.ok()) return s;
+      v.layers.push_back({f, "", argv[i + 1]});
+      i += 2;
     } else if (f == "--ro-bind" || f == "--bind" || f == "--dev-bind") {
       if (auto s = need(2, f); !s.ok()) return s;
       if (!absl::StartsWith(argv[i + 2], "/")) {

@@ -27,7 +27,8 @@ enum class Access {
 const char* AccessName(Access a);
 
 struct MountLayer {
-  std::string op;      // "--ro-bind", "--bind", "--dev-bind", "--tmpfs", "--dev", "--proc"
+  std::string op;      // "--ro-bind", "--bind", "--dev-bind", "--tmpfs", "--dev", "--proc",
+                       // "--remount-ro" (makes what lies below `dest` read-only)
   std::string source;  // empty for tmpfs/dev/proc
   std::string dest;
 };
@@ -43,6 +44,11 @@ struct BwrapView {
   std::vector<MountLayer> layers;
   bool network_isolated = false;    // --unshare-all (or --unshare-net) without --share-net
   bool die_with_parent = false;
+  bool unshare_user = false;           // --unshare-user: fail rather than run without one
+  bool nested_userns_disabled = false; // --disable-userns
+  bool caps_dropped = false;           // --cap-drop ALL
+  bool new_session = false;            // --new-session
+  std::string seccomp_fd;              // --seccomp FD ("" when none)
   std::string chdir;
   std::vector<std::string> program;
 

@@ -64,6 +64,7 @@ absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>&
       else if (name == "--escalate") o.escalate = value;
       else if (name == "-o" || name == "--output") o.output = value;
       else if (name == "--timeout") o.timeout = value;
+      else if (name == "--json-fd") o.json_fd = value;
       else if (name == "--for") o.config = value;
       continue;
     }

@@ -33,6 +33,7 @@ struct CommonOptions {
   std::optional<std::string> output;  // -o FILE
   std::optional<std::string> timeout; // --timeout SECONDS (run/exec)
   bool json = false;                  // --json (run/exec/doctor)
+  std::optional<std::string> json_fd; // --json-fd N (run/exec): the result's own channel
   bool check = false;                 // --check (fmt)
   bool no_project_config = false;     // --no-project-config (serve/exec style launch)
   std::vector<std::string> program;   // after --

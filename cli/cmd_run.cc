@@ -1,7 +1,12 @@
 // `cwsc run` (compile against the live host, then execute) and `cwsc exec`
 // (execute a plan compiled earlier). docs/runtime.md documents both.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -19,7 +24,8 @@ namespace cwsc::cli {
 namespace {
 
 constexpr char kRunUsage[] =
-    "usage: cwsc run CONFIG [--mode MODE] [--cwd DIR] [--timeout SECONDS] [--json [-o FILE]]\n"
+    "usage: cwsc run CONFIG [--mode MODE] [--cwd DIR] [--timeout SECONDS]\n"
+    "                [--json (-o FILE | --json-fd N)]\n"
     "                [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
     "                [--no-project-config] -- PROGRAM ARGS...\n"
     "\n"
@@ -30,13 +36,15 @@ constexpr char kRunUsage[] =
     "--timeout ends the whole process tree (TERM, then KILL 2 s later).\n"
     "--no-project-config skips <cwd>/.codewhale/config.toml, as `codewhale serve`\n"
     "and `exec` do (a tool_launcher there otherwise stops the launch).\n"
-    "--json prints a result object as the last line of stderr (or into -o FILE).\n"
+    "--json writes a result object into -o FILE (replaced, never followed through\n"
+    "a symlink) or onto descriptor N (--json-fd), channels the command cannot write.\n"
     "Exit status: the command's own (128+N when it died of signal N); 124 timed\n"
     "out; 125 refused or could not start (nothing ran); 126/127 program not\n"
     "executable / not found (unwrapped runs); 2 bad input or usage.\n";
 
 constexpr char kExecUsage[] =
-    "usage: cwsc exec PLAN.json [--timeout SECONDS] [--json [-o FILE]] -- PROGRAM ARGS...\n"
+    "usage: cwsc exec PLAN.json [--timeout SECONDS] [--json (-o FILE | --json-fd N)]\n"
+    "                 -- PROGRAM ARGS...\n"
     "\n"
     "Run PROGRAM under a plan compiled earlier (`cwsc compile --target plan`),\n"
     "possibly on another machine. The host facts the plan relies on are checked\n"
@@ -71,20 +79,89 @@ void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) 
   for (const std::string& w : r.Warnings()) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
 }
 
-int Finish(const runtime::ExecOutcome& out, const CommonOptions& o) {
-  if (o.json) {
-    std::string line = runtime::ResultToJson(out) + "\n";
-    if (o.output) {
-      std::ofstream f(*o.output, std::ios::binary | std::ios::trunc);
-      f << line;
-      if (!f) {
-        std::fprintf(stderr, "cwsc: error: cannot write %s\n", o.output->c_str());
-      }
-    } else {
-      std::fflush(stderr);
-      std::fputs(line.c_str(), stderr);
-    }
+// ResultChannel is where --json writes: a directory opened before the
+// command starts (so the command cannot move the file elsewhere by swapping
+// a path component) and a name in it, or a descriptor of the caller's.
+struct ResultChannel {
+  int dir_fd = -1;
+  std::string name;
+  std::string path;  // as given, for messages
+  int fd = -1;
+};
+
+bool WriteAllTo(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
   }
+  return true;
+}
+
+absl::StatusOr<ResultChannel> OpenResultChannel(const CommonOptions& o) {
+  ResultChannel c;
+  if (!o.json) return c;
+  if (o.json_fd) {
+    int fd = -1;
+    if (!absl::SimpleAtoi(*o.json_fd, &fd) || fd < 3) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--json-fd: expected a descriptor number of 3 or more (0, 1 and 2 are the command's "
+          "own), got '", *o.json_fd, "'"));
+    }
+    if (fcntl(fd, F_GETFD) < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--json-fd ", fd, ": not an open descriptor"));
+    }
+    fcntl(fd, F_SETFD, FD_CLOEXEC);  // never the command's
+    c.fd = fd;
+    return c;
+  }
+  const std::string& path = *o.output;
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  c.name = slash == std::string::npos ? path : path.substr(slash + 1);
+  c.path = path;
+  if (c.name.empty() || c.name == "." || c.name == "..") {
+    return absl::InvalidArgumentError(absl::StrCat("-o ", path, ": not a file name"));
+  }
+  c.dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c.dir_fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("-o ", path, ": cannot open the directory ", dir, ": ", strerror(errno)));
+  }
+  return c;
+}
+
+// WriteResult writes the line into a new file beside the target and renames
+// it over the target: a symlink planted at the name is replaced, never
+// followed.
+void WriteResult(const ResultChannel& c, const std::string& line) {
+  if (c.fd >= 0) {
+    if (!WriteAllTo(c.fd, line)) {
+      std::fprintf(stderr, "cwsc: error: cannot write the result to --json-fd %d: %s\n", c.fd,
+                   strerror(errno));
+    }
+    return;
+  }
+  std::string tmp = absl::StrCat(".", c.name, ".cwsc-", getpid());
+  int fd = openat(c.dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && WriteAllTo(fd, line);
+  int err = errno;
+  if (fd >= 0) close(fd);
+  if (ok && renameat(c.dir_fd, tmp.c_str(), c.dir_fd, c.name.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    if (fd >= 0) unlinkat(c.dir_fd, tmp.c_str(), 0);
+    std::fprintf(stderr, "cwsc: error: cannot write %s: %s\n", c.path.c_str(), strerror(err));
+  }
+}
+
+int Finish(const runtime::ExecOutcome& out, const ResultChannel& channel, const CommonOptions& o) {
+  if (o.json) WriteResult(channel, runtime::ResultToJson(out) + "\n");
   return out.cwsc_exit_code;
 }
 
@@ -99,6 +176,19 @@ bool CheckProgram(const CommonOptions& o, const char* usage) {
     std::fputs("cwsc: error: -o FILE needs --json\n", stderr);
     return false;
   }
+  if (o.json_fd && !o.json) {
+    std::fputs("cwsc: error: --json-fd N needs --json\n", stderr);
+    return false;
+  }
+  if (o.json && o.output && o.json_fd) {
+    std::fputs("cwsc: error: give -o FILE or --json-fd N, not both\n", stderr);
+    return false;
+  }
+  if (o.json && !o.output && !o.json_fd) {
+    std::fputs("cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr "
+               "cannot carry a result it could forge\n", stderr);
+    return false;
+  }
   return true;
 }
 
@@ -106,8 +196,8 @@ bool CheckProgram(const CommonOptions& o, const char* usage) {
 
 int CmdRun(const Args& args) {
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(
-      args, {"--mode", "--cwd", "--timeout", "--json", "--policy", "--input", "--escalate", "-o",
-             "--output", "--no-project-config"});
+      args, {"--mode", "--cwd", "--timeout", "--json", "--json-fd", "--policy", "--input",
+             "--escalate", "-o", "--output", "--no-project-config"});
   if (!o.ok()) {
     PrintError(std::string(o.status().message()));
     std::fputs(kRunUsage, stderr);
@@ -128,6 +218,11 @@ int CmdRun(const Args& args) {
     PrintError(std::string(timeout.status().message()));
     return kExitUsage;
   }
+  absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
+  if (!channel.ok()) {
+    PrintError(std::string(channel.status().message()));
+    return kExitUsage;
+  }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
     PrintError(std::string(copts.status().message()));
@@ -146,12 +241,12 @@ int CmdRun(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
-  return Finish(runtime::ExecutePlan(r->plan, req, facts.get()), *o);
+  return Finish(runtime::ExecutePlan(r->plan, req, facts.get()), *channel, *o);
 }
 
 int CmdExec(const Args& args) {
   absl::StatusOr<CommonOptions> o =
-      ParseCommonOptions(args, {"--timeout", "--json", "-o", "--output"});
+      ParseCommonOptions(args, {"--timeout", "--json", "--json-fd", "-o", "--output"});
   if (!o.ok()) {
     PrintError(std::string(o.status().message()));
     std::fputs(kExecUsage, stderr);
@@ -170,6 +265,11 @@ int CmdExec(const Args& args) {
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
     PrintError(std::string(timeout.status().message()));
+    return kExitUsage;
+  }
+  absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
+  if (!channel.ok()) {
+    PrintError(std::string(channel.status().message()));
     return kExitUsage;
   }
   std::ifstream in(o->config, std::ios::binary);
@@ -196,7 +296,7 @@ int CmdExec(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
-  return Finish(runtime::ExecutePlan(*plan, req, facts.get()), *o);
+  return Finish(runtime::ExecutePlan(*plan, req, facts.get()), *channel, *o);
 }
 
 }  // namespace cwsc::cli

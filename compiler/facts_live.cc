@@ -211,7 +211,8 @@ class LiveFacts : public HostFacts {
 }  // namespace
 
 std::vector<std::string> BwrapProbeArgv() {
-  return {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+  return {"/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
+          "ALL", "--die-with-parent", "--ro-bind", "/", "/",
           "--dev",          "/dev",          "--proc",            "/proc",     "--tmpfs", "/tmp",
           "--chdir",        "/",             "--",                "/bin/true"};
 }

@@ -103,7 +103,8 @@ class HostFacts {
                                     const std::vector<std::string>& bwrap_argv) = 0;
 };
 
-// The probe argv of reference §8.1 (16 elements, cwd "/").
+// The probe argv of reference §8.1 (cwd "/") with the hardening flags every
+// bwrap plan carries (docs/decisions.md), so the probe tests what runs.
 std::vector<std::string> BwrapProbeArgv();
 
 // MakeLiveFacts answers from the running host; answers are memoized.

@@ -6,10 +6,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "compiler/config_toml.h"
 #include "compiler/deny_list.h"
 #include "compiler/launcher.h"
 #include "compiler/lower_remote.h"
+#include "compiler/lower_seccomp.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/worktree.h"
 #include "ir/diagnostics.h"
@@ -34,6 +36,16 @@ using ir::PlanKind;
 using ir::PolicyType;
 
 constexpr size_t kMountWarnThreshold = 50;
+
+// Kernel interfaces of the OCI runtime defaults (docs/decisions.md):
+// read-only in place, masked files, masked directories.
+const char* const kKernelReadOnly[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+                                       "/proc/sysrq-trigger"};
+const char* const kKernelMaskedFiles[] = {"/proc/kcore",       "/proc/keys",
+                                          "/proc/latency_stats", "/proc/timer_list",
+                                          "/proc/timer_stats", "/proc/sched_debug"};
+const char* const kKernelMaskedDirs[] = {"/proc/acpi", "/proc/asound", "/proc/scsi",
+                                         "/sys/firmware"};
 
 // Policy for the permission mode, narrowed by sandbox_mode (reference §5.2, §5.3;
 // values normalized as ARCHITECTURE.md §7 item 7 says).
@@ -152,6 +164,14 @@ class Resolver {
     SelectWrapper();
     if (plan_.kind == PlanKind::kLinuxBwrap || plan_.kind == PlanKind::kLauncherBwrap) {
       CWSC_RETURN_IF_ERROR(BuildMounts());
+    }
+    if (plan_.kind == PlanKind::kLinuxBwrap) {
+      plan_.syscall_filter = LowerSyscallFilter(plan_.policy);
+    } else if (plan_.kind == PlanKind::kLauncherBwrap) {
+      AddSkipped("syscall filter", "",
+                 "the launcher closes inherited descriptors, so bwrap cannot read a seccomp "
+                 "program; --new-session keeps the command off the terminal instead",
+                 in_.spec.tool_launcher->origin);
     }
     if (plan_.kind == PlanKind::kMacosSeatbelt) {
       CWSC_RETURN_IF_ERROR(LowerSeatbelt(facts_, in_.spec, &plan_));
@@ -291,16 +311,28 @@ class Resolver {
         }
       }
     }
+    // The writable candidates: a symlink inside one of them may have been
+    // planted by an earlier sandboxed command (docs/decisions.md).
+    writable_.clear();
+    for (const ir::Root& r : roots) {
+      PathInfo info = facts_.Path(r.path);
+      if (info.type == FileType::kDirectory && !info.canonical.empty() && info.canonical != "/") {
+        writable_.push_back(info.canonical);
+      }
+    }
     std::set<std::string> mounted_canon;
     for (ir::Root& r : roots) {
       PathInfo info = facts_.Path(r.path);
       r.canonical = info.canonical;
+      std::string planted = PlantedSymlink(SpelledRoot(r));
       if (info.type == FileType::kMissing || info.canonical.empty()) {
         r.skip_reason = "missing";
       } else if (info.type != FileType::kDirectory) {
         r.skip_reason = "not a directory";
       } else if (info.canonical == "/") {
         r.skip_reason = "canonicalizes to /";
+      } else if (!planted.empty()) {
+        r.skip_reason = PlantedReason(planted);
       } else if (mounted_canon.count(info.canonical)) {
         r.skip_reason = "duplicate";
       } else if (Launcher() && IsHostTmp(info.canonical)) {
@@ -312,6 +344,30 @@ class Resolver {
       for (const std::string& name : ProtectedNames()) {
         std::string p = JoinPath(r.path, name);
         PathInfo pi = facts_.Path(p);
+        if (pi.is_symlink) {
+          // A symlink at a protected name inside a writable root: following
+          // it would protect whatever it names, not the name.
+          ir::Protected prot{p, pi.canonical, false,
+                             "is a symlink; the sandboxed command could have planted it",
+                             ProtectedOrigin(name)};
+          if (r.mounted) {
+            plan_.warnings.push_back(ir::Warning{
+                "protected-name-symlink",
+                absl::StrCat(p, " is a symlink: it is not protected, and what it names may be "
+                                "writable; replace it with a directory"),
+                ProtectedOrigin(name)});
+          }
+          r.protected_paths.push_back(prot);
+          continue;
+        }
+        if (pi.type == FileType::kMissing) {
+          // Not there yet: an empty read-only directory takes the name, so
+          // the command cannot create it (docs/decisions.md).
+          ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
+          if (!r.mounted && r.skip_reason != "duplicate") prot.skip_reason = "its root is not mounted";
+          r.protected_paths.push_back(prot);
+          continue;
+        }
         if (pi.type != FileType::kDirectory) continue;
         ir::Protected prot{p, pi.canonical, false, "", ProtectedOrigin(name)};
         if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
@@ -427,6 +483,7 @@ class Resolver {
     AddMount(MountOp::kRoBind, "/", "/", "read-only root view", base);
     AddMount(MountOp::kDev, "", "/dev", "private /dev", base);
     AddMount(MountOp::kProc, "", "/proc", "private /proc", base);
+    AddKernelMasks();
     AddMount(MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
     if (in_.spec.bwrap_dev_roots) {
       for (const auto& d : in_.spec.bwrap_dev_roots->value) {
@@ -454,16 +511,23 @@ class Resolver {
       AddMount(MountOp::kBind, r->canonical, r->canonical,
                absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
     }
-    // Protected descendants: canonical, sorted, deduplicated.
-    std::vector<std::pair<std::string, Origin>> prot;
+    // Protected descendants: canonical, sorted, deduplicated. A missing
+    // name gets an empty read-only directory (tmpfs, then remount-ro).
+    struct Prot {
+      std::string path;
+      Origin origin;
+      bool placeholder;
+    };
+    std::vector<Prot> prot;
     for (ir::Root& r : plan_.roots) {
       if (!r.mounted) continue;
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
         p.applied = true;
+        std::string path = p.placeholder ? JoinPath(r.canonical, Basename(p.path)) : p.canonical;
         bool seen = false;
-        for (const auto& q : prot) seen = seen || q.first == p.canonical;
-        if (!seen) prot.emplace_back(p.canonical, p.origin);
+        for (const auto& q : prot) seen = seen || q.path == path;
+        if (!seen) prot.push_back(Prot{path, p.origin, p.placeholder});
       }
     }
     // Duplicate roots share their protected paths; mark those applied too.
@@ -473,10 +537,16 @@ class Resolver {
       }
     }
     std::sort(prot.begin(), prot.end(),
-              [](const auto& a, const auto& b) { return PathLess(a.first, b.first); });
-    for (const auto& [path, origin] : prot) {
-      if (!LauncherCanReach(path, "protected descendant", origin)) continue;
-      AddMount(MountOp::kRoBind, path, path, "protected descendant stays read-only", origin);
+              [](const Prot& a, const Prot& b) { return PathLess(a.path, b.path); });
+    for (const Prot& p : prot) {
+      if (p.placeholder) {
+        AddMount(MountOp::kTmpfs, "", p.path,
+                 "protected name does not exist: an empty placeholder takes it", p.origin);
+        AddMount(MountOp::kRemountRo, "", p.path, "the placeholder is read-only", p.origin);
+        continue;
+      }
+      if (!LauncherCanReach(p.path, "protected descendant", p.origin)) continue;
+      AddMount(MountOp::kRoBind, p.path, p.path, "protected descendant stays read-only", p.origin);
     }
     // Read-only mode with a working directory under /tmp: the tmpfs would hide
     // it (bwrap: "Can't chdir"); show it read-only instead.
@@ -492,7 +562,10 @@ class Resolver {
       for (const auto& r : in_.spec.bwrap_ro_roots->value) {
         CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_));
         PathInfo info = facts_.Path(p);
-        if (info.type != FileType::kDirectory) {
+        std::string planted = PlantedSymlink(p);
+        if (!planted.empty() && info.type == FileType::kDirectory) {
+          AddSkipped("bwrap_ro_roots", p, PlantedReason(planted), r.origin);
+        } else if (info.type != FileType::kDirectory) {
           AddSkipped("bwrap_ro_roots", p,
                      info.type == FileType::kMissing ? "missing" : "not a directory", r.origin);
         } else if (info.canonical == "/") {
@@ -515,8 +588,88 @@ class Resolver {
     return absl::OkStatus();
   }
 
+  // AddKernelMasks hides the kernel interfaces a container runtime hides
+  // (the OCI default masked and read-only /proc and /sys paths) that exist
+  // on this host: bwrap cannot mount over a path its /proc lacks.
+  void AddKernelMasks() {
+    Origin o = Origin::Default("kernel interfaces stay out of reach (OCI default masks)");
+    for (const char* p : kKernelReadOnly) {
+      if (facts_.Path(p).type == FileType::kMissing) continue;
+      AddMount(MountOp::kRoBind, p, p, "kernel interface stays read-only", o);
+    }
+    for (const char* p : kKernelMaskedFiles) {
+      if (facts_.Path(p).type != FileType::kRegular) continue;
+      AddMount(MountOp::kRoBind, "/dev/null", p, "kernel interface masked", o);
+    }
+    for (const char* p : kKernelMaskedDirs) {
+      if (facts_.Path(p).type != FileType::kDirectory) continue;
+      AddMount(MountOp::kTmpfs, "", p, "kernel interface masked", o);
+      AddMount(MountOp::kRemountRo, "", p, "the mask is read-only", o);
+    }
+  }
+
+  // PlantedSymlink walks `spelled` component by component and returns the
+  // first symlink lying strictly inside a writable candidate root ("" when
+  // none): the command may have planted it there in an earlier run. Paths
+  // whose canonical form is their lexical form traverse no symlink that
+  // changes them, and cost no extra question.
+  std::string PlantedSymlink(const std::string& spelled) {
+    if (spelled.empty() || spelled[0] != '/') return "";
+    PathInfo whole = facts_.Path(spelled);
+    if (!whole.is_symlink && !whole.canonical.empty() &&
+        whole.canonical == LexicalNormalize(spelled)) {
+      return "";
+    }
+    std::string cur = "/";
+    for (absl::string_view c : absl::StrSplit(spelled, '/', absl::SkipEmpty())) {
+      if (c == ".") continue;
+      if (c == "..") {
+        cur = ParentPath(cur);
+        continue;
+      }
+      std::string next = JoinPath(cur, c);
+      PathInfo info = facts_.Path(next);
+      if (!info.is_symlink) {
+        cur = next;
+        continue;
+      }
+      for (const std::string& w : writable_) {
+        if (next != w && PathStartsWith(next, w)) return next;
+      }
+      if (info.canonical.empty()) return "";
+      cur = info.canonical;
+    }
+    return "";
+  }
+
+  // SpelledRoot is a root's path as the user (or the environment) spelled
+  // it, before any symlink was resolved.
+  std::string SpelledRoot(const ir::Root& r) {
+    switch (r.source) {
+      case ir::RootSource::kCwd: return in_.cwd;
+      case ir::RootSource::kSlashTmp: return "/tmp";
+      case ir::RootSource::kTmpdir: return facts_.Env("TMPDIR").value_or(r.path);
+      default: return r.path;
+    }
+  }
+
+  std::string PlantedReason(const std::string& link) const {
+    std::string root;
+    for (const std::string& w : writable_) {
+      if (link != w && PathStartsWith(link, w)) root = w;
+    }
+    return absl::StrCat("passes through the symlink ", link, " inside the writable root ", root,
+                        "; the sandboxed command could have planted it");
+  }
+
+  static std::string Basename(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+
   const ResolveInput& in_;
   HostFacts& facts_;
+  std::vector<std::string> writable_;  // canonical writable candidates (ComputeRoots)
   LaunchPlan plan_;
   PathVars vars_;
   std::vector<Origin> configured_origins_;

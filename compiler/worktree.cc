@@ -29,8 +29,15 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root)
   std::string dir = search;
   while (true) {
     std::string dot_git = JoinPath(dir, ".git");
-    if (facts.Path(dot_git).type == FileType::kRegular) {
+    PathInfo info = facts.Path(dot_git);
+    if (info.type == FileType::kRegular) {
       out.dot_git = dot_git;
+      if (info.is_symlink) {
+        // A `.git` symlink to another worktree's `.git` file would carry a
+        // valid back-pointer: never follow one (docs/decisions.md).
+        out.rejected = "the .git file is a symlink; a sandboxed command could have planted it";
+        return out;
+      }
       break;
     }
     if (dir == "/") return out;

@@ -53,6 +53,7 @@ const char* MountOpFlag(MountOp op) {
     case MountOp::kDev: return "--dev";
     case MountOp::kProc: return "--proc";
     case MountOp::kTmpfs: return "--tmpfs";
+    case MountOp::kRemountRo: return "--remount-ro";
   }
   return "--ro-bind";
 }

@@ -9,6 +9,7 @@
 #ifndef CWSC_IR_PLAN_H_
 #define CWSC_IR_PLAN_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct Protected {
   bool applied = false;   // remounted read-only by bwrap
   std::string skip_reason;  // why not applied (empty when applied)
   Origin origin;
+  // The name does not exist: bwrap mounts an empty read-only directory
+  // there, so the command cannot create it (docs/decisions.md).
+  bool placeholder = false;
   bool operator==(const Protected&) const = default;
 };
 
@@ -70,8 +74,9 @@ struct Root {
   bool operator==(const Root&) const = default;
 };
 
-// MountOp is one bubblewrap mount operation.
-enum class MountOp { kRoBind, kBind, kDevBind, kDev, kProc, kTmpfs };
+// MountOp is one bubblewrap mount operation. kRemountRo makes an earlier
+// mount at `dest` read-only (a masking tmpfs stays empty).
+enum class MountOp { kRoBind, kBind, kDevBind, kDev, kProc, kTmpfs, kRemountRo };
 const char* MountOpFlag(MountOp op);  // "--ro-bind", "--bind", ...
 
 // Mount is one mount of the bwrap argv, in emission order. `source` is empty
@@ -137,6 +142,37 @@ struct Expectation {
   bool operator==(const Expectation&) const = default;
 };
 const char* ExpectationKindName(Expectation::Kind kind);  // "read", "write", "network"
+
+// ArgTest compares one system-call argument: the rule matches when
+// (args[index] & mask) == value. Arguments the kernel reads as 32-bit ints
+// (an ioctl request, a socket domain) are compared through the mask
+// 0xffffffff, so high bits a caller sets cannot slip past the rule.
+struct ArgTest {
+  int index = 0;  // 0..5
+  uint64_t mask = 0xffffffff;
+  uint64_t value = 0;
+  bool operator==(const ArgTest&) const = default;
+};
+
+// SyscallRule refuses one system call with `errno_value` when every ArgTest
+// holds (no tests: always).
+struct SyscallRule {
+  std::string syscall;         // kernel name, e.g. "ioctl"
+  std::vector<ArgTest> args;
+  int errno_value = 1;         // EPERM
+  std::string why;             // short human reason
+  Origin origin;
+  bool operator==(const SyscallRule&) const = default;
+};
+
+// SyscallFilter is the seccomp stage of a bwrap plan (docs/runtime.md): every
+// system call not refused by a rule is allowed; a call made through another
+// architecture's calling convention (i386 int 0x80, x32) kills the process,
+// so no rule can be bypassed through it.
+struct SyscallFilter {
+  std::vector<SyscallRule> rules;
+  bool operator==(const SyscallFilter&) const = default;
+};
 
 // Wrapper describes the local wrapper binary and its probe.
 struct Wrapper {
@@ -204,6 +240,7 @@ struct LaunchPlan {
   std::optional<Seatbelt> seatbelt;   // macos-seatbelt only
   std::optional<Remote> remote;       // opensandbox only
   std::optional<Refusal> refusal;     // refused only
+  std::optional<SyscallFilter> syscall_filter;  // bwrap kinds: the seccomp stage
   std::vector<Skipped> skipped;
   std::vector<Warning> warnings;
   std::vector<Expectation> expectations;  // the policy's own tests, in source order

@@ -48,11 +48,38 @@ Json RootJson(const Root& r) {
                         {"canonical", p.canonical},
                         {"applied", p.applied},
                         {"skip_reason", p.skip_reason},
+                        {"placeholder", p.placeholder},
                         {"origin", OriginJson(p.origin)}});
   }
   j["protected"] = prot;
   j["origin"] = OriginJson(r.origin);
   return j;
+}
+
+std::string Hex(uint64_t v) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), kDigits[v & 0xf]);
+    v >>= 4;
+  } while (v != 0);
+  return "0x" + out;
+}
+
+Json SyscallFilterJson(const SyscallFilter& f) {
+  Json rules = Json::array();
+  for (const SyscallRule& r : f.rules) {
+    Json args = Json::array();
+    for (const ArgTest& a : r.args) {
+      args.push_back(Json{{"index", a.index}, {"mask", Hex(a.mask)}, {"value", Hex(a.value)}});
+    }
+    rules.push_back(Json{{"syscall", r.syscall},
+                         {"args", args},
+                         {"errno", r.errno_value},
+                         {"why", r.why},
+                         {"origin", OriginJson(r.origin)}});
+  }
+  return Json{{"default", "allow"}, {"other_architectures", "kill-process"}, {"rules", rules}};
 }
 
 Json PlanJson(const LaunchPlan& p) {
@@ -77,6 +104,7 @@ Json PlanJson(const LaunchPlan& p) {
                       {"probe_ok", p.wrapper.probe_ok},
                       {"probe_message", p.wrapper.probe_message}};
   j["share_net"] = p.share_net;
+  j["syscall_filter"] = p.syscall_filter ? SyscallFilterJson(*p.syscall_filter) : Json(nullptr);
   j["launcher"] = p.launcher;
   Json roots = Json::array();
   for (const Root& r : p.roots) roots.push_back(RootJson(r));
@@ -190,6 +218,21 @@ class Reader {
     if (!j_.is_number_integer()) Fail("expected an integer");
     return j_.get<int>();
   }
+  // HexU64 reads "0x" followed by 1 to 16 hexadecimal digits.
+  uint64_t HexU64() const {
+    std::string s = Str();
+    if (s.size() < 3 || s.size() > 18 || s[0] != '0' || s[1] != 'x') {
+      Fail("expected \"0x\" and 1 to 16 hexadecimal digits");
+    }
+    uint64_t v = 0;
+    for (size_t i = 2; i < s.size(); ++i) {
+      char c = s[i];
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) Fail("expected \"0x\" and 1 to 16 lowercase hexadecimal digits");
+      v = (v << 4) | static_cast<uint64_t>(d);
+    }
+    return v;
+  }
   std::vector<Reader> Items() const {
     if (!j_.is_array()) Fail("expected an array");
     std::vector<Reader> out;
@@ -233,6 +276,38 @@ Origin ReadOrigin(const Reader& r) {
   return o;
 }
 
+SyscallFilter ReadSyscallFilter(const Reader& r) {
+  if (r.At("default").Str() != "allow") r.At("default").Fail("expected \"allow\"");
+  if (r.At("other_architectures").Str() != "kill-process") {
+    r.At("other_architectures").Fail("expected \"kill-process\"");
+  }
+  SyscallFilter f;
+  for (const Reader& rr : r.At("rules").Items()) {
+    SyscallRule rule;
+    rule.syscall = rr.At("syscall").Str();
+    if (rule.syscall.empty() ||
+        rule.syscall.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
+            std::string::npos) {
+      rr.At("syscall").Fail("expected a system call name");
+    }
+    for (const Reader& ar : rr.At("args").Items()) {
+      ArgTest a;
+      a.index = ar.At("index").Int();
+      if (a.index < 0 || a.index > 5) ar.At("index").Fail("expected 0 to 5");
+      a.mask = ar.At("mask").HexU64();
+      a.value = ar.At("value").HexU64();
+      if ((a.value & ~a.mask) != 0) ar.At("value").Fail("has bits outside the mask");
+      rule.args.push_back(a);
+    }
+    rule.errno_value = rr.At("errno").Int();
+    if (rule.errno_value < 1 || rule.errno_value > 4095) rr.At("errno").Fail("expected 1 to 4095");
+    rule.why = rr.At("why").Str();
+    rule.origin = ReadOrigin(rr.At("origin"));
+    f.rules.push_back(std::move(rule));
+  }
+  return f;
+}
+
 LaunchPlan ReadPlan(const Reader& r) {
   static const PlanKind kKinds[] = {PlanKind::kNone,          PlanKind::kLinuxBwrap,
                                     PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap,
@@ -244,7 +319,8 @@ LaunchPlan ReadPlan(const Reader& r) {
                                         RootSource::kWorktreeGitDir, RootSource::kWorktreeCommonDir,
                                         RootSource::kSlashTmp,       RootSource::kTmpdir};
   static const MountOp kOps[] = {MountOp::kRoBind, MountOp::kBind, MountOp::kDevBind,
-                                 MountOp::kDev,    MountOp::kProc, MountOp::kTmpfs};
+                                 MountOp::kDev,    MountOp::kProc, MountOp::kTmpfs,
+                                 MountOp::kRemountRo};
   LaunchPlan p;
   p.schema_version = r.At("schema_version").Int();
   if (p.schema_version != kPlanSchemaVersion) {
@@ -278,6 +354,7 @@ LaunchPlan ReadPlan(const Reader& r) {
   p.wrapper.probe_ok = w.At("probe_ok").Bool();
   p.wrapper.probe_message = w.At("probe_message").Str();
   p.share_net = r.At("share_net").Bool();
+  if (!r.At("syscall_filter").IsNull()) p.syscall_filter = ReadSyscallFilter(r.At("syscall_filter"));
   p.launcher = r.At("launcher").Strings();
   for (const Reader& rr : r.At("roots").Items()) {
     Root root;
@@ -290,7 +367,8 @@ LaunchPlan ReadPlan(const Reader& r) {
       root.protected_paths.push_back(Protected{pr.At("path").Str(), pr.At("canonical").Str(),
                                                pr.At("applied").Bool(),
                                                pr.At("skip_reason").Str(),
-                                               ReadOrigin(pr.At("origin"))});
+                                               ReadOrigin(pr.At("origin")),
+                                               pr.At("placeholder").Bool()});
     }
     root.origin = ReadOrigin(rr.At("origin"));
     p.roots.push_back(std::move(root));

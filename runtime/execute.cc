@@ -1,6 +1,11 @@
 #include "runtime/execute.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdio>
 #include <set>
@@ -10,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
 #include "backends/bwrap_interp.h"
+#include "backends/seccomp_filter.h"
 #include "compiler/launcher.h"
 #include "nlohmann/json.hpp"
 #include "runtime/attribution.h"
@@ -41,6 +47,11 @@ bool Allowed(const std::string& name, const std::vector<std::string>& allow) {
     }
   }
   return false;
+}
+
+std::string ParentOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
 }
 
 std::string Base(const std::string& path) {
@@ -101,6 +112,10 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
         probe.message.empty() ? absl::StrCat("probe exit status ", probe.exit_code) : probe.message,
         " (run `cwsc doctor` for the cause)"));
   }
+  absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
+  if (!argv.ok()) return argv.status();
+  absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
+  if (!view.ok()) return view.status();
   // Mount sources: binds must still exist as the kind of file bwrap expects,
   // and resolve to themselves (the plan holds canonical paths; a path that
   // became a symlink would move the mount elsewhere).
@@ -109,7 +124,11 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
     if (m.source.empty() || m.source == "/") {  // "/" always exists
       if (m.op == MountOp::kTmpfs && m.dest != "/tmp") {
         PathInfo d = facts->Path(m.dest);
-        if (d.type != FileType::kDirectory) {
+        // A placeholder for a protected name that does not exist yet: bwrap
+        // creates it, in a writable bind.
+        bool creatable = d.type == FileType::kMissing && !d.is_symlink &&
+                         view->Find(ParentOf(m.dest)).access == backends::Access::kWritable;
+        if (d.type != FileType::kDirectory && !creatable) {
           return absl::FailedPreconditionError(absl::StrCat(
               "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
               ") expects a directory, but ", m.dest, " is now ",
@@ -121,9 +140,11 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
     }
     PathInfo s = facts->Path(m.source);
     bool ok = s.type != FileType::kMissing;
+    bool kernel = m.source == m.dest && (absl::StartsWith(m.source, "/proc/") ||
+                                         absl::StartsWith(m.source, "/sys/"));
     if (m.op == MountOp::kDevBind) {
       ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
-    } else if (m.source != "/dev/null") {
+    } else if (m.source != "/dev/null" && !kernel) {
       ok = s.type == FileType::kDirectory;
     }
     if (!ok) {
@@ -148,10 +169,26 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
       }
     }
   }
-  absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
-  if (!argv.ok()) return argv.status();
-  absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
-  if (!view.ok()) return view.status();
+  // A plan without the seccomp stage (compiled by an older cwsc) would run
+  // without the terminal and socket rules.
+  if (plan.kind == PlanKind::kLinuxBwrap && !plan.syscall_filter) {
+    return absl::FailedPreconditionError(
+        "the plan has no syscall filter (it was compiled by an older cwsc); compile the plan "
+        "again");
+  }
+  // The kernel interfaces this host has must be masked as the compiler
+  // would mask them.
+  for (const char* k : {"/proc/sys", "/proc/sysrq-trigger", "/proc/kcore", "/proc/keys",
+                        "/proc/timer_list", "/proc/sched_debug", "/sys/firmware"}) {
+    if (facts->Path(k).type == FileType::kMissing) continue;
+    backends::Access a = view->Find(k).access;
+    if (a == backends::Access::kWritable ||
+        (a == backends::Access::kNone && absl::StartsWith(k, "/proc/"))) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the kernel interface ", k, " exists on this host but the plan does not mask it; "
+          "compile the plan again"));
+    }
+  }
   // A denied path that was missing at compile time has no mask: if it
   // exists now and nothing above it is masked, it would be readable.
   for (const ir::DeniedPath& d : plan.denied_read) {
@@ -202,6 +239,32 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
         "; run from a directory outside it or choose a mode that binds it"));
   }
   return absl::OkStatus();
+}
+
+// SealedFilterFd emits the plan's seccomp program into a sealed anonymous
+// file, positioned at 0 (bwrap reads from the current offset), numbered
+// above the descriptors the child will use.
+absl::StatusOr<int> SealedFilterFd(const ir::SyscallFilter& filter) {
+  absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(filter);
+  if (!bpf.ok()) return bpf.status();
+  int fd = memfd_create("cwsc-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return absl::InternalError(absl::StrCat("memfd_create: ", strerror(errno)));
+  size_t done = 0;
+  while (done < bpf->size()) {
+    ssize_t n = write(fd, bpf->data() + done, bpf->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      return absl::InternalError(absl::StrCat("writing the seccomp program: ", strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  lseek(fd, 0, SEEK_SET);
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+  close(fd);
+  if (high < 0) return absl::InternalError(absl::StrCat("fcntl: ", strerror(errno)));
+  return high;
 }
 
 }  // namespace
@@ -328,8 +391,17 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
   spawn.spare_direct_child = plan.kind == PlanKind::kLinuxBwrap;
   if (attribute) spawn.stderr_sink = [&](std::string_view s) { scanner.Feed(s); };
 
+  // The seccomp program travels to bwrap on its own descriptor, sealed.
+  int filter_fd = -1;
+  if (plan.kind == PlanKind::kLinuxBwrap && plan.syscall_filter) {
+    absl::StatusOr<int> fd = SealedFilterFd(*plan.syscall_filter);
+    if (!fd.ok()) return refuse(std::string(fd.status().message()));
+    filter_fd = *fd;
+    spawn.inherit_fds.push_back({filter_fd, backends::kSeccompFd});
+  }
   SpawnError err;
   absl::StatusOr<SpawnResult> r = SpawnAndWait(spawn, &err);
+  if (filter_fd >= 0) close(filter_fd);
   if (!r.ok()) {
     out.error = std::string(r.status().message());
     std::fprintf(stderr, "cwsc: %s\n", out.error.c_str());

@@ -2,6 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
 #include <sched.h>
@@ -208,6 +211,8 @@ struct ChildArgs {
   const char* cwd;
   int stderr_fd;
   int report_fd;
+  const std::pair<int, int>* inherit;  // {here, in the child}
+  size_t inherit_count;
   bool take_terminal;
   pid_t parent;
   sigset_t old_mask;
@@ -233,9 +238,28 @@ int ChildMain(void* raw) {
   }
   sigprocmask(SIG_SETMASK, &a.old_mask, nullptr);
   if (a.stderr_fd >= 0) dup2(a.stderr_fd, STDERR_FILENO);
+  // Only 0, 1, 2 and the handed descriptors reach the program: everything
+  // else becomes close-on-exec (the report pipe already is).
+  int report = a.report_fd;
+  if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
+    rlimit lim{};
+    int max = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < (1u << 20)
+                  ? static_cast<int>(lim.rlim_cur)
+                  : (1 << 20);
+    for (int fd = 3; fd < max; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  for (size_t i = 0; i < a.inherit_count; ++i) {
+    const auto& [here, there] = a.inherit[i];
+    if (report == there) report = fcntl(report, F_DUPFD_CLOEXEC, 64);
+    if (here == there) {
+      fcntl(there, F_SETFD, 0);
+    } else {
+      dup2(here, there);  // the copy is not close-on-exec
+    }
+  }
   if (a.cwd != nullptr && chdir(a.cwd) != 0) {
     ExecFailure f{1, errno};
-    WriteAll(a.report_fd, reinterpret_cast<const char*>(&f), sizeof f);
+    WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
     _exit(125);
   }
   int saved = ENOENT;
@@ -246,7 +270,7 @@ int ChildMain(void* raw) {
     break;
   }
   ExecFailure f{2, saved};
-  WriteAll(a.report_fd, reinterpret_cast<const char*>(&f), sizeof f);
+  WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
   _exit(127);
 }
 
@@ -317,8 +341,17 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   bool take_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
   pid_t parent = getpid();
 
-  ChildArgs child_args{&cand_ptrs,    argv_ptrs.data(), env_ptrs.data(), cwd, err_w.get(),
-                       report_w.get(), take_terminal,    parent,          old_mask,
+  ChildArgs child_args{&cand_ptrs,
+                       argv_ptrs.data(),
+                       env_ptrs.data(),
+                       cwd,
+                       err_w.get(),
+                       report_w.get(),
+                       request.inherit_fds.data(),
+                       request.inherit_fds.size(),
+                       take_terminal,
+                       parent,
+                       old_mask,
                        IgnoredSignals()};
   // The child's stack: it runs only ChildMain and execve. A clone that
   // shares memory costs no page-table copy and no copy-on-write faults, and

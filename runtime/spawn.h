@@ -46,6 +46,11 @@ struct SpawnRequest {
   // would die of them at once and take the sandbox down before the command
   // could react. KILL always goes to the whole group.
   bool spare_direct_child = false;
+  // Descriptors handed to the program: {descriptor here, number in the
+  // child}. Every other descriptor above 2 is closed at exec, whatever the
+  // caller left open (docs/runtime.md, "Threat model"). A descriptor here
+  // must not be one of the child numbers.
+  std::vector<std::pair<int, int>> inherit_fds;
 };
 
 struct SpawnResult {
