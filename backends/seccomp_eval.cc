@@ -174,6 +174,13 @@ absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const Secco
   return absl::InvalidArgumentError("the program ends without a return");
 }
 
+const char* const kKnownCalls[] = {
+    "ioctl",         "mount",          "umount2",        "pivot_root",        "move_mount",
+    "open_tree",     "fsopen",         "fsconfig",       "fsmount",           "fspick",
+    "mount_setattr", "io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl",
+    "add_key",       "request_key",    "socket",         "socketpair",        "connect",
+    "read",          "write",          "openat",         "execve"};
+
 std::optional<int> SyscallNumber(std::string_view name) {
 #if defined(__x86_64__)
   struct Entry {
@@ -234,12 +241,20 @@ absl::Status CheckSeccompProgram(const ir::SyscallFilter& filter, std::string_vi
     i386.arch = kAuditArchI386;
     calls.push_back(i386);
   };
-  for (const char* name : {"read", "write", "openat", "execve", "socketpair", "connect"}) {
-    add(SeccompCall{.nr = *SyscallNumber(name)});
+  // Every call the checker knows, with plain arguments, and the ioctl
+  // requests and socket domains a rule may name: a program that refuses
+  // more (or less) than the plan says is caught even where no rule looks.
+  for (const char* name : kKnownCalls) add(SeccompCall{.nr = *SyscallNumber(name)});
+  for (uint64_t request : {0x5412ull, 0x541cull, 0x5413ull, 0x540full}) {
+    SeccompCall c{.nr = *SyscallNumber("ioctl")};
+    c.args[1] = request;
+    add(c);
   }
-  SeccompCall inet{.nr = *SyscallNumber("socket")};
-  inet.args[0] = 2;  // AF_INET
-  add(inet);
+  for (uint64_t domain : {1ull, 2ull, 10ull, 16ull}) {  // AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
+    SeccompCall c{.nr = *SyscallNumber("socket")};
+    c.args[0] = domain;
+    add(c);
+  }
   for (const ir::SyscallRule& r : filter.rules) {
     std::optional<int> nr = SyscallNumber(r.syscall);
     if (!nr) return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));

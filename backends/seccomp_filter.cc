@@ -9,7 +9,6 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -69,6 +68,19 @@ absl::StatusOr<std::string> Export(void* ctx, int (*exporter)(const scmp_filter_
   return out;
 }
 
+// OneLine keeps a text on its comment line: control bytes become \xNN.
+std::string OneLine(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> EmitSeccompBpf(const ir::SyscallFilter& filter) {
@@ -92,8 +104,7 @@ absl::StatusOr<std::string> EmitSeccompListing(const ir::SyscallFilter& filter) 
       absl::StrAppendFormat(&args, " (arg%d & 0x%x) == 0x%x", a.index, a.mask, a.value);
     }
     absl::StrAppendFormat(&out, "# rule %d: %s%s -> errno %d: %s [%s]\n", i + 1, r.syscall, args,
-                          r.errno_value, absl::CHexEscape(r.why),
-                          absl::CHexEscape(r.origin.Describe()));
+                          r.errno_value, OneLine(r.why), OneLine(r.origin.Describe()));
   }
   return out + *pfc;
 }

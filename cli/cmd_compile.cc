@@ -7,6 +7,8 @@
 #include "backends/bwrap.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
+#include "backends/seccomp_eval.h"
+#include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "ir/plan_json.h"
@@ -15,7 +17,8 @@ namespace cwsc::cli {
 namespace {
 
 constexpr char kCompileUsage[] =
-    "usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|opensandbox|plan] [--mode MODE]\n"
+    "usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|opensandbox|seccomp|seccomp-bpf|plan]\n"
+    "                    [--mode MODE]\n"
     "                    [--facts FILE] [--cwd DIR] [--format lines|shell|json|nul|sbpl]\n"
     "                    [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
     "                    [--no-project-config] [-- PROGRAM ARGS...]\n"
@@ -28,6 +31,10 @@ constexpr char kCompileUsage[] =
     "  --target seatbelt  the sandbox-exec argv (exit 4 if the plan does not use Seatbelt)\n"
     "  --target opensandbox  the OpenSandbox HTTP request(s), key redacted (exit 4 if\n"
     "                  the plan is not remote; --format json for JSON)\n"
+    "  --target seccomp  the bwrap plan's syscall filter as a readable listing\n"
+    "                  (exit 4 if the plan has none)\n"
+    "  --target seccomp-bpf  the same filter as the BPF program bwrap reads on fd 3\n"
+    "                  (`cwsc compile ... --target seccomp-bpf > f.bpf`, then `3< f.bpf`)\n"
     "  --target plan   the launch plan as canonical JSON\n"
     "Without a program the argv ends at `--`. --format picks the argv form:\n"
     "lines (default, one token per line), shell (one quoted line), json, nul;\n"
@@ -141,7 +148,36 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     out->json = backends::FormatReviewJson(plan, reqs);
     return kExitOk;
   }
-  std::fprintf(stderr, "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt, opensandbox or plan)\n",
+  if (t == "seccomp" || t == "seccomp-bpf") {
+    if (!plan.syscall_filter) {
+      std::fprintf(stderr, "cwsc: error: --target %s: plan kind %s has no syscall filter\n",
+                   t.c_str(), ir::PlanKindName(plan.kind));
+      return kExitNotApplicable;
+    }
+    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
+    absl::Status checked =
+        bpf.ok() ? backends::CheckSeccompProgram(*plan.syscall_filter, *bpf) : bpf.status();
+    if (!checked.ok() && !absl::IsUnimplemented(checked)) {  // another architecture: unchecked
+      std::fprintf(stderr, "cwsc: internal error: --target %s: %s\n", t.c_str(),
+                   std::string(checked.message()).c_str());
+      return kExitCheckFailed;
+    }
+    if (t == "seccomp-bpf") {
+      out->text = *bpf;
+      return kExitOk;
+    }
+    absl::StatusOr<std::string> listing = backends::EmitSeccompListing(*plan.syscall_filter);
+    if (!listing.ok()) {
+      std::fprintf(stderr, "cwsc: internal error: --target seccomp: %s\n",
+                   std::string(listing.status().message()).c_str());
+      return kExitCheckFailed;
+    }
+    out->text = *listing;
+    return kExitOk;
+  }
+  std::fprintf(stderr,
+               "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt, opensandbox, seccomp, "
+               "seccomp-bpf or plan)\n",
                target.c_str());
   return kExitUsage;
 }

@@ -37,11 +37,13 @@ std::vector<BuiltinDenyRule> BuiltinDenyRules(HostFacts& facts, const std::strin
                                               const std::string& home) {
   std::vector<BuiltinDenyRule> rules;
   for (const char* p : {"/etc/shadow", "/etc/sudoers", "/etc/ssh"}) AddUnique(rules, p, p);
-  // The same secrets under other names (docs/decisions.md): shadow backups,
-  // group passwords, sudo drop-ins, old password hashes, TLS private keys.
-  for (const char* p : {"/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers.d",
-                        "/etc/security/opasswd", "/etc/ssl/private"}) {
-    AddUnique(rules, p, p);
+  // The same secrets under other names on Linux (docs/decisions.md): shadow
+  // backups, group passwords, sudo drop-ins, old password hashes, TLS keys.
+  if (platform == "linux") {
+    for (const char* p : {"/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers.d",
+                          "/etc/security/opasswd", "/etc/ssl/private"}) {
+      AddUnique(rules, p, p);
+    }
   }
   if (platform == "macos") AddUnique(rules, "/Library/Keychains", "/Library/Keychains");
   auto codewhale_home = facts.Env("CODEWHALE_HOME");

@@ -235,8 +235,11 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
   return out;
 }
 
-bool IsMaskMount(const ir::Mount& m) {
-  return (m.op == ir::MountOp::kTmpfs && m.dest != "/tmp") ||
+bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i) {
+  const ir::Mount& m = mounts[i];
+  bool remounted = i + 1 < mounts.size() && mounts[i + 1].op == ir::MountOp::kRemountRo &&
+                   mounts[i + 1].dest == m.dest;
+  return (m.op == ir::MountOp::kTmpfs && m.dest != "/tmp" && !remounted) ||
          (m.op == ir::MountOp::kRoBind && m.source == "/dev/null");
 }
 
@@ -426,8 +429,8 @@ absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
                      who.message.empty() ? std::string("no reason given") : who.message));
   }
   std::vector<ir::Mount> masks;
-  for (const ir::Mount& m : plan.mounts) {
-    if (IsMaskMount(m)) masks.push_back(m);
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    if (IsMaskMount(plan.mounts, i)) masks.push_back(plan.mounts[i]);
   }
   ProbeResult probe = facts.LauncherProbe(plan.launcher, LauncherProbeBwrapArgv(masks));
   if (!probe.ok) {

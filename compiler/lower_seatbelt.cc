@@ -70,6 +70,9 @@ struct Lowering {
       for (const ir::Protected& p : root.protected_paths) {
         // The plan lists the protected paths of reference §6.3 (existing
         // directories); Seatbelt excludes every one, canonical when it resolves.
+        // Placeholders for missing names are a bwrap mount (docs/decisions.md);
+        // the Seatbelt profile stays Codewhale's.
+        if (p.placeholder) continue;
         std::string v = p.canonical.empty() ? CanonicalOrRaw(facts, p.path) : p.canonical;
         if (Add(absl::StrCat(key, "_RO_", j), v, p.origin, "Seatbelt protected path")) ++j;
       }

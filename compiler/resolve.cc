@@ -162,16 +162,17 @@ class Resolver {
     CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, deny_spec, plan_.platform, vars_));
     ComputeRoots();
     SelectWrapper();
+    if (plan_.kind == PlanKind::kLauncherBwrap) {
+      AddSkipped("syscall filter", "",
+                 "the launcher closes inherited descriptors, so bwrap cannot read a seccomp "
+                 "program; --new-session keeps the command off the terminal instead",
+                 in_.spec.tool_launcher->origin);
+    }
     if (plan_.kind == PlanKind::kLinuxBwrap || plan_.kind == PlanKind::kLauncherBwrap) {
       CWSC_RETURN_IF_ERROR(BuildMounts());
     }
     if (plan_.kind == PlanKind::kLinuxBwrap) {
       plan_.syscall_filter = LowerSyscallFilter(plan_.policy);
-    } else if (plan_.kind == PlanKind::kLauncherBwrap) {
-      AddSkipped("syscall filter", "",
-                 "the launcher closes inherited descriptors, so bwrap cannot read a seccomp "
-                 "program; --new-session keeps the command off the terminal instead",
-                 in_.spec.tool_launcher->origin);
     }
     if (plan_.kind == PlanKind::kMacosSeatbelt) {
       CWSC_RETURN_IF_ERROR(LowerSeatbelt(facts_, in_.spec, &plan_));
@@ -362,7 +363,12 @@ class Resolver {
         }
         if (pi.type == FileType::kMissing) {
           // Not there yet: an empty read-only directory takes the name, so
-          // the command cannot create it (docs/decisions.md).
+          // the command cannot create it (docs/decisions.md). Git metadata
+          // roots hold no project config: no placeholder there.
+          if (r.source == ir::RootSource::kWorktreeGitDir ||
+              r.source == ir::RootSource::kWorktreeCommonDir) {
+            continue;
+          }
           ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
           if (!r.mounted && r.skip_reason != "duplicate") prot.skip_reason = "its root is not mounted";
           r.protected_paths.push_back(prot);
@@ -506,10 +512,12 @@ class Resolver {
     }
     std::sort(writable.begin(), writable.end(),
               [](const ir::Root* a, const ir::Root* b) { return PathLess(a->canonical, b->canonical); });
+    std::set<std::string> bound;
     for (const ir::Root* r : writable) {
       if (!LauncherCanReach(r->canonical, "writable root", r->origin)) continue;
       AddMount(MountOp::kBind, r->canonical, r->canonical,
                absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
+      bound.insert(r->canonical);
     }
     // Protected descendants: canonical, sorted, deduplicated. A missing
     // name gets an empty read-only directory (tmpfs, then remount-ro).
@@ -523,6 +531,10 @@ class Resolver {
       if (!r.mounted) continue;
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
+        if (p.placeholder && !bound.count(r.canonical)) {
+          p.skip_reason = "its root is not mounted";  // bwrap could not create it
+          continue;
+        }
         p.applied = true;
         std::string path = p.placeholder ? JoinPath(r.canonical, Basename(p.path)) : p.canonical;
         bool seen = false;

@@ -36,16 +36,43 @@ long IndexOf(const std::vector<std::string>& a, const std::string& s) {
 
 const char kNoDefaults[] = "sandbox_read_denylist_defaults = false\n";
 
-// §8.5 worked example, byte for byte.
+// §8.5 worked example, byte for byte, with cwsc's hardening (docs/decisions.md,
+// "Hardening beyond the reference argv"): the user namespace and capability
+// flags, read-only placeholders for the missing protected names, the
+// seccomp program. Without those tokens it is the reference argv.
 TEST(Bwrap, WorkedExample) {
   FactsBuilder f;
   f.Cwd("/w").Dir("/w").Dir("/w/.codewhale").Dir("/w/.git");
   std::vector<std::string> a = Argv(kNoDefaults, f, "ask", {"/bin/bash", "-c", "<cmd>"});
   EXPECT_EQ(a, (std::vector<std::string>{
-                   "/usr/bin/bwrap", "--unshare-all", "--share-net", "--die-with-parent",
+                   "/usr/bin/bwrap", "--unshare-all", "--share-net", "--unshare-user",
+                   "--disable-userns", "--cap-drop", "ALL", "--die-with-parent",
                    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                   "--bind", "/tmp", "/tmp", "--bind", "/w", "/w", "--ro-bind", "/w/.codewhale",
-                   "/w/.codewhale", "--chdir", "/w", "--", "/bin/bash", "-c", "<cmd>"}));
+                   "--bind", "/tmp", "/tmp", "--bind", "/w", "/w",
+                   "--tmpfs", "/tmp/.codewhale", "--remount-ro", "/tmp/.codewhale",
+                   "--tmpfs", "/tmp/.deepseek", "--remount-ro", "/tmp/.deepseek",
+                   "--ro-bind", "/w/.codewhale", "/w/.codewhale",
+                   "--tmpfs", "/w/.deepseek", "--remount-ro", "/w/.deepseek",
+                   "--seccomp", "3", "--chdir", "/w", "--", "/bin/bash", "-c", "<cmd>"}));
+  std::vector<std::string> reference;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == "--unshare-user" || a[i] == "--disable-userns") continue;
+    if (a[i] == "--cap-drop" || a[i] == "--seccomp" || a[i] == "--remount-ro") {
+      ++i;
+      continue;
+    }
+    if (a[i] == "--tmpfs" && a[i + 1] != "/tmp") {
+      ++i;
+      continue;
+    }
+    reference.push_back(a[i]);
+  }
+  EXPECT_EQ(reference, (std::vector<std::string>{
+                           "/usr/bin/bwrap", "--unshare-all", "--share-net", "--die-with-parent",
+                           "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
+                           "/tmp", "--bind", "/tmp", "/tmp", "--bind", "/w", "/w", "--ro-bind",
+                           "/w/.codewhale", "/w/.codewhale", "--chdir", "/w", "--", "/bin/bash",
+                           "-c", "<cmd>"}));
 }
 
 // Case 1.
@@ -141,14 +168,16 @@ TEST(Bwrap, WritableBindsSortedByComponent) {
   EXPECT_EQ(a.back(), "--");  // no program: the argv ends at --
 }
 
-// A .codewhale symlink pointing outside its root is not re-bound.
+// A .codewhale symlink pointing outside its root is not re-bound (a
+// symlink at a protected name is never followed, docs/decisions.md).
 TEST(Bwrap, ProtectedSymlinkOutsideRootDropped) {
   FactsBuilder f;
   f.Cwd("/w").Dir("/w").Dir("/w/.codewhale", "/elsewhere").Dir("/elsewhere");
   auto r = CompileText(kNoDefaults, f, "ask");
   ASSERT_TRUE(r.ok());
   for (const auto& m : r->plan.mounts) EXPECT_NE(m.dest, "/elsewhere");
-  EXPECT_EQ(r->plan.roots[0].protected_paths[0].skip_reason, "resolves outside its root");
+  EXPECT_EQ(r->plan.roots[0].protected_paths[0].skip_reason,
+            "is a symlink; the sandboxed command could have planted it");
 }
 
 // Case 13: non-bwrap plans have no bwrap argv.

@@ -28,7 +28,10 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_NE(h.out.find("  compile   compile a policy into a launch plan or artifact\n"), std::string::npos);
   RunResult c = Cwsc({"compile", "--help"});
   EXPECT_EQ(c.exit_code, 0);
-  EXPECT_EQ(c.out.rfind("usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|opensandbox|plan]", 0), 0u);
+  EXPECT_EQ(c.out.rfind("usage: cwsc compile CONFIG "
+                        "[--target auto|bwrap|seatbelt|opensandbox|seccomp|seccomp-bpf|plan]\n",
+                        0),
+            0u);
   EXPECT_EQ(c.err, "");
   RunResult none = Cwsc({});
   EXPECT_EQ(none.exit_code, 2);
@@ -52,7 +55,9 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(fmt.err, "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n");
   RunResult target = Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
   EXPECT_EQ(target.exit_code, 2);
-  EXPECT_EQ(target.err, "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox or plan)\n");
+  EXPECT_EQ(target.err,
+            "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox, seccomp, "
+            "seccomp-bpf or plan)\n");
   EXPECT_EQ(target.out, "");
 }
 

@@ -48,11 +48,15 @@ TEST(LiveFacts, DescribesRealPaths) {
   EXPECT_EQ(facts->Platform(), "linux");
 }
 
-TEST(LiveFacts, ProbeArgvIsTheReferenceOne) {
+// The reference probe argv with the hardening flags every plan carries
+// (docs/decisions.md), so the probe fails where the real run would.
+TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
   EXPECT_EQ(BwrapProbeArgv(),
-            (std::vector<std::string>{"/usr/bin/bwrap", "--unshare-all", "--die-with-parent",
-                                      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                                      "--tmpfs", "/tmp", "--chdir", "/", "--", "/bin/true"}));
+            (std::vector<std::string>{"/usr/bin/bwrap", "--unshare-all", "--unshare-user",
+                                      "--disable-userns", "--cap-drop", "ALL",
+                                      "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+                                      "--proc", "/proc", "--tmpfs", "/tmp", "--chdir", "/", "--",
+                                      "/bin/true"}));
 }
 
 TEST(LiveFacts, BwrapProbeRunsTheRealWrapper) {

@@ -40,8 +40,11 @@ TEST(LauncherPlan, TrustedManagedFileGivesLauncherBwrapArgv) {
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.launcher, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
   EXPECT_EQ(Argv(p),
-            "/usr/bin/sudo -n -u agent -- /usr/bin/bwrap --unshare-all --die-with-parent "
+            "/usr/bin/sudo -n -u agent -- /usr/bin/bwrap --unshare-all --unshare-user "
+            "--disable-userns --cap-drop ALL --die-with-parent --new-session "
             "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind /home/dev/ws /home/dev/ws "
+            "--tmpfs /home/dev/ws/.codewhale --remount-ro /home/dev/ws/.codewhale "
+            "--tmpfs /home/dev/ws/.deepseek --remount-ro /home/dev/ws/.deepseek "
             "--chdir /home/dev/ws -- id");
   // Semantics, from the emitted argv: the workspace is writable, /tmp is
   // the private tmpfs, nothing else is writable.
@@ -96,7 +99,7 @@ TEST(LauncherPlan, ManagedNetworkAccessAddsShareNet) {
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   EXPECT_TRUE(p.share_net);
-  EXPECT_NE(Argv(p).find("--unshare-all --share-net --die-with-parent"), std::string::npos);
+  EXPECT_NE(Argv(p).find("--unshare-all --share-net --unshare-user"), std::string::npos);
 }
 
 TEST(LauncherPlan, EnvManagedPathIsTrusted) {
@@ -243,8 +246,9 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   std::vector<std::string> masks;
-  for (const auto& m : p.mounts) {
-    if (IsMaskMount(m))
+  for (size_t i = 0; i < p.mounts.size(); ++i) {
+    const ir::Mount& m = p.mounts[i];
+    if (IsMaskMount(p.mounts, i))
       masks.push_back(std::string(ir::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
   }
   EXPECT_EQ(masks, (std::vector<std::string>{
@@ -274,8 +278,8 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   LaunchPlan q = Plan(plain);
   ASSERT_EQ(q.kind, PlanKind::kLinuxBwrap);
   std::vector<std::string> plain_masks;
-  for (const auto& m : q.mounts) {
-    if (IsMaskMount(m)) plain_masks.push_back(m.dest);
+  for (size_t i = 0; i < q.mounts.size(); ++i) {
+    if (IsMaskMount(q.mounts, i)) plain_masks.push_back(q.mounts[i].dest);
   }
   EXPECT_EQ(plain_masks,
             (std::vector<std::string>{"/home/dev/.ssh", "/home/dev/.aws", "/home/dev/.netrc"}));
@@ -288,7 +292,7 @@ TEST(LauncherMasks, GroupSearchableHomeKeepsOrdinaryMasks) {
       .LauncherProbe("{ran: true, ok: true, uid: 998, gids: [998, 1000], message: \"\"}");
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
-  EXPECT_NE(Argv(p).find("--bind /home/dev/ws /home/dev/ws --tmpfs /home/dev/.ssh --chdir"),
+  EXPECT_NE(Argv(p).find("--remount-ro /home/dev/ws/.deepseek --tmpfs /home/dev/.ssh --chdir"),
             std::string::npos)
       << Argv(p);
 }
@@ -306,6 +310,10 @@ TEST(LauncherMasks, ProbeRunsWithTheUsersMasks) {
   auto masks = DenyMasks(*facts, denied, &agent);
   EXPECT_EQ(LauncherProbeBwrapArgv(masks), (std::vector<std::string>{"/usr/bin/bwrap",
                                                                      "--unshare-all",
+                                                                     "--unshare-user",
+                                                                     "--disable-userns",
+                                                                     "--cap-drop",
+                                                                     "ALL",
                                                                      "--die-with-parent",
                                                                      "--ro-bind",
                                                                      "/",

@@ -35,6 +35,12 @@ class FactsBuilder {
                      int uid = 1000) {
     return Entry(p, "file", canon.empty() ? p : canon, mode, uid, canon.size() > 0 && canon != p);
   }
+  // Through records a path reached through a symlink in an ancestor: not a
+  // symlink itself, but canonical elsewhere.
+  FactsBuilder& Through(const std::string& p, const std::string& canon,
+                        const std::string& type = "directory") {
+    return Entry(p, type, canon, "0755", 1000, false);
+  }
   FactsBuilder& Device(const std::string& p, const std::string& type = "char-device") {
     return Entry(p, type, p, "0666", 0, false);
   }

@@ -118,13 +118,12 @@ TEST_F(OpenSandboxCliTest, RunThroughEachContractBehavesLikeALocalRun) {
   for (const char* api : {"codewhale", "execd", "lifecycle"}) {
     SCOPED_TRACE(api);
     server_->Control("none");
-    RunResult r = Cwsc({"run", Config(api), "--json", "--", "sh", "-c",
+    RunResult r = Cwsc({"run", Config(api), "--json", "-o", dir_ / "result.json", "--", "sh", "-c",
                         "echo \"out $1\"; echo err >&2; exit 5", "sh", "a b"});
     EXPECT_EQ(r.exit_code, 5) << r.err;
     EXPECT_EQ(r.out, "out a b\n");
     ASSERT_THAT(r.err, ::testing::StartsWith("err\n"));
-    std::string last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
-    nlohmann::json result = nlohmann::json::parse(last);
+    nlohmann::json result = nlohmann::json::parse(ReadFileOr(dir_ / "result.json"));
     EXPECT_EQ(result["sandbox_kind"], "opensandbox");
     EXPECT_EQ(result["exit_code"], 5);
     EXPECT_FALSE(result["not_enforced"].empty());

@@ -51,10 +51,9 @@ TEST_F(RunCliTest, RefusedPlanRunsNothingAndExits125) {
             "choose a supported backend (opensandbox) or explicitly select none\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(Exists(ws + "/m"));
-  r = Cli({"run", config, "--cwd", ws, "--json", "--", "/bin/true"});
+  r = Cli({"run", config, "--cwd", ws, "--json", "-o", Base() + "/r.json", "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 125);
-  std::string last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
-  nlohmann::json j = nlohmann::json::parse(last);
+  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/r.json"));
   EXPECT_EQ(j["sandbox_kind"], "refused");
   EXPECT_EQ(j["ran"], false);
   EXPECT_TRUE(j["exit_code"].is_null());
@@ -82,6 +81,54 @@ TEST_F(RunCliTest, UsageErrors) {
   r = Cli({"run", config, "-o", Base() + "/r.json", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\n");
+  // The result channel (docs/runtime.md, "--json result").
+  for (const char* cmd : {"run", "exec"}) {
+    std::string first = std::string(cmd) == "run" ? config : CompilePlan();
+    r = Cli({cmd, first, "--json", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err,
+              "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr cannot "
+              "carry a result it could forge\n");
+    r = Cli({cmd, first, "--json-fd", "3", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\n");
+    r = Cli({cmd, first, "--json", "--json-fd", "3", "-o", Base() + "/r.json", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\n");
+    for (const char* fd : {"1", "two", "-3"}) {
+      r = Cli({cmd, first, "--json", "--json-fd", fd, "--", "true"});
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_EQ(r.err, std::string("cwsc: error: --json-fd: expected a descriptor number of 3 or "
+                                   "more (0, 1 and 2 are the command's own), got '") +
+                           fd + "'\n");
+    }
+    r = Cli({cmd, first, "--json", "--json-fd", "987", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "cwsc: error: --json-fd 987: not an open descriptor\n");
+    r = Cli({cmd, first, "--json", "-o", Base() + "/no/such/r.json", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "cwsc: error: -o " + Base() + "/no/such/r.json: cannot open the directory " +
+                         Base() + "/no/such: No such file or directory\n");
+    r = Cli({cmd, first, "--json", "-o", Base() + "/", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "cwsc: error: -o " + Base() + "/: not a file name\n");
+  }
+}
+
+// -o FILE replaces what is at FILE (a symlink included) with a new file.
+TEST_F(RunCliTest, JsonResultFileIsReplacedNotWrittenThrough) {
+  WriteFile(outside + "/target", "ORIGINAL\n");
+  ASSERT_EQ(symlink((outside + "/target").c_str(), (Base() + "/r.json").c_str()), 0);
+  RunResult r = Cli({"run", config, "--mode", "full-access", "--cwd", ws, "--json", "-o",
+                     Base() + "/r.json", "--", "/bin/sh", "-c", "exit 7"});
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(ReadFileOr(outside + "/target"), "ORIGINAL\n");
+  struct stat st {};
+  ASSERT_EQ(lstat((Base() + "/r.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/r.json"));
+  EXPECT_EQ(j["exit_code"], 7);
+  EXPECT_EQ(j["sandbox_kind"], "none");
 }
 
 TEST_F(RunCliTest, HelpTexts) {
@@ -315,6 +362,8 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   std::string plan = CompilePlan();
   chmod(Base().c_str(), 0755);
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + home, "CWSC_PROBE_CACHE=0"};
+  mkdir((Base() + "/result").c_str(), 0777);
+  chmod((Base() + "/result").c_str(), 0777);  // the run is uid 1000: -o writes here
   RunResult doc = RunInCrippledUserns({CwscBin(), "doctor", "--json"}, env);
   ASSERT_LT(doc.exit_code, 90) << "namespace setup step " << doc.exit_code;
   EXPECT_EQ(doc.exit_code, 1) << doc.out << doc.err;
@@ -338,11 +387,13 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   // `cwsc run` compiles against that host: no wrapper, so it runs unwrapped
   // with a warning (reference §8.1 item 3) and never claims a denial.
   RunResult run = RunInCrippledUserns(
-      {CwscBin(), "run", config, "--cwd", ws, "--json", "--", "/bin/sh", "-c", "exit 3"}, env);
+      {CwscBin(), "run", config, "--cwd", ws, "--json", "-o", Base() + "/result/r.json", "--",
+       "/bin/sh", "-c", "exit 3"},
+      env);
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_THAT(run.err, HasSubstr("cwsc: warning: the command runs without a sandbox although the "
                                  "policy is workspace-write"));
-  EXPECT_THAT(run.err, HasSubstr("\"sandbox_kind\":\"none\""));
+  EXPECT_THAT(ReadFileOr(Base() + "/result/r.json"), HasSubstr("\"sandbox_kind\":\"none\""));
 }
 
 // A second, non-root user (created only where system changes are allowed).

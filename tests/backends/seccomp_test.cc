@@ -1,0 +1,205 @@
+// The seccomp stage: lowering, the libseccomp emitter, the independent BPF
+// interpreter that checks it, the listing golden, and the plan JSON form.
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+
+#include "backends/seccomp_eval.h"
+#include "backends/seccomp_filter.h"
+#include "compiler/lower_seccomp.h"
+#include "gmock/gmock.h"
+#include "ir/plan_json.h"
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc::backends {
+namespace {
+
+using ::testing::HasSubstr;
+
+ir::SyscallFilter Filter(bool network) {
+  ir::Policy p;
+  p.network_access = network;
+  p.network_origin = ir::Origin::Default(network ? "network on" : "network off");
+  return compiler::LowerSyscallFilter(p);
+}
+
+std::string Bpf(const ir::SyscallFilter& f) {
+  absl::StatusOr<std::string> bpf = EmitSeccompBpf(f);
+  EXPECT_TRUE(bpf.ok()) << bpf.status();
+  return bpf.ok() ? *bpf : std::string();
+}
+
+SeccompCall Call(int nr, uint64_t a0 = 0, uint64_t a1 = 0) {
+  SeccompCall c;
+  c.nr = nr;
+  c.args[0] = a0;
+  c.args[1] = a1;
+  return c;
+}
+
+uint32_t Verdict(const std::string& bpf, const SeccompCall& c) {
+  absl::StatusOr<uint32_t> a = RunSeccompProgram(bpf, c);
+  EXPECT_TRUE(a.ok()) << a.status();
+  return a.ok() ? *a : 0xffffffffu;
+}
+
+#if defined(__x86_64__)
+
+TEST(Seccomp, ProgramIsLoadableShape) {
+  for (bool net : {false, true}) {
+    std::string bpf = Bpf(Filter(net));
+    EXPECT_FALSE(bpf.empty());
+    EXPECT_EQ(bpf.size() % 8, 0u);
+    EXPECT_LE(bpf.size() / 8, 4096u);
+  }
+}
+
+TEST(Seccomp, TerminalInjectionIsRefusedWhateverTheHighBits) {
+  std::string bpf = Bpf(Filter(true));
+  uint32_t eperm = seccomp_action::Errno(EPERM);
+  EXPECT_EQ(Verdict(bpf, Call(SYS_ioctl, 0, 0x5412)), eperm);
+  EXPECT_EQ(Verdict(bpf, Call(SYS_ioctl, 0, (0x123ull << 32) | 0x5412)), eperm);
+  EXPECT_EQ(Verdict(bpf, Call(SYS_ioctl, 7, 0x541c)), eperm);
+  EXPECT_EQ(Verdict(bpf, Call(SYS_ioctl, 0, 0x5413)), seccomp_action::kAllow);  // TIOCGWINSZ
+  EXPECT_EQ(Verdict(bpf, Call(SYS_ioctl, 0, 0x540f)), seccomp_action::kAllow);  // TIOCGPGRP
+}
+
+TEST(Seccomp, OtherArchitecturesAndX32AreKilled) {
+  std::string bpf = Bpf(Filter(true));
+  SeccompCall x32 = Call(SYS_getpid | kX32SyscallBit);
+  EXPECT_EQ(Verdict(bpf, x32), seccomp_action::kKillProcess);
+  SeccompCall i386 = Call(54 /* ioctl on i386 */, 0, 0x5412);
+  i386.arch = kAuditArchI386;
+  EXPECT_EQ(Verdict(bpf, i386), seccomp_action::kKillProcess);
+  EXPECT_EQ(Verdict(bpf, Call(SYS_getpid)), seccomp_action::kAllow);
+}
+
+TEST(Seccomp, UnixSocketsOnlyWithTheNetworkOff) {
+  uint32_t eperm = seccomp_action::Errno(EPERM);
+  std::string off = Bpf(Filter(false)), on = Bpf(Filter(true));
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, 1 /* AF_UNIX */, 1)), eperm);
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, (1ull << 40) | 1, 2)), eperm);
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, 2 /* AF_INET */, 1)), seccomp_action::kAllow);
+  EXPECT_EQ(Verdict(off, Call(SYS_socketpair, 1, 1)), seccomp_action::kAllow);
+  EXPECT_EQ(Verdict(on, Call(SYS_socket, 1, 1)), seccomp_action::kAllow);
+}
+
+TEST(Seccomp, MountsKeyringsAndIoUringAreRefused) {
+  std::string bpf = Bpf(Filter(true));
+  uint32_t eperm = seccomp_action::Errno(EPERM);
+  for (int nr : {SYS_mount, SYS_umount2, SYS_pivot_root, SYS_move_mount, SYS_fsopen, SYS_keyctl,
+                 SYS_add_key, SYS_io_uring_setup, SYS_io_uring_enter}) {
+    EXPECT_EQ(Verdict(bpf, Call(nr)), eperm) << nr;
+  }
+}
+
+TEST(Seccomp, CheckerAgreesWithTheEmitter) {
+  for (bool net : {false, true}) {
+    ir::SyscallFilter f = Filter(net);
+    EXPECT_TRUE(CheckSeccompProgram(f, Bpf(f)).ok()) << CheckSeccompProgram(f, Bpf(f));
+  }
+}
+
+// The checker is not a mirror of the emitter: a program missing a rule the
+// plan has is caught, and so is one refusing more than the plan says.
+TEST(Seccomp, CheckerCatchesAProgramThatDisagreesWithThePlan) {
+  ir::SyscallFilter full = Filter(false);
+  ir::SyscallFilter partial = full;
+  partial.rules.erase(partial.rules.begin() + 1);  // TIOCLINUX
+  absl::Status missing = CheckSeccompProgram(full, Bpf(partial));
+  EXPECT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.message()), HasSubstr("answers ALLOW"));
+  EXPECT_THAT(std::string(missing.message()), HasSubstr("means ERRNO(1)"));
+  absl::Status extra = CheckSeccompProgram(partial, Bpf(full));
+  EXPECT_FALSE(extra.ok());
+}
+
+TEST(Seccomp, MalformedProgramsAreErrorsNotVerdicts) {
+  EXPECT_EQ(RunSeccompProgram("", Call(1)).status().message(),
+            "a seccomp program is a non-empty multiple of 8 bytes, got 0");
+  EXPECT_FALSE(RunSeccompProgram(std::string(7, '\0'), Call(1)).ok());
+  // ld [0]; (no return)
+  std::string no_ret("\x20\x00\x00\x00\x00\x00\x00\x00", 8);
+  EXPECT_EQ(RunSeccompProgram(no_ret, Call(1)).status().message(),
+            "the program ends without a return");
+  // ja +5 past the end
+  std::string far("\x05\x00\x00\x00\x05\x00\x00\x00", 8);
+  EXPECT_EQ(RunSeccompProgram(far, Call(1)).status().message(),
+            "instruction 0: jump past the end of the program");
+  // ld [64]: outside seccomp_data
+  std::string out("\x20\x00\x00\x00\x40\x00\x00\x00\x06\x00\x00\x00\x00\x00\xff\x7f", 16);
+  EXPECT_EQ(RunSeccompProgram(out, Call(1)).status().message(),
+            "instruction 0: load outside seccomp_data");
+}
+
+TEST(Seccomp, UnknownSystemCallIsAnError) {
+  ir::SyscallFilter f;
+  f.rules.push_back(ir::SyscallRule{"no_such_call", {}, EPERM, "x", ir::Origin::Default("t")});
+  EXPECT_EQ(EmitSeccompBpf(f).status().message(),
+            "unknown system call 'no_such_call' in the syscall filter");
+}
+
+// Golden listings, with the semantic check beside them: the program they
+// describe passes the checker, and every rule is named in the listing.
+TEST(Seccomp, ListingGolden) {
+  for (bool net : {false, true}) {
+    ir::SyscallFilter f = Filter(net);
+    absl::StatusOr<std::string> listing = EmitSeccompListing(f);
+    ASSERT_TRUE(listing.ok()) << listing.status();
+    std::string path = cwsc::testing::SourceRoot() + "/tests/golden/seccomp/" +
+                       (net ? "network-on.txt" : "network-off.txt");
+    if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) {
+      std::ofstream(path, std::ios::binary) << *listing;
+    }
+    EXPECT_EQ(*listing, cwsc::testing::ReadFileOr(path))
+        << path << " differs (CWSC_UPDATE_GOLDENS=1 rewrites it)";
+    EXPECT_TRUE(CheckSeccompProgram(f, Bpf(f)).ok());
+    for (const ir::SyscallRule& r : f.rules) {
+      EXPECT_THAT(*listing, HasSubstr(": " + r.syscall)) << r.syscall;
+    }
+    EXPECT_EQ(*listing, *EmitSeccompListing(f)) << "deterministic";
+  }
+}
+
+#endif  // __x86_64__
+
+TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
+  ir::LaunchPlan plan;
+  plan.kind = ir::PlanKind::kLinuxBwrap;
+  plan.syscall_filter = Filter(false);
+  absl::StatusOr<std::string> json = ir::PlanToJson(plan);
+  ASSERT_TRUE(json.ok());
+  EXPECT_THAT(*json, HasSubstr("\"mask\": \"0xffffffff\""));
+  EXPECT_THAT(*json, HasSubstr("\"value\": \"0x5412\""));
+  absl::StatusOr<ir::LaunchPlan> back = ir::PlanFromJson(*json, "p.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, plan);
+  auto bad = [&](const std::string& from, const std::string& to) {
+    std::string text = *json;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    absl::StatusOr<ir::LaunchPlan> p = ir::PlanFromJson(text, "p.json");
+    EXPECT_FALSE(p.ok()) << to;
+    return p.ok() ? std::string() : std::string(p.status().message());
+  };
+  EXPECT_EQ(bad("\"value\": \"0x5412\"", "\"value\": \"0x1ffffffff\""),
+            "p.json: error: bad plan at '/syscall_filter/rules/0/args/0/value': has bits outside "
+            "the mask\n");
+  EXPECT_EQ(bad("\"index\": 1", "\"index\": 6"),
+            "p.json: error: bad plan at '/syscall_filter/rules/0/args/0/index': expected 0 to 5\n");
+  EXPECT_EQ(bad("\"mask\": \"0xffffffff\"", "\"mask\": \"ffffffff\""),
+            "p.json: error: bad plan at '/syscall_filter/rules/0/args/0/mask': expected \"0x\" and "
+            "1 to 16 hexadecimal digits\n");
+  EXPECT_EQ(bad("\"syscall\": \"ioctl\"", "\"syscall\": \"io ctl\""),
+            "p.json: error: bad plan at '/syscall_filter/rules/0/syscall': expected a system call "
+            "name\n");
+  EXPECT_EQ(bad("\"default\": \"allow\"", "\"default\": \"kill\""),
+            "p.json: error: bad plan at '/syscall_filter/default': expected \"allow\"\n");
+}
+
+}  // namespace
+}  // namespace cwsc::backends
