@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "runtime/foreground.h"
 
 namespace {
 
@@ -53,6 +54,10 @@ int main(int argc, char** argv) {
     return cwsc::cli::kExitUsage;
   }
   std::string name = argv[1];
+  // Inside a sandbox at a terminal: the foreground shim (runtime/foreground.h).
+  if (name == cwsc::runtime::kForegroundShimCommand) {
+    return cwsc::runtime::RunForegroundShim(argc, argv);
+  }
   if (name == "--help" || name == "-h" || name == "help") {
     PrintUsage(stdout);
     return cwsc::cli::kExitOk;

@@ -19,6 +19,7 @@
 #include "compiler/launcher.h"
 #include "nlohmann/json.hpp"
 #include "runtime/attribution.h"
+#include "runtime/foreground.h"
 #include "runtime/opensandbox.h"
 #include "runtime/probe_cache.h"
 #include "runtime/spawn.h"
@@ -380,6 +381,10 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
   for (const std::string& w : cmd->warnings) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
   std::fflush(stderr);
 
+  // At a terminal, Ctrl-C must reach the command and not end bwrap first.
+  if (plan.kind == PlanKind::kLinuxBwrap && AtTerminalInForeground()) {
+    AddForegroundShim(&cmd->argv);
+  }
   SpawnRequest spawn;
   spawn.argv = cmd->argv;
   spawn.env = cmd->env;

@@ -276,6 +276,10 @@ int ChildMain(void* raw) {
 
 }  // namespace
 
+bool AtTerminalInForeground() {
+  return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
 int ExitCodeForExecErrno(int err) { return (err == ENOENT || err == ENOTDIR) ? 127 : 126; }
 
 absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error) {
@@ -338,7 +342,7 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   if (sfd.get() < 0 || tfd.get() < 0) {
     return absl::InternalError(absl::StrCat("signalfd/timerfd: ", ErrnoText(errno)));
   }
-  bool take_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  bool take_terminal = AtTerminalInForeground();
   pid_t parent = getpid();
 
   ChildArgs child_args{&cand_ptrs,

@@ -72,6 +72,10 @@ struct SpawnError {
 absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request,
                                          SpawnError* error = nullptr);
 
+// AtTerminalInForeground: stdin is a terminal whose foreground process
+// group is ours, so SpawnAndWait hands the terminal to the child.
+bool AtTerminalInForeground();
+
 // ExitCodeForExecErrno maps a failed exec to the shell convention:
 // 127 for ENOENT/ENOTDIR, 126 otherwise.
 int ExitCodeForExecErrno(int err);

@@ -5,6 +5,8 @@
 // and runs as a second, non-root user.
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
+#include <pty.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -226,6 +229,69 @@ TEST_F(RunCliTest, SigtermToCwscReachesTheSandboxedCommand) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 7);
   EXPECT_EQ(ReadFileOr(ws + "/t"), "term\n");
+}
+
+// RunAtPty runs argv on a new pseudo-terminal and types `keys` once `ready`
+// has appeared in its output; at most 15 s.
+RunResult RunAtPty(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   const std::string& ready, const std::string& keys) {
+  RunResult r;
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid < 0) return r;
+  if (pid == 0) {
+    std::vector<char*> a, e;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    for (const auto& s : env) e.push_back(const_cast<char*>(s.c_str()));
+    e.push_back(nullptr);
+    execve(a[0], a.data(), e.data());
+    _exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  bool typed = false;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{master, POLLIN, 0};
+    if (poll(&p, 1, 100) > 0) {
+      char buf[4096];
+      ssize_t n = read(master, buf, sizeof buf);
+      if (n <= 0) break;  // EIO: every writer of the terminal is gone
+      r.out.append(buf, static_cast<size_t>(n));
+    }
+    if (!typed && r.out.find(ready) != std::string::npos) {
+      usleep(300000);  // let the command reach its wait
+      if (write(master, keys.data(), keys.size()) < 0) break;
+      typed = true;
+    }
+  }
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  close(master);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// Ctrl-C at a terminal reaches the command (its trap runs and decides the
+// status) instead of ending bwrap and the sandbox with it.
+TEST_F(RunCliTest, AtATerminalCtrlCReachesTheCommand) {
+  for (const char* mode : {"ask", "plan", "full-access"}) {
+    RunResult r = RunAtPty(
+        {CwscBin(), "run", config, "--mode", mode, "--cwd", ws, "--", "/bin/sh", "-c",
+         "trap 'echo TRAPPED; exit 7' INT; echo READY; sleep 20 & wait; echo NO-TRAP"},
+        Env({}), "READY", "\x03");
+    EXPECT_EQ(r.exit_code, 7) << mode << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr("TRAPPED")) << mode;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("NO-TRAP"))) << mode;
+  }
+  // A program that is not there, through the shim: found missing, 127.
+  RunResult missing = RunAtPty({CwscBin(), "run", config, "--cwd", ws, "--", "no-such-program-x"},
+                               Env({}), "never", "");
+  EXPECT_EQ(missing.exit_code, 127) << missing.out;
+  EXPECT_THAT(missing.out, HasSubstr("cwsc: cannot run 'no-such-program-x': No such file or "
+                                     "directory"));
 }
 
 TEST_F(RunCliTest, AtATerminalTheCommandIsTheForegroundGroupAndReadsIt) {
