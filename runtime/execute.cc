@@ -1,7 +1,9 @@
 #include "runtime/execute.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -59,6 +61,8 @@ std::string Base(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+std::string LinkedFileUnder(const std::string& dir, int depth, int* budget);
 
 bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
 
@@ -220,6 +224,22 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
       }
     }
   }
+  // A protected file with a second name: the command could write it
+  // through the other one (a hard link made before the name was protected).
+  for (const ir::Root& r : plan.roots) {
+    for (const ir::Protected& p : r.protected_paths) {
+      if (!p.applied || p.placeholder || p.canonical.empty()) continue;
+      int budget = 2000;
+      std::string linked = LinkedFileUnder(p.canonical, 4, &budget);
+      if (!linked.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the protected file ", linked,
+            " has more than one hard link; a name for it outside the protected directory may "
+            "be writable in the sandbox; remove the extra links (find ", r.canonical,
+            " -samefile ", linked, ")"));
+      }
+    }
+  }
   // The working directory must exist and be visible inside the sandbox.
   PathInfo cwd = facts->Path(plan.cwd);
   if (cwd.type != FileType::kDirectory) {
@@ -240,6 +260,31 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
         "; run from a directory outside it or choose a mode that binds it"));
   }
   return absl::OkStatus();
+}
+
+// LinkedFileUnder finds a regular file below `dir` (not following
+// symlinks; at most 4 levels and 2000 entries) with more than one hard
+// link: another name for it may lie in a writable root, where the command
+// could change it although `dir` is read-only. "" when there is none.
+std::string LinkedFileUnder(const std::string& dir, int depth, int* budget) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return "";
+  std::string found;
+  while (dirent* e = readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    if (--*budget < 0) break;
+    std::string path = dir + "/" + e->d_name;
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+      found = path;
+    } else if (S_ISDIR(st.st_mode) && depth > 0) {
+      found = LinkedFileUnder(path, depth - 1, budget);
+    }
+    if (!found.empty()) break;
+  }
+  closedir(d);
+  return found;
 }
 
 // SealedFilterFd emits the plan's seccomp program into a sealed anonymous

@@ -315,6 +315,27 @@ TEST_P(EscapeTest, ProtectedNamesThatDoNotExistStayUnwritable) {
   EXPECT_EQ(r3.out, "still-runs\n");
 }
 
+// 6b. A hard link to a protected file made before it was protected (by
+// hand, or by an older sandbox): the run is refused, nothing is written.
+TEST_P(EscapeTest, HardLinkToAProtectedFileIsRefused) {
+  mkdir((ws + "/.codewhale").c_str(), 0755);
+  WriteFile(ws + "/.codewhale/config.toml", "# project\n");
+  ASSERT_EQ(link((ws + "/.codewhale/config.toml").c_str(), (ws + "/hardlink").c_str()), 0);
+  ChownAll();
+  RunResult r = Sh("echo 'sandbox_mode = \"danger-full-access\"' > hardlink; echo ran");
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "cwsc: refused: the protected file " + ws +
+                       "/.codewhale/config.toml has more than one hard link; a name for it "
+                       "outside the protected directory may be writable in the sandbox; remove "
+                       "the extra links (find " + ws + " -samefile " + ws +
+                       "/.codewhale/config.toml)\n");
+  EXPECT_EQ(ReadFileOr(ws + "/.codewhale/config.toml"), "# project\n");
+  unlink((ws + "/hardlink").c_str());
+  RunResult ok = Sh("echo ran");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 // 7. `--json -o FILE`: a symlink the command planted at FILE is never
 // followed, and the file is written where it was when the run started.
 TEST_P(EscapeTest, JsonResultFileNeverFollowsASymlink) {
