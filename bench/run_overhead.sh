@@ -76,16 +76,24 @@ def bare_argv(binary, program):
 
 FD3 = {}  # argv id -> seccomp program file for launchers that run a bare argv
 
+def fd3(path):
+    """Open `path` as fd 3, inheritable, at offset 0."""
+    prog = os.open(path, os.O_RDONLY)
+    if prog != 3:
+        os.dup2(prog, 3, inheritable=True)
+        os.close(prog)
+    else:
+        os.set_inheritable(3, True)
+
 def run_once(argv):
-    devnull = os.open(os.devnull, os.O_RDWR)
     bpf = FD3.get(id(argv))
-    prog = os.open(bpf, os.O_RDONLY) if bpf else -1
+    if bpf:
+        fd3(bpf)
+    devnull = os.open(os.devnull, os.O_RDWR)
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         os.dup2(devnull, 0); os.dup2(devnull, 1); os.chdir(ws)
-        if prog >= 0:
-            os.dup2(prog, 3)
         try:
             os.execv(argv[0], argv)
         finally:
@@ -93,8 +101,8 @@ def run_once(argv):
     _, status = os.waitpid(pid, 0)
     t1 = time.perf_counter()
     os.close(devnull)
-    if prog >= 0:
-        os.close(prog)
+    if bpf:
+        os.close(3)
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("run_overhead.sh: %r failed with status %d" % (argv[:3], status))
     return (t1 - t0) * 1000.0
@@ -103,12 +111,13 @@ def peak_rss(argv, n=10):
     peak = 0
     bpf = FD3.get(id(argv))
     for _ in range(n):
-        prog = os.open(bpf, os.O_RDONLY) if bpf else -1
+        if bpf:  # the program on fd 3, from its start
+            fd3(bpf)
         r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, cwd=ws, stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True,
-                           preexec_fn=(lambda: os.dup2(prog, 3)) if prog >= 0 else None)
-        if prog >= 0:
-            os.close(prog)
+                           pass_fds=(3,) if bpf else ())
+        if bpf:
+            os.close(3)
         peak = max(peak, int(r.stderr.decode().strip().splitlines()[-1]))
     return peak
 

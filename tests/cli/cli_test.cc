@@ -2,6 +2,8 @@
 // user-facing error of compile/explain/facts, run through the real binary.
 #include <gtest/gtest.h>
 
+#include "backends/seccomp_eval.h"
+#include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc {
@@ -20,6 +22,43 @@ RunResult Cwsc(std::vector<std::string> args, const std::string& cwd = "") {
 }
 
 std::string Facts() { return Src() + "/tests/golden/bwrap/ws_default/facts.yaml"; }
+
+// `--target seccomp` prints a golden listing of the plan's filter, the same
+// bytes every time; `seccomp-bpf` the program bwrap reads, which the
+// independent checker accepts for the plan's filter; plans without a filter
+// exit 4.
+TEST(Cli, SeccompTargets) {
+  std::string cfg = Src() + "/examples/workspace.toml";
+  for (const char* mode : {"ask", "plan"}) {
+    std::vector<std::string> base = {"compile", cfg, "--facts", Facts(), "--mode", mode};
+    auto with = [&](const std::string& target) {
+      std::vector<std::string> a = base;
+      a.insert(a.end(), {"--target", target});
+      return Cwsc(a);
+    };
+    RunResult listing = with("seccomp");
+    ASSERT_EQ(listing.exit_code, 0) << listing.err;
+    std::string golden = Src() + "/tests/golden/seccomp/example-workspace-" + mode + ".txt";
+    if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) WriteFile(golden, listing.out);
+    EXPECT_EQ(listing.out, testing::ReadFileOr(golden)) << golden;
+    EXPECT_EQ(with("seccomp").out, listing.out) << "deterministic";
+    RunResult bpf = with("seccomp-bpf");
+    ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
+    EXPECT_EQ(bpf.out.size() % 8, 0u);
+    absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(with("plan").out, "plan.json");
+    ASSERT_TRUE(plan.ok() && plan->syscall_filter.has_value());
+    EXPECT_TRUE(backends::CheckSeccompProgram(*plan->syscall_filter, bpf.out).ok());
+    EXPECT_EQ(listing.out.find("socket (arg0") != std::string::npos, std::string(mode) == "plan")
+        << "AF_UNIX rule only with the network off";
+  }
+  TempDir d;
+  WriteFile(d / "empty.toml", "");
+  RunResult none = Cwsc({"compile", d / "empty.toml", "--facts", Facts(), "--mode", "full-access",
+                         "--target", "seccomp"});
+  EXPECT_EQ(none.exit_code, 4);
+  EXPECT_EQ(none.err, "cwsc: error: --target seccomp: plan kind none has no syscall filter\n");
+  EXPECT_EQ(none.out, "");
+}
 
 TEST(Cli, HelpAndUsage) {
   RunResult h = Cwsc({"--help"});
