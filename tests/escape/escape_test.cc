@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/argv_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
@@ -42,18 +43,7 @@ std::string EnvOr(const char* name, const std::string& fallback = "") {
 
 std::string CwscBin() { return EnvOr("CWSC_BIN", "cwsc"); }
 
-// ShQuote quotes one word for /bin/sh.
-std::string ShQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+std::string ShQuote(const std::string& s) { return backends::ShellQuote(s); }
 
 std::string ShJoin(const std::vector<std::string>& argv) {
   std::vector<std::string> q;
