@@ -9,6 +9,9 @@
 #include <sstream>
 
 #include "backends/bwrap.h"
+#include "backends/seccomp_eval.h"
+#include "backends/seccomp_filter.h"
+#include "compiler/lower_seccomp.h"
 #include "compiler/compile.h"
 #include "ir/plan_json.h"
 
@@ -70,6 +73,34 @@ void BM_PlanJsonRoundTrip(benchmark::State& state) {
   }
 }
 
+// The seccomp program every `cwsc run` of a linux-bwrap plan builds (with
+// libseccomp) before it starts bwrap, and the checker `--target seccomp`
+// runs over it.
+void BM_EmitSeccompBpf(benchmark::State& state) {
+  cwsc::ir::Policy p;
+  p.network_access = state.range(0) != 0;
+  cwsc::ir::SyscallFilter f = cwsc::compiler::LowerSyscallFilter(p);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto bpf = cwsc::backends::EmitSeccompBpf(f);
+    bytes = bpf.ok() ? bpf->size() : 0;
+    benchmark::DoNotOptimize(bpf);
+  }
+  state.counters["bpf_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_CheckSeccompProgram(benchmark::State& state) {
+  cwsc::ir::Policy p;
+  cwsc::ir::SyscallFilter f = cwsc::compiler::LowerSyscallFilter(p);
+  std::string bpf = *cwsc::backends::EmitSeccompBpf(f);
+  for (auto _ : state) {
+    auto s = cwsc::backends::CheckSeccompProgram(f, bpf);
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+BENCHMARK(BM_EmitSeccompBpf)->Arg(0)->Arg(1);
+BENCHMARK(BM_CheckSeccompProgram);
 BENCHMARK(BM_CompileWorkspaceAsk);
 BENCHMARK(BM_CompileLockedDown);
 BENCHMARK(BM_CompileWorktree);
