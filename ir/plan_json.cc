@@ -78,6 +78,7 @@ Json PlanJson(const LaunchPlan& p) {
                       {"probe_message", p.wrapper.probe_message}};
   j["share_net"] = p.share_net;
   j["launcher"] = p.launcher;
+  if (!p.launcher.empty()) j["launcher_origin"] = OriginJson(p.launcher_origin);
   Json roots = Json::array();
   for (const Root& r : p.roots) roots.push_back(RootJson(r));
   j["roots"] = roots;
@@ -279,6 +280,7 @@ LaunchPlan ReadPlan(const Reader& r) {
   p.wrapper.probe_message = w.At("probe_message").Str();
   p.share_net = r.At("share_net").Bool();
   p.launcher = r.At("launcher").Strings();
+  if (r.Has("launcher_origin")) p.launcher_origin = ReadOrigin(r.At("launcher_origin"));
   for (const Reader& rr : r.At("roots").Items()) {
     Root root;
     root.path = rr.At("path").Str();
