@@ -35,6 +35,7 @@ struct CommonOptions {
   bool json = false;                  // --json (run/exec/doctor)
   bool check = false;                 // --check (fmt)
   bool no_project_config = false;     // --no-project-config (serve/exec style launch)
+  bool unlisted_as_missing = false;   // --unlisted-as-missing (recorded facts)
   std::vector<std::string> program;   // after --
   bool saw_dashdash = false;
 };
