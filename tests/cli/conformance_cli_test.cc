@@ -212,6 +212,13 @@ TEST(FactsCli, UnrecordedPathIsAnError) {
             "about: the policy changed since the facts were recorded; record them again with `cwsc "
             "facts --for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as "
             "missing\n");
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\n"
+                          "bwrap_ro_roots = [\"/opt/cwsc-x\", \"/opt/cwsc-y\", \"/opt/cwsc-z\"]\n");
+  RunResult more = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
+  EXPECT_EQ(more.exit_code, 2);
+  EXPECT_EQ(more.err.substr(0, more.err.find(", which")),
+            "f.yaml: error: the facts file does not record '/opt/cwsc-x' (and 2 more paths)");
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
   RunResult opt = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml",
                         "--unlisted-as-missing", "--target", "plan"}, t.path());
   EXPECT_EQ(opt.exit_code, 0) << opt.err;

@@ -99,6 +99,51 @@ TEST(Requirements, BadFileIsLocated) {
             "                          ^\n");
 }
 
+TEST(Requirements, MoreBadFiles) {
+  EXPECT_EQ(ErrorOf("", WithRequirements("allowed_sandbox_modes = []\n"), "ask"),
+            "/etc/codewhale/requirements.toml:1:25: error: 'allowed_sandbox_modes' must not be "
+            "empty\n"
+            "  allowed_sandbox_modes = []\n"
+            "                          ^\n");
+  EXPECT_EQ(ErrorOf("", WithRequirements("allowed_sandbox_modes = [1]\n"), "ask"),
+            "/etc/codewhale/requirements.toml:1:26: error: 'allowed_sandbox_modes' entries must be "
+            "strings, not an integer\n"
+            "  allowed_sandbox_modes = [1]\n"
+            "                           ^\n");
+  FactsBuilder dir;
+  dir.Dir("/etc/codewhale/requirements.toml");
+  EXPECT_EQ(ErrorOf("", dir, "ask"),
+            "/etc/codewhale/requirements.toml: error: the requirements file exists but cannot be "
+            "read (it must be a regular file of at most 64 KiB)\n");
+}
+
+TEST(Profiles, ProfileMustBeAString) {
+  FactsBuilder f;
+  auto r = CompileText("profile = 1\n", f, "ask");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find(":1:11: error: 'profile' must be a string, not an "
+                                                   "integer\n  profile = 1\n            ^\n"),
+            std::string::npos)
+      << r.status();
+}
+
+TEST(RecordedFactsUnlisted, ValueIsChecked) {
+  auto bad = ParseRecordedFacts("cwsc_facts: 1\nunlisted: maybe\n", "f.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "f.yaml:2:11: error: unlisted must be missing or error\n"
+            "  unlisted: maybe\n"
+            "            ^\n");
+  auto strict = ParseRecordedFacts("cwsc_facts: 1\nunlisted: error\n", "f.yaml");
+  ASSERT_TRUE(strict.ok());
+  (*strict)->Path("/nowhere");
+  EXPECT_EQ((*strict)->UnlistedPaths(), std::vector<std::string>{"/nowhere"});
+  auto lax = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
+  ASSERT_TRUE(lax.ok());
+  (*lax)->Path("/nowhere");
+  EXPECT_TRUE((*lax)->UnlistedPaths().empty());
+}
+
 // Item 4: Plan is read-only without network, whatever a config says.
 TEST(PlanMode, NetworkKeyNeverWidensPlan) {
   FactsBuilder f;
