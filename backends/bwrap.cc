@@ -12,7 +12,9 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
         "the plan does not use bubblewrap (kind ", ir::PlanKindName(plan.kind), ")"));
   }
   EmittedArgv out;
-  ir::Origin launcher = ir::Origin::Default("tool_launcher");
+  // The managed file and line that set tool_launcher (older plans: a default).
+  ir::Origin launcher = plan.launcher_origin.detail.empty() ? ir::Origin::Default("tool_launcher")
+                                                             : plan.launcher_origin;
   for (const std::string& a : plan.launcher) out.push_back({a, launcher});
   ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (reference §8.4)");
   out.push_back({plan.wrapper.path.empty() ? "/usr/bin/bwrap" : plan.wrapper.path, wrapper});

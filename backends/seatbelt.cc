@@ -186,10 +186,12 @@ absl::Status EmitNetwork(const ir::LaunchPlan& plan, Lines* out) {
     out->Add("(allow network-inbound)", o);
     out->Add("(allow system-socket)", o);
     out->Add("(allow network-bind)", o);
+    out->Blank();  // Codewhale's network block ends with its own newline
     return absl::OkStatus();
   }
   if (sb.network_dropped_for_proxy) {
     out->Add("; Network: none (proxy variables are set but name no loopback port)", o);
+    out->Blank();
     return absl::OkStatus();
   }
   out->Add("; Network: outbound IPv4 and the system DNS resolver only (read-only + network)", o);
@@ -206,6 +208,7 @@ absl::Status EmitNetwork(const ir::LaunchPlan& plan, Lines* out) {
   out->Add(absl::StrCat("(allow network-outbound (remote unix-socket (path-literal \"",
                         kMdnsResponderSocket, "\")))"),
            o);
+  out->Blank();  // the same layout as the full network block
   return absl::OkStatus();
 }
 
@@ -223,6 +226,9 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
   if (!st.ok()) return st.status();
 
   Lines out;
+  // Codewhale's profile text starts with a newline (its base policy is a raw
+  // string opening on one); the layout below matches it byte for byte.
+  out.Blank();
   for (const char* line : kBasePolicy) out.Add(line, BaseOrigin());
 
   const Origin read_origin = Origin::Default("full filesystem read (reference §10.3 item 2)");
@@ -272,6 +278,7 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
     out.Add("(allow mach-lookup", o);
     out.Add("  (global-name \"com.apple.coreservices.launchservicesd\")", o);
     out.Add("  (global-name \"com.apple.coreservices.appleevents\"))", o);
+    out.Blank();  // as Codewhale's block, which ends with its own newline
   }
 
   auto named = [&](const char* key) -> const ir::Param* {
@@ -301,7 +308,7 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
   }
   if (cargo != nullptr) {
     out.Blank();
-    out.Add("; Cargo home (~/.cargo): registry/index/git caches", cargo->origin);
+    out.Add("; Cargo home (~/.cargo) — registry/index/git caches", cargo->origin);
     out.Add("(allow file-read* (subpath (param \"CARGO_HOME\")))", cargo->origin);
     if (!read_only) {
       out.Add("(allow file-write* (subpath (param \"CARGO_HOME_REGISTRY\")))", cargo_reg->origin);
@@ -311,7 +318,7 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
 
   if (const ir::Param* p = named("NPM_CACHE_DIR")) {
     out.Blank();
-    out.Add("; npm cache (~/.npm): npx package downloads", p->origin);
+    out.Add("; npm cache (~/.npm) — npx package downloads", p->origin);
     out.Add("(allow file-read* (subpath (param \"NPM_CACHE_DIR\")))", p->origin);
     if (!read_only) out.Add("(allow file-write* (subpath (param \"NPM_CACHE_DIR\")))", p->origin);
   }
@@ -329,10 +336,11 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
 }
 
 std::string SeatbeltProfileText(const EmittedArgv& lines) {
+  // Lines joined by newlines, no newline after the last (as Codewhale's text).
   std::string text;
-  for (const EmittedArg& l : lines) {
-    text += l.text;
-    text += '\n';
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) text += '\n';
+    text += lines[i].text;
   }
   return text;
 }

@@ -48,6 +48,11 @@ absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>&
         o.no_project_config = true;
         continue;
       }
+      if (name == "--unlisted-as-missing") {  // docs/facts.md
+        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
+        o.unlisted_as_missing = true;
+        continue;
+      }
       if (!has_value) {
         if (i + 1 >= args.size()) {
           return absl::InvalidArgumentError(absl::StrCat("option '", name, "' needs a value"));

@@ -36,6 +36,7 @@ struct CommonOptions {
   std::optional<std::string> json_fd; // --json-fd N (run/exec): the result's own channel
   bool check = false;                 // --check (fmt)
   bool no_project_config = false;     // --no-project-config (serve/exec style launch)
+  bool unlisted_as_missing = false;   // --unlisted-as-missing (recorded facts)
   std::vector<std::string> program;   // after --
   bool saw_dashdash = false;
 };

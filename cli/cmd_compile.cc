@@ -21,7 +21,7 @@ constexpr char kCompileUsage[] =
     "                    [--mode MODE]\n"
     "                    [--facts FILE] [--cwd DIR] [--format lines|shell|json|nul|sbpl]\n"
     "                    [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
-    "                    [--no-project-config] [-- PROGRAM ARGS...]\n"
+    "                    [--no-project-config] [--unlisted-as-missing] [-- PROGRAM ARGS...]\n"
     "\n"
     "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission\n"
     "mode (plan, ask, auto-review, full-access; default ask) against the live host,\n"
@@ -43,7 +43,8 @@ constexpr char kCompileUsage[] =
 
 constexpr char kExplainUsage[] =
     "usage: cwsc explain CONFIG [--target auto|bwrap] [--mode MODE] [--facts FILE] [--cwd DIR]\n"
-    "                    [--policy NAME] [--input toml|dsl] [-- PROGRAM ARGS...]\n"
+    "                    [--policy NAME] [--input toml|dsl] [--unlisted-as-missing]\n"
+    "                    [-- PROGRAM ARGS...]\n"
     "\n"
     "Print every token of the emitted artifact with the origin that produced it\n"
     "(config key with file:line:col, env variable, mode, host fact or default),\n"
@@ -51,7 +52,7 @@ constexpr char kExplainUsage[] =
 
 const std::vector<std::string> kOptions = {"--target", "--mode",     "--facts",  "--cwd",
                                            "--format", "--policy",   "--input",  "--escalate",
-                                           "--no-project-config"};
+                                           "--no-project-config", "--unlisted-as-missing"};
 
 // Artifact is what a target produced: an argv with origins, or a text.
 struct Artifact {
@@ -208,6 +209,18 @@ int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::Comp
     PrintError(std::string(r.status().message()));
     return kExitUsage;
   }
+  // A facts file from `cwsc facts --for` records every path its compile asked
+  // about; another path means the policy changed since (docs/facts.md).
+  std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
+  if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
+    PrintError(absl::StrCat(
+        *o.facts, ": error: the facts file does not record '", unlisted.front(), "'",
+        unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+        ", which this compile asks about: the policy changed since the facts were recorded; "
+        "record them again with `cwsc facts --for CONFIG`, or pass --unlisted-as-missing to "
+        "treat unrecorded paths as missing"));
+    return kExitUsage;
+  }
   PrintNotes(r->notes);
   *out = *std::move(r);
   return kExitOk;
@@ -248,6 +261,9 @@ int CmdCompile(const Args& args) {
   }
   compiler::CompileResult r;
   if (int rc = CompileFromOptions(*o, kCompileUsage, &r); rc != kExitOk) return rc;
+  for (const ir::Warning& w : r.plan.warnings) {
+    std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
+  }
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
   if (!art.is_argv) {
@@ -266,7 +282,8 @@ int CmdCompile(const Args& args) {
       PrintError(std::string(lines.status().message()));
       return kExitNotApplicable;
     }
-    return WriteStdout(backends::SeatbeltProfileText(*lines));
+    // The profile as sandbox-exec gets it, then a newline for the terminal.
+    return WriteStdout(backends::SeatbeltProfileText(*lines) + "\n");
   }
   // The profile token holds newlines: without --format, show a Seatbelt argv as one shell line.
   if (seatbelt_argv && !o->format) format = backends::ArgvFormat::kShell;

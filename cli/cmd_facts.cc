@@ -35,6 +35,7 @@ int CmdFacts(const Args& args) {
   std::unique_ptr<compiler::HostFacts> live = compiler::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {
+    rec.SetUnlistedIsError(true);
     absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
     if (!copts.ok()) {
       PrintError(std::string(copts.status().message()));

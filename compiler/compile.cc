@@ -6,11 +6,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/file_text.h"
 #include "compiler/launcher.h"
 #include "compiler/layers.h"
+#include "compiler/paths.h"
 #include "compiler/resolve.h"
 #include "ir/status_macros.h"
 
@@ -83,14 +85,34 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   Overlay(merged, managed.spec);
 
   std::string cwd = options.cwd ? *options.cwd : facts->Cwd();
-  if (!absl::StartsWith(cwd, "/")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("error: --cwd must be an absolute path, not '", cwd, "'\n"));
+  if (cwd.empty()) {
+    return absl::InvalidArgumentError("error: --cwd must not be empty\n");
   }
+  // A relative --cwd is taken from the working directory (the recorded one
+  // with --facts), as a shell would.
+  if (!absl::StartsWith(cwd, "/")) cwd = LexicalNormalize(JoinPath(facts->Cwd(), cwd));
   if (options.read_project_config) {
     CWSC_RETURN_IF_ERROR(ApplyProjectLayer(*facts, cwd, merged, &result.notes));
   }
+  CWSC_RETURN_IF_ERROR(ValidateSpecPaths(merged));
+  // Requirements (reference §4.1 step 4): a configured sandbox_mode outside
+  // the administrator's allow-list is a load error.
+  CWSC_ASSIGN_OR_RETURN(Requirements req, ReadRequirements(*facts, merged));
+  if (merged.sandbox_mode &&
+      !req.Allows(NormalizeSandboxMode(merged.sandbox_mode->value).value_or(merged.sandbox_mode->value))) {
+    const ir::Origin& o = merged.sandbox_mode->origin;
+    std::string msg = absl::StrCat("sandbox_mode '", merged.sandbox_mode->value,
+                                   "' is not allowed by requirements (", req.Describe(), ")");
+    if (o.file.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(o.Describe(), ": error: ", msg, "\n"));
+    }
+    std::optional<std::string> src =
+        o.file == options.config_path ? std::optional<std::string>(text) : facts->ReadFile(o.file);
+    return ir::ErrorAt(o.file, o.line, o.col, msg,
+                       src ? ir::SourceLineAt(MaskSecrets(*src), o.line) : "");
+  }
   ResolveInput in;
+  in.requirements = req;
   in.spec = merged;
   in.mode = *mode;
   in.mode_origin = options.mode_origin;

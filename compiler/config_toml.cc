@@ -7,8 +7,11 @@
 #include <map>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/config_secrets.h"
+#include "compiler/layers.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -25,8 +28,10 @@ ir::Origin::Kind OriginKind(Layer layer) {
 
 class Reader {
  public:
+  // `text` is the file as read; excerpts come from its redacted form, so a
+  // secret value never reaches a message (compiler/config_secrets.h).
   Reader(const std::string& text, const std::string& file, Layer layer)
-      : text_(text), file_(file), layer_(layer) {}
+      : text_(text), shown_(MaskSecrets(text)), file_(file), layer_(layer) {}
 
   ir::Origin OriginOf(const std::string& key, const toml::node& n) const {
     const auto& b = n.source().begin;
@@ -37,13 +42,18 @@ class Reader {
   void Error(const toml::node& n, const std::string& message) {
     const auto& b = n.source().begin;
     diags_.Add(Diagnostic{Diagnostic::Severity::kError, file_, static_cast<int>(b.line),
-                          static_cast<int>(b.column), message,
-                          ir::SourceLineAt(text_, static_cast<int>(b.line))});
+                          static_cast<int>(b.column), ScrubSecrets(text_, message),
+                          ir::SourceLineAt(shown_, static_cast<int>(b.line))});
+  }
+  void Warn(const toml::node& n, const std::string& message) {
+    const auto& b = n.source().begin;
+    notes_.push_back(Diagnostic{Diagnostic::Severity::kWarning, file_, static_cast<int>(b.line),
+                                static_cast<int>(b.column), ScrubSecrets(text_, message), ""});
   }
   void Note(const toml::node& n, const std::string& message) {
     const auto& b = n.source().begin;
     notes_.push_back(Diagnostic{Diagnostic::Severity::kNote, file_, static_cast<int>(b.line),
-                                static_cast<int>(b.column), message, ""});
+                                static_cast<int>(b.column), ScrubSecrets(text_, message), ""});
   }
 
   std::optional<Setting<std::string>> String(const std::string& key, const toml::node& n) {
@@ -69,6 +79,11 @@ class Reader {
       if (s == nullptr) {
         Error(item, absl::StrCat("'", key, "' entries must be path strings, not ", TypeName(item)));
         ok = false;
+        continue;
+      }
+      if (s->get().empty() && key == "sandbox_denied_read_paths") {
+        // Reference §9.2: an empty denied path is skipped.
+        Note(item, absl::StrCat("ignoring an empty entry of '", key, "'"));
         continue;
       }
       if (s->get().empty()) {
@@ -114,12 +129,16 @@ class Reader {
   ir::Diagnostics& diags() { return diags_; }
   std::vector<Diagnostic>& notes() { return notes_; }
   Layer layer() const { return layer_; }
+  bool in_profile() const { return in_profile_; }
+  void set_in_profile(bool on) { in_profile_ = on; }
   const std::string& file() const { return file_; }
 
  private:
   const std::string& text_;
+  std::string shown_;
   const std::string& file_;
   Layer layer_;
+  bool in_profile_ = false;
   ir::Diagnostics diags_;
   std::vector<Diagnostic> notes_;
 };
@@ -161,6 +180,8 @@ const std::vector<KeyHandler>& Handlers() {
        Store(&PolicySpec::sandbox_network_access, &Reader::Bool)},
       {"managed_config_path", "managedConfigPath",
        Store(&PolicySpec::managed_config_path, &Reader::String)},
+      {"requirements_path", "requirementsPath",
+       Store(&PolicySpec::requirements_path, &Reader::String)},
       {"sandbox_read_denylist_defaults", "sandboxReadDenylistDefaults",
        Store(&PolicySpec::sandbox_read_denylist_defaults, &Reader::Bool)},
       {"sandbox_denied_read_paths", "sandboxDeniedReadPaths",
@@ -169,7 +190,7 @@ const std::vector<KeyHandler>& Handlers() {
        Store(&PolicySpec::sandbox_read_denylist_exempt, &Reader::Paths)},
       {"tool_launcher", "toolLauncher",
        [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         if (r.layer() == Layer::kUser) {
+         if (r.layer() == Layer::kUser || r.in_profile()) {
            r.Error(n,
                    "'tool_launcher' is only honored from a trusted managed config; it cannot be "
                    "set in a user config or profile");
@@ -239,6 +260,59 @@ bool IsSandboxKeyName(const std::string& key) {
   return false;
 }
 
+const KeyHandler* HandlerFor(const std::string& key) {
+  for (const KeyHandler& h : Handlers()) {
+    if (key == h.name || (h.alias && key == h.alias)) return &h;
+  }
+  return nullptr;
+}
+
+// Distance is the optimal-string-alignment edit distance (a swap of two
+// neighbouring letters counts once: "sandbox_mdoe" is 1 from "sandbox_mode").
+size_t Distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// NearMiss returns the known key an unknown one is probably a misspelling of
+// (at most 2 edits, case ignored, and a third of the key's length), or "".
+std::string NearMiss(const std::string& key) {
+  std::string lower = absl::AsciiStrToLower(key);
+  std::string best;
+  size_t best_d = 3;
+  for (const KeyHandler& h : Handlers()) {
+    for (const char* name : {h.name, h.alias}) {
+      if (name == nullptr) continue;
+      size_t d = Distance(lower, absl::AsciiStrToLower(name));
+      if (d < best_d && d * 3 <= std::string(name).size()) {
+        best_d = d;
+        best = name;
+      }
+    }
+  }
+  return best;
+}
+
+// Codex's [sandbox_workspace_write] keys and the Codewhale keys that say the same.
+const char* CodexReplacement(const std::string& key) {
+  if (key == "writable_roots") return "sandbox_writable_roots";
+  if (key == "network_access") return "sandbox_network_access";
+  if (key == "exclude_tmpdir_env_var") return "sandbox_exclude_tmpdir";
+  if (key == "exclude_slash_tmp") return "sandbox_exclude_slash_tmp";
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<std::string> NormalizeSandboxMode(const std::string& value) {
@@ -256,6 +330,51 @@ std::string InvalidSandboxModeMessage(const std::string& value) {
                       "external-sandbox.");
 }
 
+absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
+                                                  const std::string& file) {
+  toml::table table;
+  std::string shown = MaskSecrets(text);
+  try {
+    table = toml::parse(std::string_view(text), std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    int line = static_cast<int>(b.line), col = static_cast<int>(b.column);
+    return ir::ErrorAt(file, line, col,
+                       ScrubSecrets(text, absl::StrCat("malformed TOML: ", std::string(e.description()))),
+                       ir::SourceLineAt(shown, line));
+  }
+  RequirementsFile out;
+  const toml::node* list = table.get("allowed_sandbox_modes");
+  if (list == nullptr) return out;
+  auto at = [&](const toml::node& n, const std::string& msg) {
+    const auto& b = n.source().begin;
+    return ir::ErrorAt(file, static_cast<int>(b.line), static_cast<int>(b.column), msg,
+                       ir::SourceLineAt(shown, static_cast<int>(b.line)));
+  };
+  const auto& lb = list->source().begin;
+  out.origin = ir::Origin{ir::Origin::Kind::kManaged, "allowed_sandbox_modes", file,
+                          static_cast<int>(lb.line), static_cast<int>(lb.column)};
+  const auto* arr = list->as_array();
+  if (arr == nullptr) {
+    return at(*list, absl::StrCat("'allowed_sandbox_modes' must be a list of strings, not ",
+                                  Reader::TypeName(*list)));
+  }
+  if (arr->empty()) return at(*list, "'allowed_sandbox_modes' must not be empty");
+  for (const toml::node& item : *arr) {
+    const auto* s = item.as_string();
+    if (s == nullptr) {
+      return at(item, absl::StrCat("'allowed_sandbox_modes' entries must be strings, not ",
+                                   Reader::TypeName(item)));
+    }
+    auto mode = NormalizeSandboxMode(s->get());
+    if (!mode) return at(item, InvalidSandboxModeMessage(s->get()));
+    if (std::find(out.allowed.begin(), out.allowed.end(), *mode) == out.allowed.end()) {
+      out.allowed.push_back(*mode);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,
                                            Layer layer) {
   toml::table table;
@@ -264,11 +383,18 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     int line = static_cast<int>(b.line), col = static_cast<int>(b.column);
-    return ir::ErrorAt(file, line, col, absl::StrCat("malformed TOML: ", std::string(e.description())),
-                       ir::SourceLineAt(text, line));
+    // An error inside the key's value could quote it: say only where it is.
+    // A repeated key is reported at its value too, but names only the key.
+    std::string description(e.description());
+    std::string message =
+        InSecretValue(text, line, col) && !absl::StrContains(description, "cannot redefine")
+            ? std::string("malformed TOML in the value of 'sandbox_api_key' (the value is not shown)")
+            : ScrubSecrets(text, absl::StrCat("malformed TOML: ", description));
+    return ir::ErrorAt(file, line, col, message, ir::SourceLineAt(MaskSecrets(text), line));
   }
   Reader r(text, file, layer);
   ConfigLayer out;
+  PolicySpec profile_spec;  // the selected profile's keys, over the top-level ones
   // toml++ keeps keys sorted; walk them in source order so errors and
   // "repeats" messages follow the file.
   std::vector<std::pair<std::string, const toml::node*>> entries;
@@ -279,21 +405,110 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
     return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
   });
   std::map<std::string, std::string> seen;  // canonical key -> spelling used
-  for (const auto& [key, node_ptr] : entries) {
-    const toml::node& node = *node_ptr;
-    const KeyHandler* handler = nullptr;
-    for (const KeyHandler& h : Handlers()) {
-      if (key == h.name || (h.alias && key == h.alias)) handler = &h;
+  // The selected profile (reference §4.1: user config + selected profile).
+  std::string profile;
+  const toml::node* profile_node = nullptr;
+  if (layer == Layer::kUser) {
+    for (const auto& [key, node_ptr] : entries) {
+      if (key != "profile") continue;
+      profile_node = node_ptr;
+      if (const auto* p = node_ptr->as_string()) {
+        profile = p->get();
+      } else {
+        r.Error(*node_ptr, absl::StrCat("'profile' must be a string, not ", Reader::TypeName(*node_ptr)));
+      }
     }
-    if (handler == nullptr) {
-      if (const auto* sub = node.as_table()) {
-        for (const auto& [sk, snode] : *sub) {
-          std::string skey(sk.str());
-          if (IsSandboxKeyName(skey)) {
-            r.Note(snode, absl::StrCat("ignoring '", key, ".", skey, "': sandbox keys are read only "
-                                       "at the top level of the config"));
+  }
+  // NoteNested notes sandbox keys in any table below the top level, however
+  // deep, and in arrays of tables ([[agents]]).
+  std::function<void(const std::string&, const toml::node&)> note_nested =
+      [&](const std::string& path, const toml::node& node) {
+        if (const auto* sub = node.as_table()) {
+          for (const auto& [sk, snode] : *sub) {
+            std::string skey(sk.str());
+            std::string where = absl::StrCat(path, ".", skey);
+            if (IsSandboxKeyName(skey)) {
+              r.Note(snode, absl::StrCat("ignoring '", where, "': sandbox keys are read only at "
+                                         "the top level of the config"));
+            } else {
+              note_nested(where, snode);
+            }
+          }
+        } else if (const auto* arr = node.as_array()) {
+          size_t i = 0;
+          for (const toml::node& item : *arr) {
+            if (item.is_table()) note_nested(absl::StrCat(path, "[", i, "]"), item);
+            ++i;
           }
         }
+      };
+  bool profile_found = false;
+  for (const auto& [key, node_ptr] : entries) {
+    const toml::node& node = *node_ptr;
+    const KeyHandler* handler = HandlerFor(key);
+    if (handler == nullptr) {
+      if (key == "profile" && layer == Layer::kUser) continue;
+      if (key == "profiles" && node.is_table() && layer == Layer::kUser) {
+        for (const auto& [pk, pnode] : *node.as_table()) {
+          std::string pname(pk.str());
+          const auto* ptable = pnode.as_table();
+          if (ptable == nullptr) {
+            if (IsSandboxKeyName(pname)) {
+              r.Note(pnode, absl::StrCat("ignoring 'profiles.", pname, "': sandbox keys are read "
+                                         "only at the top level of the config or in a profile"));
+            }
+            continue;
+          }
+          bool selected = !profile.empty() && pname == profile;
+          profile_found = profile_found || selected;
+          std::map<std::string, std::string> pseen;
+          for (const auto& [sk, snode] : *ptable) {
+            std::string skey(sk.str());
+            const KeyHandler* h = HandlerFor(skey);
+            std::string where = absl::StrCat("profiles.", pname, ".", skey);
+            if (h == nullptr) {
+              note_nested(where, snode);
+              continue;
+            }
+            if (std::string(h->name) == "tool_launcher") {
+              r.set_in_profile(true);
+              h->read(r, out.spec, where, snode);  // always an error in a profile
+              r.set_in_profile(false);
+              continue;
+            }
+            if (!selected) {
+              r.Note(snode, absl::StrCat("ignoring '", where, "': profile '", pname,
+                                         "' is not selected (profile = \"", pname, "\" selects it)"));
+              continue;
+            }
+            auto [it, inserted] = pseen.emplace(h->name, skey);
+            if (!inserted) {
+              r.Error(snode, absl::StrCat("'", skey, "' repeats '", it->second, "' (the same setting)"));
+              continue;
+            }
+            h->read(r, profile_spec, where, snode);
+          }
+        }
+        continue;
+      }
+      if (key == "sandbox_workspace_write" && layer != Layer::kProject) {
+        // Codex's table: cwsc reads Codewhale's keys only; say which to use.
+        if (const auto* t = node.as_table()) {
+          for (const auto& [sk, snode] : *t) {
+            std::string skey(sk.str());
+            const char* use = CodexReplacement(skey);
+            r.Warn(snode, absl::StrCat("ignoring Codex's 'sandbox_workspace_write.", skey,
+                                       "': Codewhale does not read this table",
+                                       use ? absl::StrCat("; set '", use, "' at the top level instead")
+                                           : std::string()));
+          }
+        }
+        continue;
+      }
+      if (node.is_table() || node.is_array()) {
+        note_nested(key, node);
+      } else if (std::string near = NearMiss(key); !near.empty()) {
+        r.Warn(node, absl::StrCat("unknown key '", key, "' is ignored; did you mean '", near, "'?"));
       }
       continue;  // unrelated Codewhale keys are ignored silently
     }
@@ -304,8 +519,17 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
     }
     handler->read(r, out.spec, handler->name, node);
   }
+  if (!profile.empty() && !profile_found && profile_node != nullptr) {
+    r.Error(*profile_node, absl::StrCat("profile '", profile, "' is not defined (no [profiles.",
+                                        profile, "] table)"));
+  }
+  Overlay(out.spec, profile_spec);
   if (r.diags().HasErrors()) return r.diags().ToStatus();
   out.notes = std::move(r.notes());
+  // Tables iterate by key; report in the file's order.
+  std::stable_sort(out.notes.begin(), out.notes.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.line != b.line ? a.line < b.line : a.col < b.col;
+  });
   return out;
 }
 

@@ -23,6 +23,14 @@ struct ConfigLayer {
 absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,
                                            Layer layer);
 
+// RequirementsFile is a parsed requirements.toml: allowed_sandbox_modes,
+// normalized (trimmed, lowercased); other keys are ignored.
+struct RequirementsFile {
+  std::vector<std::string> allowed;
+  ir::Origin origin;
+};
+absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text, const std::string& file);
+
 // kSandboxModeError is the message for a bad sandbox_mode value ("%s" = value).
 std::string InvalidSandboxModeMessage(const std::string& value);
 

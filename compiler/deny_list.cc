@@ -1,5 +1,6 @@
 #include "compiler/deny_list.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/resolve.h"
@@ -31,6 +32,25 @@ void AddUnique(std::vector<BuiltinDenyRule>& rules, std::string path, std::strin
   rules.push_back({std::move(path), std::move(label)});
 }
 
+// HomeVariable reads a directory (or file) variable as Codewhale does:
+// trimmed, `~` and `$HOME` expanded; empty or still relative = not set.
+std::optional<std::string> HomeVariable(HostFacts& facts, const char* name, const std::string& home) {
+  auto raw = facts.Env(name);
+  if (!raw) return std::nullopt;
+  std::string v(absl::StripAsciiWhitespace(*raw));
+  if (!home.empty()) {
+    if (v == "~" || absl::StartsWith(v, "~/")) {
+      v = home + v.substr(1);
+    } else if (v == "$HOME" || absl::StartsWith(v, "$HOME/")) {
+      v = home + v.substr(5);
+    } else if (v == "${HOME}" || absl::StartsWith(v, "${HOME}/")) {
+      v = home + v.substr(7);
+    }
+  }
+  if (!absl::StartsWith(v, "/")) return std::nullopt;
+  return LexicalNormalize(v);
+}
+
 }  // namespace
 
 std::vector<BuiltinDenyRule> BuiltinDenyRules(HostFacts& facts, const std::string& platform,
@@ -46,18 +66,27 @@ std::vector<BuiltinDenyRule> BuiltinDenyRules(HostFacts& facts, const std::strin
     }
   }
   if (platform == "macos") AddUnique(rules, "/Library/Keychains", "/Library/Keychains");
-  auto codewhale_home = facts.Env("CODEWHALE_HOME");
-  if (codewhale_home && absl::StartsWith(*codewhale_home, "/")) {
-    AddUnique(rules, JoinPath(*codewhale_home, "secrets"), "$CODEWHALE_HOME/secrets");
-    AddUnique(rules, JoinPath(*codewhale_home, "credentials"), "$CODEWHALE_HOME/credentials");
+  // Right after the machine-wide entries, in Codewhale's order: the active
+  // Codewhale home, the legacy ~/.deepseek home, then the Codex auth file.
+  if (auto cw = HomeVariable(facts, "CODEWHALE_HOME", home)) {
+    AddUnique(rules, JoinPath(*cw, "secrets"), "$CODEWHALE_HOME/secrets");
+    AddUnique(rules, JoinPath(*cw, "credentials"), "$CODEWHALE_HOME/credentials");
+  } else if (!home.empty()) {
+    AddUnique(rules, JoinPath(home, ".codewhale/secrets"), "~/.codewhale/secrets");
+    AddUnique(rules, JoinPath(home, ".codewhale/credentials"), "~/.codewhale/credentials");
   }
-  if (home.empty()) return rules;
-  auto codex_home = facts.Env("CODEX_HOME");
-  if (codex_home && absl::StartsWith(*codex_home, "/")) {
+  if (!home.empty()) {
+    AddUnique(rules, JoinPath(home, ".deepseek/secrets"), "~/.deepseek/secrets");
+    AddUnique(rules, JoinPath(home, ".deepseek/credentials"), "~/.deepseek/credentials");
+  }
+  if (auto auth = HomeVariable(facts, "OPENAI_CODEX_AUTH_FILE", home)) {
+    AddUnique(rules, *auth, "$OPENAI_CODEX_AUTH_FILE");
+  } else if (auto codex_home = HomeVariable(facts, "CODEX_HOME", home)) {
     AddUnique(rules, JoinPath(*codex_home, "auth.json"), "$CODEX_HOME/auth.json");
-  } else {
+  } else if (!home.empty()) {
     AddUnique(rules, JoinPath(home, ".codex/auth.json"), "~/.codex/auth.json");
   }
+  if (home.empty()) return rules;
   for (const char* rel : kHomeRules) AddUnique(rules, JoinPath(home, rel), absl::StrCat("~/", rel));
   if (platform == "macos") {
     for (const char* rel : kMacHomeRules) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
@@ -112,6 +113,8 @@ class RecordedFacts : public HostFacts {
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
   RecordedLauncher launcher;
+  bool unlisted_is_error = false;  // `unlisted: error` (files written by `cwsc facts`)
+  std::set<std::string> unlisted;
 
   std::string Platform() override { return platform; }
   LauncherUser LauncherUserOf(const std::vector<std::string>&) override {
@@ -152,7 +155,11 @@ class RecordedFacts : public HostFacts {
   }
   PathInfo Path(absl::string_view path) override {
     auto it = paths.find(std::string(path));
+    if (it == paths.end() && unlisted_is_error) unlisted.insert(std::string(path));
     return it == paths.end() ? PathInfo{} : it->second;
+  }
+  std::vector<std::string> UnlistedPaths() const override {
+    return std::vector<std::string>(unlisted.begin(), unlisted.end());
   }
   std::optional<std::string> ReadFile(absl::string_view path) override {
     auto it = files.find(std::string(path));
@@ -168,12 +175,17 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
   auto f = std::make_unique<RecordedFacts>();
   ExpectMap(root, "the facts file");
   CheckKeys(root,
-            {"cwsc_facts", "platform", "user", "cwd", "env", "secrets_set", "paths", "files",
+            {"cwsc_facts", "unlisted", "platform", "user", "cwd", "env", "secrets_set", "paths", "files",
              "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir", "launcher_probe"},
             "the facts file");
   if (!root["cwsc_facts"]) Fail(root, "missing 'cwsc_facts: 1' (format version)");
   if (Uint(root["cwsc_facts"], "cwsc_facts") != 1) {
     Fail(root["cwsc_facts"], "unsupported facts format version (this cwsc reads 1)");
+  }
+  if (root["unlisted"]) {
+    std::string u = Str(root["unlisted"], "unlisted");
+    if (u != "missing" && u != "error") Fail(root["unlisted"], "unlisted must be missing or error");
+    f->unlisted_is_error = u == "error";
   }
   if (root["platform"]) {
     f->platform = Str(root["platform"], "platform");

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_format.h"
+#include "compiler/config_secrets.h"
 #include "compiler/host_facts.h"
 
 namespace cwsc::compiler {
@@ -57,7 +58,9 @@ PathInfo FactsRecorder::Path(absl::string_view path) {
 }
 std::optional<std::string> FactsRecorder::ReadFile(absl::string_view path) {
   auto v = inner_->ReadFile(path);
-  rec_->files[std::string(path)] = v;
+  // A config file may hold the OpenSandbox API key: the facts file keeps
+  // only that it is set (compiler/config_secrets.h); the compile sees it all.
+  rec_->files[std::string(path)] = v ? std::optional<std::string>(RedactSecrets(*v)) : std::nullopt;
   return v;
 }
 ProbeResult FactsRecorder::BwrapProbe() { return *(rec_->bwrap = inner_->BwrapProbe()); }
@@ -125,6 +128,9 @@ absl::StatusOr<std::string> FactsRecorder::WriteYaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "cwsc_facts" << YAML::Value << 1;
+  // A compile that asks about a path this file does not record is an error
+  // (the policy changed since): docs/facts.md.
+  if (unlisted_is_error_) out << YAML::Key << "unlisted" << YAML::Value << "error";
   if (r.platform) out << YAML::Key << "platform" << YAML::Value << r.platform_v;
   if (r.user) {
     out << YAML::Key << "user" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "uid"

@@ -101,6 +101,10 @@ class HostFacts {
   // a wrapped /bin/true with the deny masks (cached per argv).
   virtual ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
                                     const std::vector<std::string>& bwrap_argv) = 0;
+  // UnlistedPaths: recorded facts written by `cwsc facts` (`unlisted: error`)
+  // list here every path a compile asked about that the file does not record
+  // (the policy changed since); other facts never have any.
+  virtual std::vector<std::string> UnlistedPaths() const { return {}; }
 };
 
 // The probe argv of reference §8.1 (cwd "/") with the hardening flags every
@@ -140,11 +144,15 @@ class FactsRecorder : public HostFacts {
 
   // WriteYaml renders the recorded facts in the documented format.
   absl::StatusOr<std::string> WriteYaml() const;
+  // SetUnlistedIsError marks the output `unlisted: error`: it records every
+  // path one compile asks about, so another path means the policy changed.
+  void SetUnlistedIsError(bool on) { unlisted_is_error_ = on; }
 
  private:
   struct Record;
   HostFacts* inner_;
   std::unique_ptr<Record> rec_;
+  bool unlisted_is_error_ = false;
 };
 
 }  // namespace cwsc::compiler

@@ -335,6 +335,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
   const Origin& origin = in.spec->tool_launcher->origin;
   std::string loc = Where(origin);
   plan->launcher = launcher;
+  plan->launcher_origin = origin;
   std::optional<Identity> user;
   auto finish = [&]() {
     std::vector<ir::Warning> lint = LintLauncher(facts, launcher, origin, user ? &*user : nullptr);

@@ -1,8 +1,12 @@
 #include "compiler/layers.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
@@ -77,12 +81,22 @@ absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic
   if (prefer) {
     std::string v = Norm(prefer->second);
     spec.prefer_bwrap = Setting<bool>{v == "1" || v == "true", Origin::Env(prefer->first)};
+    if (v != "1" && v != "true" && v != "0" && v != "false" && notes != nullptr) {
+      notes->push_back(Diagnostic{
+          Diagnostic::Severity::kWarning, "", 0, 0,
+          absl::StrCat(prefer->first, "='", prefer->second, "' is read as false (only 1 or true "
+                       "mean true): bubblewrap is not used"),
+          ""});
+    }
     if (prefer->first == "DEEPSEEK_PREFER_BWRAP" && notes != nullptr) {
       notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
                                   "DEEPSEEK_PREFER_BWRAP is deprecated and will be removed in "
                                   "0.10.0; use CODEWHALE_PREFER_BWRAP",
                                   ""});
     }
+  }
+  if (auto v = EnvValue(facts, "CODEWHALE_REQUIREMENTS_PATH", "DEEPSEEK_REQUIREMENTS_PATH")) {
+    spec.requirements_path = Setting<std::string>{v->second, Origin::Env(v->first)};
   }
   if (auto v = EnvValue(facts, "CODEWHALE_MANAGED_CONFIG_PATH", "DEEPSEEK_MANAGED_CONFIG_PATH")) {
     spec.managed_config_path = Setting<std::string>{v->second, Origin::Env(v->first)};
@@ -106,6 +120,7 @@ void Overlay(PolicySpec& base, const PolicySpec& top) {
   }
   Take(base.sandbox_network_access, top.sandbox_network_access);
   Take(base.managed_config_path, top.managed_config_path);
+  Take(base.requirements_path, top.requirements_path);
   Take(base.sandbox_read_denylist_defaults, top.sandbox_read_denylist_defaults);
   TakeList(base.sandbox_denied_read_paths, top.sandbox_denied_read_paths);
   TakeList(base.sandbox_read_denylist_exempt, top.sandbox_read_denylist_exempt);
@@ -160,6 +175,42 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
   return out;
 }
 
+bool Requirements::Allows(const std::string& normalized_mode) const {
+  if (path.empty() || allowed.empty()) return true;
+  return std::find(allowed.begin(), allowed.end(), normalized_mode) != allowed.end();
+}
+
+std::string Requirements::Describe() const {
+  return absl::StrCat(path, " allows ", absl::StrJoin(allowed, ", "));
+}
+
+absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec& merged) {
+  Requirements out;
+  std::string path;
+  if (merged.requirements_path) {
+    path = std::string(absl::StripAsciiWhitespace(merged.requirements_path->value));
+    if (path == "~" || absl::StartsWith(path, "~/")) {
+      std::string home = facts.Env("HOME").value_or(facts.User().home);
+      path = home + path.substr(1);
+    }
+  } else {
+    path = kDefaultRequirementsPath;
+    if (facts.Path(path).type == FileType::kMissing) path = kLegacyRequirementsPath;
+  }
+  if (path.empty() || facts.Path(path).type == FileType::kMissing) return out;
+  auto text = facts.ReadFile(path);
+  if (!text) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": error: the requirements file exists but cannot be read (it must be a "
+                           "regular file of at most 64 KiB)\n"));
+  }
+  CWSC_ASSIGN_OR_RETURN(RequirementsFile file, ParseRequirements(*text, path));
+  out.path = path;
+  out.allowed = std::move(file.allowed);
+  out.origin = file.origin;
+  return out;
+}
+
 bool ProjectModeAllowed(const std::optional<std::string>& current, const std::string& project) {
   std::string p = Norm(project);
   if (p == "external-sandbox") return current && Norm(*current) == "external-sandbox";
@@ -196,7 +247,7 @@ absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicyS
     return ir::ErrorAt(o.file, o.line, o.col,
                        "'tool_launcher' in a project config stops an interactive launch; only a "
                        "trusted managed config may set it",
-                       ir::SourceLineAt(*text, o.line));
+                       ir::SourceLineAt(MaskSecrets(*text), o.line));
   }
   if (layer.spec.sandbox_mode) {
     std::optional<std::string> current;

@@ -24,6 +24,23 @@ void Overlay(PolicySpec& base, const PolicySpec& top);
 inline constexpr char kDefaultManagedConfigPath[] = "/etc/codewhale/managed_config.toml";
 inline constexpr char kLegacyManagedConfigPath[] = "/etc/deepseek/managed_config.toml";
 
+// kDefaultRequirementsPath and its legacy fallback (reference §2, §4.1 step 4).
+inline constexpr char kDefaultRequirementsPath[] = "/etc/codewhale/requirements.toml";
+inline constexpr char kLegacyRequirementsPath[] = "/etc/deepseek/requirements.toml";
+
+// Requirements is an administrator's allow-list of sandbox modes.
+struct Requirements {
+  std::string path;                  // the file read; empty when none exists
+  std::vector<std::string> allowed;  // normalized allowed_sandbox_modes; empty = no list
+  ir::Origin origin;                 // where allowed_sandbox_modes is
+  bool Allows(const std::string& normalized_mode) const;
+  std::string Describe() const;      // "<path> allows a, b"
+};
+
+// ReadRequirements reads the requirements file named by requirements_path
+// (key or env), else the default path, else the legacy one.
+absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec& merged);
+
 struct ManagedLayer {
   std::string path;     // the file read; empty when none exists
   bool from_env_or_default = false;  // named by CODEWHALE_MANAGED_CONFIG_PATH or the default

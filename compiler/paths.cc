@@ -78,7 +78,7 @@ bool PathLess(const std::string& a, const std::string& b) {
   return std::lexicographical_compare(p.begin(), p.end(), q.begin(), q.end());
 }
 
-absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars) {
+absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars, bool lexical) {
   std::string out;
   if (raw == "~" || absl::StartsWith(raw, "~/")) {
     if (vars.home.empty()) return absl::InvalidArgumentError("'~' used but HOME is unknown");
@@ -126,7 +126,7 @@ absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& va
     return absl::InvalidArgumentError(
         absl::StrCat("path '", out, "' is relative; use an absolute path, ~ or a variable"));
   }
-  return LexicalNormalize(out);
+  return lexical ? LexicalNormalize(out) : out;
 }
 
 }  // namespace cwsc::compiler

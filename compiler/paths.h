@@ -45,8 +45,11 @@ struct PathVars {
 
 // ExpandPath expands a leading "~", "~/", "$HOME", "$WORKSPACE", "$CWD" or
 // "$TMPDIR" (also "${NAME}"). Any other "$NAME" at the start is an error;
-// a relative result is an error. The result is lexically normalized.
-absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars);
+// a relative result is an error. The result is lexically normalized unless
+// `lexical` is false: then a ".." stays for realpath to apply after the
+// symlinks before it (the paths the reference canonicalizes, §8.3).
+absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars,
+                                       bool lexical = true);
 
 }  // namespace cwsc::compiler
 

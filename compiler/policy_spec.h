@@ -41,6 +41,7 @@ struct PolicySpec {
   std::optional<Setting<std::string>> sandbox_api_key;
   std::optional<Setting<bool>> sandbox_network_access;
   std::optional<Setting<std::string>> managed_config_path;
+  std::optional<Setting<std::string>> requirements_path;  // allowed_sandbox_modes file
   std::optional<Setting<bool>> sandbox_read_denylist_defaults;
   std::optional<Setting<PathList>> sandbox_denied_read_paths;
   std::optional<Setting<PathList>> sandbox_read_denylist_exempt;

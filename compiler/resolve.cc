@@ -82,7 +82,11 @@ ir::Policy PolicyFor(const ResolveInput& in) {
                          : Origin::Default(absl::StrCat(ir::PolicyTypeName(p.type),
                                                         " policy from the mode has network"));
   if (p.type == PolicyType::kDangerFullAccess) p.network_origin = p.origin;
-  if (in.spec.sandbox_network_access && p.ShouldSandbox()) {
+  // Read-only with network exists only by narrowing full access (reference
+  // §5.2, §6.2): a config never gives Plan (or a narrowed Ask) a network.
+  if (in.spec.sandbox_network_access && p.ShouldSandbox() &&
+      !(p.type == PolicyType::kReadOnly && in.spec.sandbox_network_access->value &&
+        in.mode != "full-access")) {
     p.network_access = in.spec.sandbox_network_access->value;
     p.network_origin = in.spec.sandbox_network_access->origin;
   }
@@ -140,7 +144,31 @@ class Resolver {
     vars_.tmpdir = facts_.Env("TMPDIR").value_or("");
 
     plan_.policy = PolicyFor(in_);
+    if (in_.spec.sandbox_mode) {
+      // sandbox_mode only narrows (reference §5.3): say so when it changed nothing.
+      std::string configured = NormalizeSandboxMode(in_.spec.sandbox_mode->value).value_or("");
+      if (configured != ir::PolicyTypeName(plan_.policy.type)) {
+        AddSkipped("sandbox_mode", "",
+                   absl::StrCat("'", configured, "' can only narrow the policy of the ", in_.mode,
+                                " mode, which stays ", ir::PolicyTypeName(plan_.policy.type)),
+                   in_.spec.sandbox_mode->origin);
+      }
+    }
+    if (in_.spec.sandbox_network_access && in_.spec.sandbox_network_access->value &&
+        plan_.policy.type == PolicyType::kReadOnly && !plan_.policy.network_access) {
+      AddSkipped("network access", "",
+                 absl::StrCat("read-only with network exists only in full-access mode; the ",
+                              in_.mode, " mode has no network"),
+                 in_.spec.sandbox_network_access->origin);
+    }
     CWSC_RETURN_IF_ERROR(ApplyEscalation(in_, &plan_.policy));
+    if (!in_.requirements.Allows(ir::PolicyTypeName(plan_.policy.type))) {
+      Refuse(absl::StrCat("the policy ", ir::PolicyTypeName(plan_.policy.type),
+                          " is not allowed by requirements (", in_.requirements.Describe(), ")"),
+             in_.requirements.origin);
+      plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
+      return plan_;
+    }
     if (plan_.policy.type == PolicyType::kWorkspaceWrite && plan_.policy.origin.kind != Origin::Kind::kCli) {
       plan_.policy.writable_roots.push_back(in_.cwd);  // the workspace
     }
@@ -150,7 +178,7 @@ class Resolver {
     // The remote backend is decided before any local wrapper or launcher.
     if (RemoteRequested()) {
       CWSC_RETURN_IF_ERROR(SelectRemote());
-      plan_.posture_label = PostureLabel(plan_);
+      plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
       return plan_;
     }
     // Launcher plans (compiler/launcher.h): private /tmp, built-in deny list forced on.
@@ -177,12 +205,25 @@ class Resolver {
     if (plan_.kind == PlanKind::kMacosSeatbelt) {
       CWSC_RETURN_IF_ERROR(LowerSeatbelt(facts_, in_.spec, &plan_));
     }
-    plan_.posture_label = PostureLabel(plan_);
+    plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
     return plan_;
   }
 
  private:
   bool Launcher() const { return in_.spec.tool_launcher.has_value(); }
+
+  // NoNewPrivs: whether cwsc run sets PR_SET_NO_NEW_PRIVS at startup
+  // (reference §12): CODEWHALE_NO_NEW_PRIVS decides when set (falsey skips),
+  // else only a startup sandbox_mode of danger-full-access skips it.
+  bool NoNewPrivs() {
+    if (auto v = facts_.Env("CODEWHALE_NO_NEW_PRIVS")) {
+      std::string f = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*v));
+      return !(f.empty() || f == "0" || f == "false" || f == "no" || f == "off" || f == "disabled");
+    }
+    std::optional<std::string> mode = facts_.Env("CODEWHALE_SANDBOX_MODE");
+    if (!mode && in_.spec.sandbox_mode) mode = in_.spec.sandbox_mode->value;
+    return !mode || absl::AsciiStrToLower(absl::StripAsciiWhitespace(*mode)) != "danger-full-access";
+  }
 
   // LauncherCanReach: for a launcher plan, a bind whose source the launcher's
   // user cannot reach is dropped, and the plan says so.
@@ -241,6 +282,15 @@ class Resolver {
     return names;
   }
 
+  // UserProtects: the policy's sandbox_protected_names lists `name`.
+  bool UserProtects(const std::string& name) const {
+    if (!in_.spec.sandbox_protected_names) return false;
+    for (const auto& n : in_.spec.sandbox_protected_names->value) {
+      if (n.value == name) return true;
+    }
+    return false;
+  }
+
   Origin ProtectedOrigin(const std::string& name) const {
     if (in_.spec.sandbox_protected_names) {
       for (const auto& n : in_.spec.sandbox_protected_names->value) {
@@ -276,7 +326,26 @@ class Resolver {
     size_t base = roots.size();
     for (size_t i = 0; i < base; ++i) {
       WorktreeMetadata wt = FindWorktreeMetadata(facts_, roots[i].path);
-      if (wt.verified()) {
+      if (wt.verified() && UserProtects(".git")) {
+        // '.git' is protected: the worktree's metadata (its gitdir and the
+        // main repository's .git, hooks and config included) stays read-only.
+        if (std::find(protected_git_.begin(), protected_git_.end(), wt.common_dir) !=
+            protected_git_.end()) {
+          continue;  // the same worktree reached from another root
+        }
+        Origin o = ProtectedOrigin(".git");
+        for (const std::string& p : {wt.git_dir, wt.common_dir}) {
+          AddSkipped("worktree metadata", p, "kept read-only: '.git' is in sandbox_protected_names", o);
+        }
+        protected_git_.push_back(wt.common_dir);
+        std::string worktree = wt.dot_git.substr(0, wt.dot_git.size() - 5);
+        plan_.warnings.push_back(ir::Warning{
+            "protected-git-worktree",
+            absl::StrCat("'.git' is protected: the git metadata of the worktree ", worktree, " (",
+                         wt.common_dir, " and its worktrees entry) stays read-only, so git cannot "
+                         "commit there"),
+            o});
+      } else if (wt.verified()) {
         Origin o = Origin::Fact(absl::StrCat("git worktree ", wt.dot_git));
         roots.push_back(ir::Root{wt.git_dir, "", ir::RootSource::kWorktreeGitDir, {}, false, "", o});
         roots.push_back(ir::Root{wt.common_dir, "", ir::RootSource::kWorktreeCommonDir, {}, false, "", o});
@@ -369,12 +438,27 @@ class Resolver {
               r.source == ir::RootSource::kWorktreeCommonDir) {
             continue;
           }
+          if (name != ".codewhale" && name != ".deepseek" && name != ".git") {
+            // A name of the policy's own may be meant as a file (.env): a
+            // directory there would be in the way; say it stays creatable.
+            if (r.mounted) {
+              plan_.warnings.push_back(ir::Warning{
+                  "protected-name-missing",
+                  absl::StrCat(p, " does not exist, so nothing protects it: the sandboxed "
+                                  "command could create it; create it first to protect it"),
+                  ProtectedOrigin(name)});
+            }
+            continue;
+          }
           ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
           if (!r.mounted && r.skip_reason != "duplicate") prot.skip_reason = "its root is not mounted";
           r.protected_paths.push_back(prot);
           continue;
         }
-        if (pi.type != FileType::kDirectory) continue;
+        // .codewhale/.deepseek: directories (reference §6.3); a name the
+        // policy adds protects a regular file (.env) as well.
+        bool file_ok = pi.type == FileType::kRegular && UserProtects(name);
+        if (pi.type != FileType::kDirectory && !file_ok) continue;
         ir::Protected prot{p, pi.canonical, false, "", ProtectedOrigin(name)};
         if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
           prot.skip_reason = "resolves outside its root";
@@ -382,6 +466,13 @@ class Resolver {
           prot.skip_reason = "its root is not mounted";
         }
         r.protected_paths.push_back(prot);
+      }
+      // A protected worktree's main .git inside this root stays read-only too.
+      for (const std::string& g : protected_git_) {
+        if (!r.mounted || !PathStartsWith(g, r.canonical) || g == r.canonical) continue;
+        bool listed = false;
+        for (const ir::Protected& q : r.protected_paths) listed = listed || q.canonical == g;
+        if (!listed) r.protected_paths.push_back(ir::Protected{g, g, false, "", ProtectedOrigin(".git")});
       }
       if (!r.mounted && r.skip_reason != "duplicate") {
         AddSkipped("writable root", r.path, r.skip_reason, r.origin);
@@ -493,7 +584,7 @@ class Resolver {
     AddMount(MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
     if (in_.spec.bwrap_dev_roots) {
       for (const auto& d : in_.spec.bwrap_dev_roots->value) {
-        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars_));
+        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars_, /*lexical=*/false));
         PathInfo info = facts_.Path(p);
         if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
             LauncherCanReach(info.canonical, "bwrap_dev_roots", d.origin)) {
@@ -569,10 +660,26 @@ class Resolver {
                  "working directory under /tmp stays visible (read-only) over the private /tmp",
                  Origin::Fact(absl::StrCat("working directory ", in_.cwd, " is under /tmp")));
       }
+      // A linked worktree's metadata under /tmp too, or git cannot even read
+      // its repository (git status) in the read-only view.
+      WorktreeMetadata wt = FindWorktreeMetadata(facts_, canon.empty() ? in_.cwd : canon);
+      if (wt.verified()) {
+        std::vector<std::string> shown;
+        for (const std::string& p : {wt.common_dir, wt.git_dir}) {
+          bool covered = !canon.empty() && PathStartsWith(p, canon) && PathStartsWith(canon, "/tmp");
+          for (const std::string& q : shown) covered = covered || PathStartsWith(p, q);
+          if (!PathStartsWith(p, "/tmp") || covered) continue;
+          AddMount(MountOp::kRoBind, p, p,
+                   "git worktree metadata under /tmp stays visible (read-only) over the private /tmp",
+                   Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
+          shown.push_back(p);
+        }
+      }
     }
     if (in_.spec.bwrap_ro_roots) {
       for (const auto& r : in_.spec.bwrap_ro_roots->value) {
-        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_));
+        // Canonicalized, not lexically normalized (reference §8.3).
+        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_, /*lexical=*/false));
         PathInfo info = facts_.Path(p);
         std::string planted = PlantedSymlink(p);
         if (!planted.empty() && info.type == FileType::kDirectory) {
@@ -628,8 +735,10 @@ class Resolver {
   std::string PlantedSymlink(const std::string& spelled) {
     if (spelled.empty() || spelled[0] != '/') return "";
     PathInfo whole = facts_.Path(spelled);
-    if (!whole.is_symlink && !whole.canonical.empty() &&
-        whole.canonical == LexicalNormalize(spelled)) {
+    // Missing: nothing will be bound there. Canonical equals lexical: no
+    // symlink changed the path.
+    if (!whole.is_symlink && (whole.type == FileType::kMissing ||
+                              whole.canonical == LexicalNormalize(spelled))) {
       return "";
     }
     std::string cur = "/";
@@ -685,13 +794,15 @@ class Resolver {
   LaunchPlan plan_;
   PathVars vars_;
   std::vector<Origin> configured_origins_;
+  std::vector<std::string> protected_git_;  // main .git dirs of protected worktrees
   std::optional<Identity> launcher_user_;  // set when a launcher probe passed
 };
 
 }  // namespace
 
-absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars) {
-  absl::StatusOr<std::string> p = ExpandPath(s.value, vars);
+absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars,
+                                              bool lexical) {
+  absl::StatusOr<std::string> p = ExpandPath(s.value, vars, lexical);
   if (p.ok()) return p;
   const Origin& o = s.origin;
   std::string msg = absl::StrCat(o.detail, ": ", p.status().message());
@@ -701,7 +812,20 @@ absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, con
   return ir::ErrorAt(o.file, o.line, o.col, msg);
 }
 
-std::string PostureLabel(const LaunchPlan& plan) {
+absl::Status ValidateSpecPaths(const PolicySpec& spec) {
+  // Placeholders: the checks are the ones that hold for every host and mode.
+  PathVars vars{"/home", "/workspace", "/workspace", "/tmp"};
+  for (const auto* list : {&spec.sandbox_writable_roots, &spec.bwrap_ro_roots, &spec.bwrap_dev_roots,
+                           &spec.sandbox_denied_read_paths, &spec.sandbox_read_denylist_exempt}) {
+    if (!*list) continue;
+    for (const auto& p : (*list)->value) {
+      CWSC_RETURN_IF_ERROR(ExpandSettingPath(p, vars).status());
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_privs) {
   const ir::Policy& p = plan.policy;
   const char* net = p.network_access ? "network allowed" : "network blocked";
   if (plan.kind == PlanKind::kOpenSandbox) {
@@ -720,6 +844,12 @@ std::string PostureLabel(const LaunchPlan& plan) {
       label = absl::StrCat("workspace-write (writes inside the workspace",
                            p.writable_roots.size() > 1 ? " and approved roots" : "", "; ", net, ")");
       break;
+  }
+  if (p.type == PolicyType::kDangerFullAccess && no_new_privs) {
+    // Reference §6.5 (S3): full access says what sudo/setuid can do.
+    label += *no_new_privs
+                 ? "; sudo/setuid still blocked by the no-new-privs kernel flag set at startup"
+                 : "; sudo/setuid allowed (no-new-privs relaxed at startup)";
   }
   if (!p.ShouldSandbox()) return label;
   bool local = plan.kind == PlanKind::kLinuxBwrap || plan.kind == PlanKind::kMacosSeatbelt ||

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/host_facts.h"
+#include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
@@ -25,15 +26,24 @@ struct ResolveInput {
   std::optional<std::string> escalate;  // approved per-command escalation target
   bool launcher_trusted = false;        // spec.tool_launcher passed the managed-file trust rules
   std::string launcher_trust_refusal;   // why not (names the file and the rule); compiler/launcher.h
+  Requirements requirements;            // the allow-list of sandbox modes, if any
 };
 
 absl::StatusOr<ir::LaunchPlan> ResolvePlan(const ResolveInput& in, HostFacts& facts);
 
 // ExpandSettingPath expands one path setting; errors carry its file:line:col.
-absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars);
+absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars,
+                                              bool lexical = true);
+
+// ValidateSpecPaths checks every path setting in a way that holds in every
+// mode (relative paths and unknown variables are errors even where the mode
+// does not use the setting), so `check` and `compile` agree.
+absl::Status ValidateSpecPaths(const PolicySpec& spec);
 
 // PostureLabel is the byte-stable label of reference §6.5 for the plan.
-std::string PostureLabel(const ir::LaunchPlan& plan);
+// `no_new_privs` (whether cwsc run sets the flag at startup) adds the
+// full-access suffix of §6.5; nullopt leaves it out.
+std::string PostureLabel(const ir::LaunchPlan& plan, std::optional<bool> no_new_privs = std::nullopt);
 
 // kChildEnvAllowList is the spawn allow-list of reference §7.4 ("X_*" = prefix).
 extern const char* const kChildEnvAllowList[];

@@ -235,6 +235,7 @@ struct LaunchPlan {
   bool share_net = false;       // bwrap --share-net
   std::vector<Mount> mounts;    // bwrap mounts in argv order (bwrap kinds only)
   std::vector<std::string> launcher;  // launcher argv prefix (launcher+bwrap)
+  Origin launcher_origin;             // the managed tool_launcher key (when launcher is set)
   std::vector<std::string> env_allow; // child env allow-list (names; "LC_*" style prefixes)
   std::vector<EnvVar> env_set;        // markers and overrides, in order
   std::optional<Seatbelt> seatbelt;   // macos-seatbelt only

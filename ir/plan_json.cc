@@ -106,6 +106,7 @@ Json PlanJson(const LaunchPlan& p) {
   j["share_net"] = p.share_net;
   j["syscall_filter"] = p.syscall_filter ? SyscallFilterJson(*p.syscall_filter) : Json(nullptr);
   j["launcher"] = p.launcher;
+  if (!p.launcher.empty()) j["launcher_origin"] = OriginJson(p.launcher_origin);
   Json roots = Json::array();
   for (const Root& r : p.roots) roots.push_back(RootJson(r));
   j["roots"] = roots;
@@ -356,6 +357,7 @@ LaunchPlan ReadPlan(const Reader& r) {
   p.share_net = r.At("share_net").Bool();
   if (!r.At("syscall_filter").IsNull()) p.syscall_filter = ReadSyscallFilter(r.At("syscall_filter"));
   p.launcher = r.At("launcher").Strings();
+  if (r.Has("launcher_origin")) p.launcher_origin = ReadOrigin(r.At("launcher_origin"));
   for (const Reader& rr : r.At("roots").Items()) {
     Root root;
     root.path = rr.At("path").Str();

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
 namespace cwsc::runtime {
 namespace {
 
@@ -72,6 +75,25 @@ Denial AttributeDenial(std::string_view sandbox_kind, int exit_code, const Stder
   Denial d;
   bool bwrap = sandbox_kind == "linux-bwrap" || sandbox_kind == "launcher+bwrap";
   if (!bwrap || exit_code == 0) return d;
+  // bwrap's own exec of the program failed: report it as a shell would.
+  constexpr absl::string_view kExec = "bwrap: execvp ";
+  absl::string_view line = err.first_bwrap_line;
+  size_t sep = line.rfind(": ");
+  if (exit_code == 1 && absl::StartsWith(line, kExec) && sep != absl::string_view::npos &&
+      sep > kExec.size()) {
+    absl::string_view program = line.substr(kExec.size(), sep - kExec.size());
+    absl::string_view why = line.substr(sep + 2);
+    if (why == "No such file or directory" || why == "Not a directory") {
+      d.exec_exit = 127;
+    } else if (why == "Permission denied" || why == "Exec format error" ||
+               why == "Is a directory") {
+      d.exec_exit = 126;
+    }
+    if (d.exec_exit != 0) {
+      d.exec_message = absl::StrCat("cannot run '", program, "': ", why);
+      return d;
+    }
+  }
   if (!err.first_bwrap_line.empty()) {
     d.denied = true;
     d.message = "Bubblewrap could not create the sandbox: " + err.first_bwrap_line;

@@ -41,6 +41,11 @@ class StderrScanner {
 struct Denial {
   bool denied = false;
   std::string message;  // empty unless denied
+  // The wrapper started but could not exec the program (bwrap: "execvp P:
+  // No such file or directory" / "Permission denied"): not a sandbox denial.
+  // 127 (not found) or 126 (not executable), like a shell; 0 otherwise.
+  int exec_exit = 0;
+  std::string exec_message;  // "cannot run 'P': No such file or directory"
 };
 
 // AttributeDenial applies the rules for `sandbox_kind` ("linux-bwrap",

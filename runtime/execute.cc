@@ -472,6 +472,13 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
                  request.timeout_seconds);
   } else if (attribute) {
     Denial d = AttributeDenial(out.sandbox_kind, r->exit_code, scanner.Summary());
+    if (d.exec_exit != 0) {  // the program could not be started inside the sandbox
+      out.ran = false;
+      out.error = d.exec_message;
+      out.cwsc_exit_code = d.exec_exit;
+      std::fprintf(stderr, "cwsc: %s\n", d.exec_message.c_str());
+      return out;
+    }
     out.sandbox_denied = d.denied;
     out.denial_message = d.message;
     if (d.denied) {

@@ -146,6 +146,12 @@ ir::LaunchPlan Compile(const Case& c, const std::string& platform) {
   if (c.network) {
     in.spec.sandbox_network_access = compiler::Setting<bool>{
         *c.network, ir::Origin::Config("sandbox_network_access", "t.toml", 1, 1)};
+    if (c.mode == "plan" && *c.network) {
+      // Read-only with network: full access narrowed to read-only (Plan has no network).
+      in.mode = "full-access";
+      in.spec.sandbox_mode = compiler::Setting<std::string>{
+          "read-only", ir::Origin::Config("sandbox_mode", "t.toml", 2, 1)};
+    }
   }
   absl::StatusOr<ir::LaunchPlan> plan = compiler::ResolvePlan(in, **facts);
   EXPECT_TRUE(plan.ok()) << plan.status();

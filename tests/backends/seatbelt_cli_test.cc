@@ -76,7 +76,7 @@ TEST(SeatbeltCli, ExamplesCompileToGoldenProfilesTheEvaluatorChecks) {
     argv.pop_back();  // after the last NUL
     absl::StatusOr<SandboxExecCall> call = ParseSandboxExecArgv(argv);
     ASSERT_TRUE(call.ok()) << call.status();
-    EXPECT_EQ(call->profile, sbpl.out);
+    EXPECT_EQ(call->profile + "\n", sbpl.out);  // --format sbpl ends the text with a newline
     EXPECT_EQ(call->program, (std::vector<std::string>{"/usr/bin/make", "test"}));
     absl::StatusOr<SbplProfile> p = SbplProfile::Parse(call->profile, call->params, name);
     ASSERT_TRUE(p.ok()) << p.status();
@@ -107,7 +107,7 @@ TEST(SeatbeltCli, ExamplesCompileToGoldenProfilesTheEvaluatorChecks) {
 TEST(SeatbeltCli, DefaultFormatIsOneShellLine) {
   CliRun r = Cwsc(Compile("readonly", "macos", "-- echo hi"));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(absl::StartsWith(r.out, "/usr/bin/sandbox-exec -p '(version 1)\n(deny default)\n"));
+  EXPECT_TRUE(absl::StartsWith(r.out, "/usr/bin/sandbox-exec -p '\n(version 1)\n(deny default)\n"));
   EXPECT_TRUE(absl::EndsWith(r.out, "' -- echo hi\n"));
 }
 

@@ -96,6 +96,12 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   in.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", c.mode));
   in.cwd = "/Users/dev/proj";
   in.spec.sandbox_network_access = compiler::Setting<bool>{c.network, Cfg("sandbox_network_access")};
+  if (c.mode == "plan" && c.network) {
+    // Read-only with network exists only as full access narrowed to read-only
+    // (Plan itself never has network); the "plan-net" cases are that policy.
+    in.mode = "full-access";
+    in.spec.sandbox_mode = compiler::Setting<std::string>{"read-only", Cfg("sandbox_mode")};
+  }
   if (c.custom_deny) {
     in.spec.sandbox_read_denylist_defaults =
         compiler::Setting<bool>{false, Cfg("sandbox_read_denylist_defaults")};

@@ -37,6 +37,22 @@ TEST(SeatbeltCase29, NetworkRulesOnlyWithNetwork) {
   EXPECT_FALSE(Evaluate(Lowered(DefaultPlan())).CanConnect(SbplNet::kIPv4, "93.184.216.34", 443));
 }
 
+// Codewhale's layout, byte for byte where the two profiles share rules: a
+// leading newline, two blank lines after the network block, em dashes in
+// the cargo/npm comments, no newline after the last rule.
+TEST(SeatbeltText, LayoutMatchesCodewhale) {
+  std::string p = Profile(Lowered(DefaultPlan(/*network=*/true)));
+  EXPECT_TRUE(absl::StartsWith(p, "\n(version 1)\n(deny default)\n\n; Core process operations\n"));
+  EXPECT_TRUE(absl::StrContains(
+      p, "(allow mach-lookup)\n\n; Full filesystem read access\n(allow file-read*)\n\n; Write "
+         "access policy\n(allow file-write*\n  ("));
+  EXPECT_TRUE(absl::StrContains(
+      p, "(allow system-socket)\n(allow network-bind)\n\n\n; Darwin user cache directory\n"));
+  EXPECT_TRUE(absl::StrContains(p, "\n\n; Cargo home (~/.cargo) — registry/index/git caches\n"));
+  EXPECT_TRUE(absl::StrContains(p, "\n\n; npm cache (~/.npm) — npx package downloads\n"));
+  EXPECT_FALSE(absl::EndsWith(p, "\n"));
+}
+
 TEST(SeatbeltCase30, DefaultParamsIncludeDarwinCache) {
   ir::LaunchPlan plan = Lowered(DefaultPlan());
   EXPECT_EQ(ParamValue(plan, "DARWIN_USER_CACHE_DIR"), "/private/var/folders/xy/abc/C");

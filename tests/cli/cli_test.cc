@@ -1,6 +1,7 @@
 // The `cwsc` command line: exit codes and the exact text of every
 // user-facing error of compile/explain/facts, run through the real binary.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "backends/seccomp_eval.h"
 #include "ir/plan_json.h"
@@ -137,9 +138,25 @@ TEST(Cli, BadInputsAreLocatedAndExit2WithNoStdout) {
             "        ^\n");
   RunResult nofacts = Cwsc({"compile", "ok.toml", "--facts", "absent.yaml"}, t.path());
   EXPECT_EQ(nofacts.err, "absent.yaml: error: cannot read the facts file: No such file or directory\n");
-  RunResult cwd = Cwsc({"compile", "ok.toml", "--facts", Facts(), "--cwd", "rel/dir"}, t.path());
+  RunResult cwd = Cwsc({"compile", "ok.toml", "--facts", Facts(), "--cwd", "", "--unlisted-as-missing"},
+                       t.path());
   EXPECT_EQ(cwd.exit_code, 2);
-  EXPECT_EQ(cwd.err, "cwsc: error: --cwd must be an absolute path, not 'rel/dir'\n");
+  EXPECT_EQ(cwd.err, "cwsc: error: --cwd must not be empty\n");
+}
+
+// A relative --cwd is taken from the working directory (the recorded one
+// with --facts), like a shell's `cd`.
+TEST(Cli, RelativeCwdIsResolved) {
+  TempDir t;
+  WriteFile(t / "ok.toml", "");
+  RunResult rec = Cwsc({"compile", "ok.toml", "--facts", Facts(), "--cwd", "sub/../rel",
+                        "--unlisted-as-missing", "--target", "plan"}, t.path());
+  EXPECT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.out.find("\"cwd\": \"/home/dev/ws/rel\""), std::string::npos) << rec.out;
+  mkdir((t / "w").c_str(), 0755);
+  RunResult live = Cwsc({"compile", "ok.toml", "--cwd", "w", "--target", "plan"}, t.path());
+  EXPECT_EQ(live.exit_code, 0) << live.err;
+  EXPECT_NE(live.out.find("\"cwd\": \"" + t.path() + "/w\""), std::string::npos) << live.out;
 }
 
 TEST(Cli, HostilePathsRoundTripInEveryFormat) {

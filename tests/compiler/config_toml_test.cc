@@ -105,10 +105,17 @@ TEST(ConfigToml, WrongTypesNameKeyAndPosition) {
             "cfg.toml:1:16: error: 'sandbox_mode' must be a string, not an integer\n"
             "  sandbox_mode = 1\n"
             "                 ^\n");
-  EXPECT_EQ(Read("sandbox_denied_read_paths = [\"\"]").status().message(),
-            "cfg.toml:1:30: error: 'sandbox_denied_read_paths' entries must not be empty\n"
-            "  sandbox_denied_read_paths = [\"\"]\n"
-            "                               ^\n");
+  EXPECT_EQ(Read("bwrap_ro_roots = [\"\"]").status().message(),
+            "cfg.toml:1:19: error: 'bwrap_ro_roots' entries must not be empty\n"
+            "  bwrap_ro_roots = [\"\"]\n"
+            "                    ^\n");
+  // Reference §9.2: an empty denied path is skipped (with a note), not an error.
+  auto skipped = Read("sandbox_denied_read_paths = [\"\", \"/srv\"]");
+  ASSERT_TRUE(skipped.ok());
+  EXPECT_EQ(skipped->spec.sandbox_denied_read_paths->value.size(), 1u);
+  ASSERT_EQ(skipped->notes.size(), 1u);
+  EXPECT_EQ(skipped->notes[0].Render(),
+            "cfg.toml:1:30: note: ignoring an empty entry of 'sandbox_denied_read_paths'\n");
 }
 
 TEST(ConfigToml, SeveralErrorsAreAllReported) {

@@ -61,6 +61,13 @@ TEST(LauncherPlan, TrustedManagedFileGivesLauncherBwrapArgv) {
             "commands run as the launcher's user (uid 998, groups 998); masks and binds are "
             "computed for that user");
   EXPECT_EQ(p.env_set.size(), 2u);
+  // explain: each launcher token comes from the managed key, file and line.
+  auto emitted = backends::EmitBwrapArgv(p, {"id"});
+  ASSERT_TRUE(emitted.ok());
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ((*emitted)[i].origin.Describe(),
+              "managed tool_launcher at /etc/codewhale/managed_config.toml:3:17");
+  }
 }
 
 TEST(LauncherPlan, HostTmpAndTmpdirAreNeverBound) {
@@ -252,9 +259,8 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
       masks.push_back(std::string(ir::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
   }
   EXPECT_EQ(masks, (std::vector<std::string>{
-                       "--tmpfs /home/dev | deny read ~/.codex/auth.json (masked at /home/dev: the "
-                       "launcher's "
-                       "user uid 998 cannot search it)"}));
+                       "--tmpfs /home/dev | deny read ~/.codewhale/secrets (masked at /home/dev: "
+                       "the launcher's user uid 998 cannot search it)"}));
   // The workspace below the unsearchable home cannot be reached: its bind is dropped.
   bool dropped = false;
   for (const auto& s : p.skipped) {

@@ -98,7 +98,8 @@ TEST(Posture, NetworkAccessKey) {
   ir::LaunchPlan off = Plan("sandbox_network_access = false", f, "ask");
   EXPECT_FALSE(off.policy.network_access);
   EXPECT_FALSE(off.share_net);
-  ir::LaunchPlan ro_net = Plan("sandbox_network_access = true", f, "plan");
+  ir::LaunchPlan ro_net = Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f,
+                              "full-access");
   EXPECT_TRUE(ro_net.policy.network_access);
   EXPECT_TRUE(ro_net.share_net);
   EXPECT_EQ(ro_net.policy.network_origin.detail, "sandbox_network_access");
@@ -333,7 +334,9 @@ TEST(Wrapper, NonSandboxPoliciesAreUnwrapped) {
   ir::LaunchPlan p = Plan("", f, "full-access");
   EXPECT_EQ(p.kind, PlanKind::kNone);
   EXPECT_TRUE(p.mounts.empty());
-  EXPECT_EQ(p.posture_label, "full access (sandbox disabled)");
+  EXPECT_EQ(p.posture_label,
+            "full access (sandbox disabled); sudo/setuid still blocked by the no-new-privs kernel "
+            "flag set at startup");
 }
 
 // §6.3 / §8.3: roots in order; what bwrap keeps.
@@ -374,7 +377,18 @@ TEST(Labels, PostureLabels) {
   EXPECT_EQ(Plan("", none, "plan").posture_label,
             "read-only (shell writes are blocked; ordinary approval does not change this) (policy "
             "only; no execution sandbox available)");
-  EXPECT_EQ(Plan("", none, "full-access").posture_label, "full access (sandbox disabled)");
+  EXPECT_EQ(Plan("", none, "full-access").posture_label,
+            "full access (sandbox disabled); sudo/setuid still blocked by the no-new-privs kernel "
+            "flag set at startup");
+  EXPECT_EQ(Plan("sandbox_mode = \"danger-full-access\"", none, "full-access").posture_label,
+            "full access (sandbox disabled); sudo/setuid allowed (no-new-privs relaxed at startup)");
+  none.Env("CODEWHALE_NO_NEW_PRIVS", "1");
+  EXPECT_EQ(Plan("sandbox_mode = \" Danger-Full-Access\"", none, "full-access").posture_label,
+            "full access (sandbox disabled); sudo/setuid still blocked by the no-new-privs kernel "
+            "flag set at startup");
+  none.Env("CODEWHALE_NO_NEW_PRIVS", " Off ");
+  EXPECT_EQ(Plan("", none, "full-access").posture_label,
+            "full access (sandbox disabled); sudo/setuid allowed (no-new-privs relaxed at startup)");
   EXPECT_EQ(Plan("sandbox_mode = \"external-sandbox\"\nsandbox_network_access = false", f,
                  "full-access").posture_label,
             "external sandbox (host-managed; network allowed)");

@@ -152,6 +152,24 @@ TEST_F(RunCliTest, UnwrappedProgramNotFoundIs127) {
   EXPECT_EQ(r.exit_code, 126);
 }
 
+// Inside bubblewrap too: a missing program is "not found" (127), a file
+// that is not executable 126, never a sandbox denial.
+TEST_F(RunCliTest, WrappedProgramNotFoundIs127) {
+  RunResult r = Cli({"run", config, "--cwd", ws, "--", "no-such-program-xyz"});
+  EXPECT_EQ(r.exit_code, 127);
+  // bwrap's own line passes through, then cwsc says what it means.
+  EXPECT_EQ(r.err,
+            "bwrap: execvp no-such-program-xyz: No such file or directory\n"
+            "cwsc: cannot run 'no-such-program-xyz': No such file or directory\n");
+  WriteFile(ws + "/script", "#!/bin/sh\n");
+  chmod((ws + "/script").c_str(), 0644);
+  r = Cli({"run", config, "--cwd", ws, "--json", "-o", Base() + "/r.json", "--", ws + "/script"});
+  EXPECT_EQ(r.exit_code, 126);
+  EXPECT_EQ(r.err, "bwrap: execvp " + ws + "/script: Permission denied\ncwsc: cannot run '" + ws +
+                       "/script': Permission denied\n");
+  EXPECT_THAT(ReadFileOr(Base() + "/r.json"), HasSubstr("\"sandbox_denied\":false"));
+}
+
 TEST_F(RunCliTest, ExecRunsAPrecompiledPlan) {
   std::string plan = CompilePlan();
   RunResult r = Cli({"exec", plan, "--json", "-o", Base() + "/res.json", "--", "/bin/sh", "-c",

@@ -1,0 +1,294 @@
+// What users hit on the command line: misspelled keys, Codex tables, nested
+// sandbox keys, profiles, check agreeing with compile, stale facts files,
+// compile warnings on stderr and notes for keys that change nothing.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc {
+namespace {
+
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+std::string Bin() { return std::getenv("CWSC_BIN") ? std::getenv("CWSC_BIN") : "cwsc"; }
+std::string Facts() { return testing::SourceRoot() + "/tests/golden/bwrap/ws_default/facts.yaml"; }
+
+RunResult Cwsc(std::vector<std::string> args, const std::string& cwd,
+               const std::vector<std::string>& env = {}) {
+  args.insert(args.begin(), Bin());
+  return testing::Run(args, "", env, cwd);
+}
+
+// Item 16: near misses of known keys warn with a did-you-mean.
+TEST(ConfigCli, MisspelledSandboxKeyWarns) {
+  TempDir t;
+  WriteFile(t / "c.toml", "model = \"x\"\nsandbox_mdoe = \"read-only\"\nprefer_bwarp = false\n"
+                          "sandboxmode = 1\nsandbox = 3\n");
+  RunResult c = Cwsc({"check", "c.toml"}, t.path());
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.err,
+            "c.toml:2:16: warning: unknown key 'sandbox_mdoe' is ignored; did you mean "
+            "'sandbox_mode'?\n"
+            "c.toml:3:16: warning: unknown key 'prefer_bwarp' is ignored; did you mean "
+            "'prefer_bwrap'?\n"
+            "c.toml:4:15: warning: unknown key 'sandboxmode' is ignored; did you mean "
+            "'sandboxMode'?\n");
+  EXPECT_EQ(c.out, "c.toml: valid config with 3 warnings; no expectations (only .cwsp policies "
+                   "carry them)\n");
+  RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_NE(p.err.find("did you mean 'sandbox_mode'?"), std::string::npos) << p.err;
+}
+
+TEST(ConfigCli, PreferBwrapYesSaysItReadsAsFalse) {
+  TempDir t;
+  WriteFile(t / "c.toml", "");
+  RunResult r = Cwsc({"compile", "c.toml", "--cwd", t.path(), "--target", "plan"}, t.path(),
+                     {"CODEWHALE_PREFER_BWRAP=yes"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err.rfind("warning: CODEWHALE_PREFER_BWRAP='yes' is read as false (only 1 or true "
+                        "mean true): bubblewrap is not used\n", 0), 0u) << r.err;
+}
+
+// Item 21: Codex's [sandbox_workspace_write] table names the Codewhale keys.
+TEST(ConfigCli, CodexWorkspaceWriteTableWarns) {
+  TempDir t;
+  WriteFile(t / "c.toml", "[sandbox_workspace_write]\nwritable_roots = [\"/srv\"]\n"
+                          "network_access = false\nexclude_slash_tmp = true\n"
+                          "exclude_tmpdir_env_var = true\nother = 1\n");
+  RunResult c = Cwsc({"check", "c.toml"}, t.path());
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.err,
+            "c.toml:2:18: warning: ignoring Codex's 'sandbox_workspace_write.writable_roots': "
+            "Codewhale does not read this table; set 'sandbox_writable_roots' at the top level "
+            "instead\n"
+            "c.toml:3:18: warning: ignoring Codex's 'sandbox_workspace_write.network_access': "
+            "Codewhale does not read this table; set 'sandbox_network_access' at the top level "
+            "instead\n"
+            "c.toml:4:21: warning: ignoring Codex's 'sandbox_workspace_write.exclude_slash_tmp': "
+            "Codewhale does not read this table; set 'sandbox_exclude_slash_tmp' at the top level "
+            "instead\n"
+            "c.toml:5:26: warning: ignoring Codex's "
+            "'sandbox_workspace_write.exclude_tmpdir_env_var': Codewhale does not read this table; "
+            "set 'sandbox_exclude_tmpdir' at the top level instead\n"
+            "c.toml:6:9: warning: ignoring Codex's 'sandbox_workspace_write.other': Codewhale does "
+            "not read this table\n");
+}
+
+// Item 22: sandbox keys nested at any depth get the note.
+TEST(ConfigCli, NestedSandboxKeysAtAnyDepthAreNoted) {
+  TempDir t;
+  WriteFile(t / "c.toml", "[agents.x]\nsandbox_mode = \"read-only\"\n[[team]]\nname = \"a\"\n"
+                          "sandbox_mode = \"read-only\"\n[a.b.c]\nprefer_bwrap = false\n");
+  RunResult c = Cwsc({"check", "c.toml"}, t.path());
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.err,
+            "c.toml:2:16: note: ignoring 'agents.x.sandbox_mode': sandbox keys are read only at "
+            "the top level of the config\n"
+            "c.toml:5:16: note: ignoring 'team[0].sandbox_mode': sandbox keys are read only at "
+            "the top level of the config\n"
+            "c.toml:7:16: note: ignoring 'a.b.c.prefer_bwrap': sandbox keys are read only at the "
+            "top level of the config\n");
+}
+
+// Item 11: the selected profile's keys apply; tool_launcher in a profile is a load error.
+TEST(ConfigCli, ProfilesSelectAndRejectLauncher) {
+  TempDir t;
+  WriteFile(t / "c.toml", "profile = \"safe\"\n[profiles.safe]\nsandbox_mode = \"read-only\"\n"
+                          "[profiles.reviewer]\nsandbox_mode = \"workspace-write\"\n");
+  RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--target",
+                      "plan"}, t.path());
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("\"type\": \"read-only\""), std::string::npos);
+  EXPECT_NE(p.out.find("\"detail\": \"profiles.safe.sandbox_mode\""), std::string::npos);
+  EXPECT_EQ(p.err,
+            "c.toml:5:16: note: ignoring 'profiles.reviewer.sandbox_mode': profile 'reviewer' is "
+            "not selected (profile = \"reviewer\" selects it)\n");
+  WriteFile(t / "l.toml", "[profiles.x]\ntool_launcher = [\"/usr/bin/sudo\"]\n");
+  RunResult l = Cwsc({"check", "l.toml"}, t.path());
+  EXPECT_EQ(l.exit_code, 2);
+  EXPECT_EQ(l.err,
+            "l.toml:2:17: error: 'tool_launcher' is only honored from a trusted managed config; it "
+            "cannot be set in a user config or profile\n"
+            "  tool_launcher = [\"/usr/bin/sudo\"]\n"
+            "                  ^\n");
+  WriteFile(t / "m.toml", "profile = \"nope\"\n");
+  RunResult m = Cwsc({"check", "m.toml"}, t.path());
+  EXPECT_EQ(m.exit_code, 2);
+  EXPECT_EQ(m.err,
+            "m.toml:1:11: error: profile 'nope' is not defined (no [profiles.nope] table)\n"
+            "  profile = \"nope\"\n"
+            "            ^\n");
+}
+
+// Item 23: check rejects what compile rejects in any mode.
+TEST(ConfigCli, CheckValidatesPathsForEveryMode) {
+  TempDir t;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"sandbox_writable_roots = [\"rel/dir\"]\n",
+       "c.toml:1:27: error: sandbox_writable_roots: path 'rel/dir' is relative; use an absolute "
+       "path, ~ or a variable\n"},
+      {"bwrap_ro_roots = [\"vendor\"]\n",
+       "c.toml:1:19: error: bwrap_ro_roots: path 'vendor' is relative; use an absolute path, ~ or "
+       "a variable\n"},
+      {"sandbox_denied_read_paths = [\"$NOPE/x\"]\n",
+       "c.toml:1:30: error: sandbox_denied_read_paths: unknown variable '$NOPE' (known: $HOME, "
+       "$WORKSPACE, $CWD, $TMPDIR)\n"},
+  };
+  for (const auto& [text, err] : cases) {
+    WriteFile(t / "c.toml", text);
+    RunResult c = Cwsc({"check", "c.toml"}, t.path());
+    EXPECT_EQ(c.exit_code, 2) << text;
+    EXPECT_EQ(c.err.substr(0, c.err.find('\n') + 1), err) << text;
+    for (const char* mode : {"plan", "ask", "full-access"}) {
+      RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing",
+                          "--mode", mode}, t.path());
+      EXPECT_EQ(p.exit_code, 2) << text << mode;
+      EXPECT_EQ(p.err.substr(0, p.err.find('\n') + 1), err) << text << mode;
+    }
+  }
+}
+
+// Item 18: check --managed refuses what every compile refuses; compile prints
+// the plan's warnings on stderr.
+TEST(ConfigCli, CheckManagedLauncherNeedsSandboxMode) {
+  TempDir t;
+  WriteFile(t / "m.toml", "tool_launcher = [\"/usr/bin/sudo\", \"-n\"]\n");
+  RunResult c = Cwsc({"check", "m.toml", "--managed"}, t.path());
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_EQ(c.err,
+            "m.toml:1:17: error: a managed config with 'tool_launcher' must set sandbox_mode itself "
+            "(workspace-write or read-only); every compile refuses it\n");
+  WriteFile(t / "m.toml", "sandbox_mode = \"danger-full-access\"\ntool_launcher = [\"/usr/bin/sudo\"]\n");
+  c = Cwsc({"check", "m.toml", "--managed"}, t.path());
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_EQ(c.err,
+            "m.toml:2:17: error: a managed config with 'tool_launcher' must set sandbox_mode to "
+            "workspace-write or read-only, not 'danger-full-access'; every compile refuses it\n");
+  WriteFile(t / "m.toml", "sandbox_mode = \"read-only\"\ntool_launcher = [\"/usr/bin/sudo\"]\n");
+  c = Cwsc({"check", "m.toml", "--managed"}, t.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+}
+
+TEST(ConfigCli, CompilePrintsPlanWarnings) {
+  TempDir t;
+  std::string roots;
+  for (int i = 0; i < 60; ++i) roots += "\"/ro" + std::to_string(i) + "\", ";
+  WriteFile(t / "c.toml", "bwrap_ro_roots = [" + roots + "]\n");
+  std::string facts = testing::ReadFileOr(Facts());
+  facts = facts.substr(0, facts.find("paths:\n") + 7);
+  for (int i = 0; i < 60; ++i) {
+    facts += "  /ro" + std::to_string(i) + ": {type: directory, canonical: /ro" + std::to_string(i) +
+             ", mode: \"0755\", uid: 0, gid: 0}\n";
+  }
+  std::string rest = testing::ReadFileOr(Facts());
+  facts += rest.substr(rest.find("paths:\n") + 7);
+  WriteFile(t / "f.yaml", facts);
+  RunResult r = Cwsc({"compile", "c.toml", "--facts", t / "f.yaml", "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("cwsc: warning [many-mounts]: "), std::string::npos) << r.err;
+}
+
+// Item 17: a facts file from `cwsc facts --for` that lacks a path the
+// compile asks about is an error, unless --unlisted-as-missing.
+TEST(FactsCli, UnrecordedPathIsAnError) {
+  TempDir t;
+  mkdir((t / "ws").c_str(), 0755);
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\n");
+  RunResult f = Cwsc({"facts", "--for", "c.toml", "--cwd", t / "ws", "-o", "f.yaml"}, t.path());
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_NE(testing::ReadFileOr(t / "f.yaml").find("unlisted: error\n"), std::string::npos);
+  RunResult same = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
+  RunResult changed = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_EQ(changed.out, "");
+  EXPECT_EQ(changed.err,
+            "f.yaml: error: the facts file does not record '/opt/cwsc-x', which this compile asks "
+            "about: the policy changed since the facts were recorded; record them again with `cwsc "
+            "facts --for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as "
+            "missing\n");
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\n"
+                          "bwrap_ro_roots = [\"/opt/cwsc-x\", \"/opt/cwsc-y\", \"/opt/cwsc-z\"]\n");
+  RunResult more = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
+  EXPECT_EQ(more.exit_code, 2);
+  EXPECT_EQ(more.err.substr(0, more.err.find(", which")),
+            "f.yaml: error: the facts file does not record '/opt/cwsc-x' (and 2 more paths)");
+  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
+  RunResult opt = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml",
+                        "--unlisted-as-missing", "--target", "plan"}, t.path());
+  EXPECT_EQ(opt.exit_code, 0) << opt.err;
+  EXPECT_NE(opt.out.find("\"path\": \"/opt/cwsc-x\""), std::string::npos);
+}
+
+// Item 24: a sandbox_mode that cannot widen the mode's policy is shown.
+TEST(ConfigCli, WideningSandboxModeIsExplained) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_mode = \"danger-full-access\"\n");
+  RunResult e = Cwsc({"explain", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("# skipped sandbox_mode: 'danger-full-access' can only narrow the policy of "
+                       "the ask mode, which stays workspace-write  (config sandbox_mode at c.toml:1:16)\n"),
+            std::string::npos) << e.out;
+  WriteFile(t / "c.toml", "sandbox_mode = \"read-only\"\n");
+  RunResult ro = Cwsc({"explain", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(ro.out.find("# skipped sandbox_mode"), std::string::npos);
+}
+
+// Item 10: an empty denied path is skipped, with a note (reference §9.2).
+TEST(ConfigCli, EmptyDeniedPathIsSkipped) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_denied_read_paths = [\"\", \"/srv/secret\"]\n");
+  RunResult c = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--target",
+                      "plan"}, t.path());
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.err, "c.toml:1:30: note: ignoring an empty entry of 'sandbox_denied_read_paths'\n");
+  EXPECT_NE(c.out.find("\"path\": \"/srv/secret\""), std::string::npos);
+  WriteFile(t / "c.toml", "bwrap_ro_roots = [\"\"]\n");
+  RunResult ro = Cwsc({"check", "c.toml"}, t.path());
+  EXPECT_EQ(ro.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+std::string Git(const std::vector<std::string>& args, const std::string& cwd) {
+  std::vector<std::string> argv = {"git", "-c", "user.email=t@t", "-c", "user.name=t",
+                                   "-c", "init.defaultBranch=main"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = testing::Run(argv, "", {}, cwd);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+// Item 19: in plan mode a worktree under /tmp keeps its git metadata
+// visible (read-only) over the private /tmp, so `git status` works.
+TEST(RunCli, PlanModeWorktreeUnderTmpCanRunGitStatus) {
+  TempDir t("/tmp");
+  std::string main = t / "main", wt = t / "feature";
+  mkdir(main.c_str(), 0755);
+  Git({"init", "-q"}, main);
+  WriteFile(main + "/a.txt", "a\n");
+  Git({"add", "a.txt"}, main);
+  Git({"commit", "-q", "-m", "x"}, main);
+  Git({"worktree", "add", "-q", wt}, main);
+  WriteFile(t / "c.toml", "");
+  RunResult r = Cwsc({"run", t / "c.toml", "--mode", "plan", "--cwd", wt, "--", "git", "status",
+                      "--short", "--branch"}, t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "## feature\n");
+  RunResult w = Cwsc({"run", t / "c.toml", "--mode", "plan", "--cwd", wt, "--", "sh", "-c",
+                      "echo x > " + main + "/.git/hooks/evil"}, t.path());
+  EXPECT_NE(w.exit_code, 0);
+  EXPECT_FALSE(testing::Exists(main + "/.git/hooks/evil"));
+}
+
+}  // namespace
+}  // namespace cwsc
