@@ -246,17 +246,66 @@ TEST_F(OpenSandboxTest, ExecdSuccessCwdEnvsAndTimeoutAreSent) {
   EXPECT_EQ(body["cwd"], "/tmp");
   EXPECT_EQ(body["timeout"], 20000);
   EXPECT_EQ(body["envs"]["GREETING"], "hello there");
+  EXPECT_TRUE(server_->State()["unknown_fields"].empty());  // nothing execd would ignore
 }
 
-TEST_F(OpenSandboxTest, ExecdExitStatusWordsAndMissingCompleteAfterError) {
+TEST_F(OpenSandboxTest, ExecdOutputLinesKeepTheirTerminatorsAndBlankLines) {
+  // execd sends each line without its terminator and a blank line as "\n".
   ir::LaunchPlan plan = ExecdPlan(*server_);
-  for (const char* fault : {"evalue_words", "no_complete_after_error"}) {
-    SCOPED_TRACE(fault);
-    server_->Control(fault);
-    auto r = Go(Run(plan, {"sh", "-c", "exit 7"}, std::string(kTestExecdToken)));
+  auto r = Go(Run(plan, {"sh", "-c", "printf 'one\\n\\ntwo\\r\\nthree\\rfour\\n\\n'; echo E >&2"},
+                  std::string(kTestExecdToken)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(out_, "one\n\ntwo\nthree\nfour\n\n");
+  EXPECT_EQ(err_, "E\n");
+  // A last line without a terminator arrives at exit and ends with one.
+  out_.clear();
+  r = Go(Run(plan, {"printf", "a\\nb"}, std::string(kTestExecdToken)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(out_, "a\nb\n");
+}
+
+TEST_F(OpenSandboxTest, ExecdFailingCommandReturnsAtItsErrorEvent) {
+  // execd sends no execution_complete after a failure and closes the stream
+  // about 1 s later (the test server too): cwsc stops at the error event.
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  auto start = Clock::now();
+  auto r = Go(Run(plan, {"sh", "-c", "echo out; exit 3"}, std::string(kTestExecdToken)));
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(out_, "out\n");
+  EXPECT_LT(took.count(), 700);
+}
+
+TEST_F(OpenSandboxTest, ExecdDeathByASignalIs128PlusItsNumber) {
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  for (auto [sig, code] : {std::pair{"KILL", 137}, {"TERM", 143}, {"SEGV", 139}}) {
+    SCOPED_TRACE(sig);
+    auto r = Go(Run(plan, {"sh", "-c", std::string("kill -") + sig + " $$"},
+                    std::string(kTestExecdToken)));
     ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_EQ(r->exit_code, 7);
+    EXPECT_EQ(r->exit_code, code);
   }
+}
+
+TEST_F(OpenSandboxTest, ExecdStartFailureIsAnErrorNotAnExitCode) {
+  server_->Control("start_error");  // Go's error text in evalue, digits and all
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestExecdToken))).ok());
+  EXPECT_EQ(message_,
+            "execd reported CommandExecError: fork/exec /usr/lib/x86_64-linux-gnu/bash: no such "
+            "file or directory");
+}
+
+TEST_F(OpenSandboxTest, ExecdMissingWorkingDirectoryIsAClearError) {
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  plan.remote->remote_cwd = "/nonexistent-cwsc-dir";
+  ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestExecdToken))).ok());
+  EXPECT_EQ(message_,
+            "execd returned HTTP 400 (INVALID_REQUEST_BODY): invalid request, validation error "
+            "working directory does not exist: /nonexistent-cwsc-dir: stat /nonexistent-cwsc-dir: "
+            "no such file or directory");
 }
 
 TEST_F(OpenSandboxTest, ExecdStopsReadingAtExecutionComplete) {
@@ -274,13 +323,18 @@ TEST_F(OpenSandboxTest, ExecdWrongTokenIsHttp401) {
   ir::LaunchPlan plan = ExecdPlan(*server_);
   ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestKey))).ok());
   EXPECT_EQ(message_,
-            "execd returned HTTP 401: {\"code\": \"401\", \"message\": \"missing or wrong "
-            "X-EXECD-ACCESS-TOKEN\"}");
+            "execd returned HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN "
+            "(the key from env CWSC_TEST_OPENSANDBOX_KEY was refused)");
+  ir::LaunchPlan no_key = RemotePlan("execd", server_->url(), false);
+  ASSERT_FALSE(Go(Run(no_key, {"true"}, std::nullopt)).ok());
+  EXPECT_EQ(message_,
+            "execd returned HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN "
+            "(no access token was sent: the plan names no key)");
 }
 
 TEST_F(OpenSandboxTest, ExecdFaultsGiveClearErrors) {
   const FaultCase cases[] = {
-      {"http500", "execd returned HTTP 500: "},
+      {"http500", "execd returned HTTP 500 (RUNTIME_ERROR): injected HTTP 500"},
       {"malformed_json", "malformed execd event (not a JSON object): {\"type\": \"init\""},
       {"missing_field", "malformed execd event: missing string field \"type\""},
       {"wrong_type", "malformed execd event: missing string field \"type\""},
@@ -299,28 +353,41 @@ TEST_F(OpenSandboxTest, ExecdFaultsGiveClearErrors) {
   }
 }
 
-TEST_F(OpenSandboxTest, ExecdHugeSingleEventIsBounded) {
-  server_->Control("big_event");
+TEST_F(OpenSandboxTest, ExecdLineLargerThanTheEventBoundStreamsThrough) {
+  server_->Control("big_event");  // one 100 MiB line without a terminator: one event
   ir::LaunchPlan plan = ExecdPlan(*server_);
   RemoteRun run = Run(plan, {"true"}, std::string(kTestExecdToken));
   run.max_event_bytes = 1 << 20;
-  ASSERT_FALSE(Go(run).ok());
-  EXPECT_THAT(message_, HasSubstr("execd event larger than 1048576 bytes"));
+  size_t bytes = 0, newlines = 0, others = 0;
+  run.out = [&](std::string_view s) {
+    bytes += s.size();
+    for (char c : s) {
+      newlines += c == '\n';
+      others += c != '\n' && c != 'y';
+    }
+  };
+  auto r = Go(run);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(bytes, (100u << 20) + 1);
+  EXPECT_EQ(newlines, 1u);
+  EXPECT_EQ(others, 0u);
 }
 
 TEST_F(OpenSandboxTest, ExecdHundredMegabytesOfOutputStreamThrough) {
   server_->Control("big");
   ir::LaunchPlan plan = ExecdPlan(*server_);
   RemoteRun run = Run(plan, {"true"}, std::string(kTestExecdToken));
-  size_t bytes = 0;
+  size_t bytes = 0, newlines = 0;
   bool only_z = true;
   run.out = [&](std::string_view s) {
     bytes += s.size();
-    only_z = only_z && s.find_first_not_of('z') == std::string_view::npos;
+    for (char c : s) newlines += c == '\n';
+    only_z = only_z && s.find_first_not_of("z\n") == std::string_view::npos;
   };
   auto r = Go(run);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(bytes, 100u << 20);
+  EXPECT_EQ(bytes, 100u << 20);  // 1600 lines of 64 KiB
+  EXPECT_EQ(newlines, 1600u);
   EXPECT_TRUE(only_z);
 }
 
@@ -383,7 +450,7 @@ TEST_F(OpenSandboxTest, ExecdInterruptSendsDeleteCommand) {
   EXPECT_EQ(r->exit_code, 130);
   nlohmann::json st = server_->State();
   ASSERT_EQ(st["interrupts"].size(), 1u);
-  EXPECT_THAT(st["interrupts"][0].get<std::string>(), StartsWith("cmd-"));
+  EXPECT_THAT(st["interrupts"][0].get<std::string>(), ::testing::MatchesRegex("[0-9a-f]{32}"));
   EXPECT_EQ(st["requests"].back()["method"], "DELETE");
 }
 
