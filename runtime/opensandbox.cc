@@ -220,8 +220,9 @@ absl::StatusOr<RemoteOutcome> RunExecd(const RemoteRun& run, const Io& io,
 // ---- the lifecycle API ----------------------------------------------------------
 
 absl::StatusOr<Json> LifecycleCall(const RemoteRun& run, const RemoteRequest& req,
-                                   bool expect_body) {
+                                   bool expect_body, long* http_status = nullptr) {
   absl::StatusOr<HttpResponse> r = HttpSend(ToHttp(req), BaseOptions(run, run.request_timeout_ms));
+  if (http_status != nullptr) *http_status = r.ok() ? r->status : 0;
   if (!r.ok()) {
     if (absl::IsCancelled(r.status())) return r.status();
     return absl::UnavailableError(absl::StrCat("OpenSandbox lifecycle API (", req.step,
@@ -324,12 +325,21 @@ absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
     return absl::FailedPreconditionError("the lifecycle API needs sandbox_image");
   }
   RemoteRequest create = backends::LifecycleCreate(*run.plan, run.timeout_ms, run.api_key);
-  absl::StatusOr<Json> c = LifecycleCall(run, create, true);
+  long create_status = 0;
+  absl::StatusOr<Json> c = LifecycleCall(run, create, true, &create_status);
   if (absl::IsCancelled(c.status())) {
     RemoteOutcome o;
     o.interrupted = true;
     o.exit_code = kExitInterrupt;
     return o;
+  }
+  if (!c.ok() && create_status == 400 && !run.plan->policy.network_access) {
+    // A server without an egress sidecar refuses any networkPolicy. The
+    // policy's blocked network is never traded for an open one.
+    return absl::FailedPreconditionError(absl::StrCat(
+        c.status().message(),
+        " (the policy blocks the network: cwsc sent networkPolicy defaultAction deny, and this "
+        "server cannot enforce it; the command was not run)"));
   }
   if (!c.ok()) return c.status();
   if (!c->contains("id") || !(*c)["id"].is_string() || (*c)["id"].get<std::string>().empty()) {

@@ -27,7 +27,7 @@ GET /_state returns what the server saw (requests, sandboxes, interrupts).
 Fault modes: none, slow, http400, http401, http500, malformed_json,
 missing_field, wrong_type, truncated, big, big_event, drop, hang,
 never_running, sandbox_failed, start_error, ignore_timeout,
-linger_after_complete.
+linger_after_complete, no_egress_sidecar.
 
 Keys come from the environment (never argv): CWSC_TEST_KEY (shim and
 lifecycle key, empty = no auth expected), CWSC_TEST_EXECD_TOKEN.
@@ -604,6 +604,12 @@ class Handler(BaseHTTPRequestHandler):
             if self.apply_common_faults():
                 return
             f = fault()
+            if f == "no_egress_sidecar" and "networkPolicy" in body:
+                # A server started without an egress sidecar image refuses
+                # any networkPolicy (this message is the test server's own).
+                return self.send_json(400, {"code": "INVALID_REQUEST",
+                                            "message": "networkPolicy needs the egress sidecar, "
+                                                       "which is not configured"})
             if f == "malformed_json":
                 self.send_response(202)
                 self.send_header("Content-Type", "application/json")

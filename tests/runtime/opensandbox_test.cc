@@ -489,8 +489,30 @@ TEST_F(OpenSandboxTest, LifecycleNetworkOnAllowsAndKeepKeepsTheSandbox) {
   EXPECT_FALSE(r->sandbox_deleted);
   nlohmann::json sb = server_->State()["sandboxes"][r->sandbox_id];
   EXPECT_EQ(sb["deleted"], false);
-  EXPECT_EQ(sb["request"]["networkPolicy"]["defaultAction"], "allow");
+  // An allowed network sends no networkPolicy: a server without an egress
+  // sidecar refuses any request that carries one.
+  EXPECT_FALSE(sb["request"].contains("networkPolicy"));
   EXPECT_EQ(err_, "cwsc: keeping OpenSandbox sandbox " + r->sandbox_id + " (sandbox_keep)\n");
+}
+
+TEST_F(OpenSandboxTest, LifecycleServerWithoutEgressSidecar) {
+  server_->Control("no_egress_sidecar");  // refuses a create request with networkPolicy
+  ir::LaunchPlan open = RemotePlan("lifecycle", server_->url());
+  open.policy.network_access = true;
+  auto r = Go(Run(open, {"sh", "-c", "echo ran"}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(out_, "ran\n");
+  // A blocked network is never given up for an open one: the run fails.
+  ir::LaunchPlan closed = RemotePlan("lifecycle", server_->url());
+  out_.clear();
+  ASSERT_FALSE(Go(Run(closed, {"sh", "-c", "echo ran"})).ok());
+  EXPECT_EQ(message_,
+            "OpenSandbox lifecycle API (create sandbox) returned HTTP 400: {\"code\": "
+            "\"INVALID_REQUEST\", \"message\": \"networkPolicy needs the egress sidecar, which "
+            "is not configured\"} (the policy blocks the network: cwsc sent networkPolicy "
+            "defaultAction deny, and this server cannot enforce it; the command was not run)");
+  EXPECT_EQ(out_, "");
+  EXPECT_EQ(server_->State()["sandboxes"].size(), 1u);  // only the first run's
 }
 
 TEST_F(OpenSandboxTest, LifecycleStartupFailuresDeleteTheSandbox) {
