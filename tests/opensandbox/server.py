@@ -27,7 +27,7 @@ GET /_state returns what the server saw (requests, sandboxes, interrupts).
 Fault modes: none, slow, http400, http401, http500, malformed_json,
 missing_field, wrong_type, truncated, big, big_event, drop, hang,
 never_running, sandbox_failed, start_error, ignore_timeout,
-linger_after_complete, no_egress_sidecar.
+linger_after_complete, no_egress_sidecar, interrupt_refused.
 
 Keys come from the environment (never argv): CWSC_TEST_KEY (shim and
 lifecycle key, empty = no auth expected), CWSC_TEST_EXECD_TOKEN.
@@ -404,7 +404,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 proc = STATE["commands"].get(ids[0])
                 STATE["interrupts"].append(ids[0])
-            if proc is None:
+            if proc is None or fault() == "interrupt_refused":
                 return self.execd_error(500, "RUNTIME_ERROR",
                                         "error interruptting code context. no such session")
             # SIGTERM, then SIGKILL if the command is still there after 3 s.

@@ -454,6 +454,29 @@ TEST_F(OpenSandboxTest, ExecdInterruptSendsDeleteCommand) {
   EXPECT_EQ(st["requests"].back()["method"], "DELETE");
 }
 
+TEST_F(OpenSandboxTest, ExecdRefusedInterruptIsAWarning) {
+  // execd answers an interrupt for an id it no longer knows (the command
+  // has just ended) with HTTP 500.
+  server_->Control("interrupt_refused");
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  std::atomic<bool> stop{false};
+  RemoteRun run = Run(plan, {"sh", "-c", "echo started; sleep 2"}, std::string(kTestExecdToken));
+  run.interrupt = &stop;
+  run.out = [&](std::string_view s) {
+    out_.append(s);
+    stop = true;
+  };
+  auto r = Go(run);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 130);
+  nlohmann::json st = server_->State();
+  ASSERT_EQ(st["interrupts"].size(), 1u);
+  EXPECT_EQ(err_, "cwsc: could not interrupt remote command " +
+                      st["interrupts"][0].get<std::string>() +
+                      ": HTTP 500 (RUNTIME_ERROR): error interruptting code context. no such "
+                      "session\n");
+}
+
 // ---- lifecycle ----------------------------------------------------------------
 
 TEST_F(OpenSandboxTest, LifecycleCreatesWaitsRunsAndDeletes) {
