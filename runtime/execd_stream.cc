@@ -37,8 +37,9 @@ int SignalNumber(std::string text) {
   if (text.rfind("signal: ", 0) != 0) return 0;
   text.erase(0, 8);
   const std::string core = " (core dumped)";
-  if (text.size() > core.size() && text.compare(text.size() - core.size(), core.size(), core) == 0) {
-    text.erase(text.size() - core.size());
+  size_t len = text.size();
+  if (len > core.size() && text.compare(len - core.size(), core.size(), core) == 0) {
+    text.erase(len - core.size());
   }
   // Go's names of the Linux signals (syscall.Signal.String), by number.
   static const char* const kNames[] = {
@@ -363,8 +364,11 @@ bool ExecdStream::Event(const std::string& block) {
       return Fail("malformed execd event: error event without an \"error\" object");
     }
     const Json& err = e["error"];
-    std::string ename = err.contains("ename") && err["ename"].is_string() ? err["ename"].get<std::string>() : "";
-    std::string evalue = err.contains("evalue") && err["evalue"].is_string() ? err["evalue"].get<std::string>() : "";
+    auto field = [&](const char* name) {
+      return err.contains(name) && err[name].is_string() ? err[name].get<std::string>() : "";
+    };
+    std::string ename = field("ename");
+    std::string evalue = field("evalue");
     std::string traceback;  // its first line: Go's text of how the command ended
     if (err.contains("traceback") && err["traceback"].is_array() && !err["traceback"].empty() &&
         err["traceback"][0].is_string()) {
