@@ -153,6 +153,14 @@ def validate_run_command(body):
     if "gid" in body and "uid" not in body:
         return "invalid request, validation error uid is required when gid is provided"
     cwd = body.get("cwd")
+    if cwd and "$" in cwd:  # execd expands it with its own environment, not envs
+        missing = [v for v in re.findall(r"\$\{?(\w+)", cwd) if v not in os.environ]
+        if missing:
+            return (f"invalid request, validation error cannot resolve working directory "
+                    f"\"{cwd}\": path references undefined environment variables: "
+                    f"{', '.join(missing)}")
+        cwd = os.path.expandvars(cwd)
+        body["cwd"] = cwd
     if cwd and not os.path.isdir(cwd):
         return (f"invalid request, validation error working directory does not exist: {cwd}: "
                 f"stat {cwd}: no such file or directory")
@@ -502,7 +510,8 @@ class Handler(BaseHTTPRequestHandler):
         paths = {k: os.path.join(outdir, f"{cid}.{k}") for k in ("stdout", "stderr")}
         files = {k: open(p, "wb") for k, p in paths.items()}
         try:
-            proc = subprocess.Popen([shell, "-c", body["command"]], env=env,
+            proc = subprocess.Popen([os.path.basename(shell), "-c", body["command"]],
+                                    executable=shell, env=env,
                                     cwd=body.get("cwd") or None, stdin=subprocess.DEVNULL,
                                     stdout=files["stdout"], stderr=files["stderr"],
                                     start_new_session=True)

@@ -5,11 +5,13 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "runtime/http_client.h"
 #include "tests/runtime/opensandbox_server.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -475,6 +477,68 @@ TEST_F(OpenSandboxTest, ExecdRefusedInterruptIsAWarning) {
                       st["interrupts"][0].get<std::string>() +
                       ": HTTP 500 (RUNTIME_ERROR): error interruptting code context. no such "
                       "session\n");
+}
+
+// The test server's execd answers the recorded requests of the real execd
+// (tests/opensandbox/transcripts/) as it did: the same status and error
+// body, and the same events (ids, timestamps and the relative order of
+// stdout and stderr aside: execd does not keep that order either).
+TEST_F(OpenSandboxTest, TestServerAnswersAsTheRecordedExecd) {
+  using Json = nlohmann::json;
+  std::string dir = testing::SourceRoot() + "/tests/opensandbox/transcripts";
+  int compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().stem().string();
+    if (name == "interrupt_trap_term") continue;  // interrupts: ExecdInterruptSendsDeleteCommand
+    SCOPED_TRACE(name);
+    Json t = Json::parse(testing::ReadFileOr(entry.path().string()), nullptr, false);
+    ASSERT_TRUE(t.is_object());
+    const Json& q = t["request"];
+    HttpRequest req{q["method"].get<std::string>(), server_->url() + q["path"].get<std::string>(),
+                    {{"Content-Type", "application/json"}}, ""};
+    if (name != "no_token") req.headers.push_back({"X-EXECD-ACCESS-TOKEN", kTestExecdToken});
+    if (q["body"].is_string()) req.body = q["body"].get<std::string>();
+    if (q["body"].is_object()) req.body = q["body"].dump();
+    HttpOptions o;
+    o.total_timeout_ms = 10000;
+    absl::StatusOr<HttpResponse> r = HttpSend(req, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->status, t["status"].get<long>());
+    ++compared;
+    if (r->status != 200) {
+      Json want = Json::parse(t["body"].get<std::string>());
+      Json got = Json::parse(r->body, nullptr, false);
+      ASSERT_TRUE(got.is_object()) << r->body;
+      if (name == "not_json") {  // the parser's own words follow
+        EXPECT_EQ(got["code"], want["code"]);
+        EXPECT_THAT(got["message"].get<std::string>(),
+                    StartsWith("error parsing request, MAYBE invalid body format. "));
+      } else {
+        EXPECT_EQ(got, want);
+      }
+      continue;
+    }
+    // Events: the non-output ones in order; stdout and stderr each in order.
+    auto split = [](const std::string& body) {
+      std::vector<std::string> kinds, out, err;
+      size_t start = 0, pos;
+      while ((pos = body.find("\n\n", start)) != std::string::npos) {
+        Json e = Json::parse(body.substr(start, pos - start));
+        start = pos + 2;
+        std::string type = e["type"];
+        if (type == "stdout" || type == "stderr") {
+          (type == "stdout" ? out : err).push_back(e["text"]);
+          continue;
+        }
+        if (type == "ping") kinds.push_back("ping " + e["text"].get<std::string>());
+        if (type == "init" || type == "execution_complete") kinds.push_back(type);
+        if (type == "error") kinds.push_back("error " + e["error"].dump());
+      }
+      return std::vector<std::vector<std::string>>{kinds, out, err};
+    };
+    EXPECT_EQ(split(r->body), split(t["body"].get<std::string>()));
+  }
+  EXPECT_EQ(compared, 18);
 }
 
 // ---- lifecycle ----------------------------------------------------------------
