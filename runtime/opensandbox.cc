@@ -338,8 +338,8 @@ absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
     // policy's blocked network is never traded for an open one.
     return absl::FailedPreconditionError(absl::StrCat(
         c.status().message(),
-        " (the policy blocks the network: cwsc sent networkPolicy defaultAction deny, and this "
-        "server cannot enforce it; the command was not run)"));
+        " (the policy blocks the network: cwsc sent networkPolicy defaultAction deny, which a "
+        "server without an egress sidecar refuses; the command was not run)"));
   }
   if (!c.ok()) return c.status();
   if (!c->contains("id") || !(*c)["id"].is_string() || (*c)["id"].get<std::string>().empty()) {

@@ -27,7 +27,8 @@ GET /_state returns what the server saw (requests, sandboxes, interrupts).
 Fault modes: none, slow, http400, http401, http500, malformed_json,
 missing_field, wrong_type, truncated, big, big_event, drop, hang,
 never_running, sandbox_failed, start_error, ignore_timeout,
-linger_after_complete, no_egress_sidecar, interrupt_refused.
+linger_after_complete, no_egress_sidecar, interrupt_refused,
+endpoint_wrong_token.
 
 Keys come from the environment (never argv): CWSC_TEST_KEY (shim and
 lifecycle key, empty = no auth expected), CWSC_TEST_EXECD_TOKEN.
@@ -674,9 +675,10 @@ class Handler(BaseHTTPRequestHandler):
             if sb["state"] != "Running":
                 raise Reject(409, "sandbox is not running")
             host, port = self.server.server_address[:2]
+            token = "not-" + sb["token"] if fault() == "endpoint_wrong_token" else sb["token"]
             return self.send_json(200, {
                 "endpoint": f"{host}:{port}/sandboxes/{sid}/port/{parts[4]}",
-                "headers": {"X-EXECD-ACCESS-TOKEN": sb["token"]}})
+                "headers": {"X-EXECD-ACCESS-TOKEN": token}})
         raise Reject(404, f"no route for {self.command} {path}")
 
 

@@ -278,6 +278,17 @@ TEST(ExecdStreamTest, AnOutputLineLargerThanTheEventBoundStreamsThrough) {
   Parsed bad = Parse(broken);
   EXPECT_FALSE(bad.ok);
   EXPECT_EQ(bad.error, "malformed execd event: bad escape in the text of a stderr event");
+  std::string raw_tab =
+      "{\"type\":\"stdout\",\"text\":\"" + std::string(2u << 20, 'e') + "\t\"}\n\n";
+  Parsed control = Parse(raw_tab);
+  EXPECT_FALSE(control.ok);
+  EXPECT_EQ(control.error,
+            "malformed execd event: control character in the text of a stdout event");
+  // The connection closes in the middle of a streamed line.
+  Parsed cut = Parse("{\"type\":\"stdout\",\"text\":\"" + std::string(2u << 20, 'e'));
+  EXPECT_FALSE(cut.ok);
+  EXPECT_EQ(cut.error, "malformed execd event: the stream ended inside a stdout event");
+  EXPECT_EQ(cut.out, std::string(2u << 20, 'e'));  // what arrived was written
 }
 
 }  // namespace

@@ -597,9 +597,22 @@ TEST_F(OpenSandboxTest, LifecycleServerWithoutEgressSidecar) {
             "OpenSandbox lifecycle API (create sandbox) returned HTTP 400: {\"code\": "
             "\"INVALID_REQUEST\", \"message\": \"networkPolicy needs the egress sidecar, which "
             "is not configured\"} (the policy blocks the network: cwsc sent networkPolicy "
-            "defaultAction deny, and this server cannot enforce it; the command was not run)");
+            "defaultAction deny, which a server without an egress sidecar refuses; the command "
+            "was not run)");
   EXPECT_EQ(out_, "");
   EXPECT_EQ(server_->State()["sandboxes"].size(), 1u);  // only the first run's
+}
+
+TEST_F(OpenSandboxTest, LifecycleRefusedEndpointHeadersAreAClearError) {
+  server_->Control("endpoint_wrong_token");  // the endpoint's headers do not open execd
+  ir::LaunchPlan plan = RemotePlan("lifecycle", server_->url());
+  ASSERT_FALSE(Go(Run(plan, {"true"})).ok());
+  EXPECT_EQ(message_,
+            "execd returned HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN "
+            "(the headers returned with the endpoint were refused)");
+  nlohmann::json st = server_->State();
+  ASSERT_EQ(st["sandboxes"].size(), 1u);
+  for (const auto& [id, sb] : st["sandboxes"].items()) EXPECT_EQ(sb["deleted"], true) << id;
 }
 
 TEST_F(OpenSandboxTest, LifecycleStartupFailuresDeleteTheSandbox) {
