@@ -125,9 +125,12 @@ RemoteRequest LifecycleCreate(const ir::LaunchPlan& plan, std::optional<int64_t>
   body["resourceLimits"] = OJson{{"cpu", "500m"}, {"memory", "512Mi"}};
   body["timeout"] = SandboxTtlSeconds(timeout_ms);
   body["metadata"] = OJson{{"created-by", "cwsc"}};
-  // Always an explicit defaultAction: an omitted or empty policy means allow-all.
-  body["networkPolicy"] = OJson{{"defaultAction", plan.policy.network_access ? "allow" : "deny"},
-                                {"egress", OJson::array()}};
+  // A blocked network is an explicit deny (an omitted or empty policy means
+  // allow-all). An allowed one sends no networkPolicy: a server without an
+  // egress sidecar refuses any request that carries one.
+  if (!plan.policy.network_access) {
+    body["networkPolicy"] = OJson{{"defaultAction", "deny"}, {"egress", OJson::array()}};
+  }
   r.body = Dump(body);
   return r;
 }
@@ -198,9 +201,12 @@ std::string Preamble(const ir::LaunchPlan& plan, const char* comment) {
     absl::StrAppend(&out, comment, " total timeout: ", kCodewhaleTimeoutMs / 1000, " s\n");
   }
   if (rm.contract == "lifecycle") {
-    absl::StrAppend(&out, comment, " network: networkPolicy.defaultAction ",
-                    plan.policy.network_access ? "allow" : "deny",
-                    " (enforced by the service's egress sidecar, not verified by cwsc)\n");
+    absl::StrAppend(&out, comment, " network: ",
+                    plan.policy.network_access
+                        ? "allowed (no networkPolicy sent: the service's default)"
+                        : "networkPolicy.defaultAction deny (enforced by the service's egress "
+                          "sidecar, not verified by cwsc)",
+                    "\n");
   }
   for (const std::string& n : rm.not_enforced) {
     absl::StrAppend(&out, comment, " not enforced by this backend: ", n, "\n");

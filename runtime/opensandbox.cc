@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "backends/opensandbox.h"
 #include "compiler/config_toml.h"
+#include "runtime/execd_stream.h"
 #include "runtime/http_client.h"
 
 namespace cwsc::runtime {
@@ -134,136 +134,7 @@ absl::StatusOr<RemoteOutcome> RunCodewhale(const RemoteRun& run, const Io& io) {
   return outcome;
 }
 
-// ---- execd's event stream ---------------------------------------------------
-
-// EventStream splits execd's stream into JSON events (one object per event,
-// events separated by a blank line; an SSE "data:" prefix is accepted) and
-// acts on each.
-class EventStream {
- public:
-  EventStream(const Io& io, std::size_t max_event) : io_(io), max_event_(max_event) {}
-
-  // Feed returns false (with error()) when the stream is malformed.
-  bool Feed(std::string_view chunk) {
-    if (chunk.find('\r') == std::string_view::npos) {
-      buf_.append(chunk);
-    } else {
-      for (char c : chunk) {
-        if (c != '\r') buf_ += c;
-      }
-    }
-    size_t start = 0, pos;
-    // Resume the search where the last Feed stopped (minus one for a split "\n\n").
-    size_t from = scanned_ > 0 ? scanned_ - 1 : 0;
-    while ((pos = buf_.find("\n\n", from)) != std::string::npos) {
-      if (!Event(buf_.substr(start, pos - start))) return false;
-      start = from = pos + 2;
-    }
-    buf_.erase(0, start);
-    scanned_ = buf_.size();
-    if (buf_.size() > max_event_) {
-      return Fail(absl::StrCat("execd event larger than ", max_event_, " bytes"));
-    }
-    return true;
-  }
-
-  bool Finish() {
-    if (!StripBlock(buf_).empty() && !Event(buf_)) return false;
-    buf_.clear();
-    scanned_ = 0;
-    return true;
-  }
-
-  const std::string& error() const { return error_; }
-  const std::string& command_id() const { return id_; }
-  bool complete() const { return complete_; }
-  std::optional<int> exit_code() const { return exit_code_; }
-
- private:
-  static std::string StripBlock(const std::string& block) {
-    if (!block.empty() && block[0] == '{') return block;  // execd's plain JSON form
-    std::string data;
-    std::istringstream in(block);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == ':') continue;  // SSE comment
-      if (line.rfind("data:", 0) == 0) {
-        line.erase(0, 5);
-        if (!line.empty() && line[0] == ' ') line.erase(0, 1);
-      } else if (line.rfind("event:", 0) == 0 || line.rfind("id:", 0) == 0 ||
-                 line.rfind("retry:", 0) == 0) {
-        continue;
-      }
-      data += line;
-      data += '\n';
-    }
-    return data;
-  }
-
-  bool Fail(std::string message) {
-    error_ = std::move(message);
-    return false;
-  }
-
-  bool Event(const std::string& block) {
-    std::string data = StripBlock(block);
-    if (data.empty()) return true;
-    Json e = Json::parse(data, nullptr, false);
-    if (e.is_discarded() || !e.is_object()) {
-      return Fail(absl::StrCat("malformed execd event (not a JSON object): ",
-                               BodyExcerpt(data.substr(0, 200))));
-    }
-    if (!e.contains("type") || !e["type"].is_string()) {
-      return Fail("malformed execd event: missing string field \"type\"");
-    }
-    const std::string& type = e["type"].get_ref<const std::string&>();
-    if (type == "init") {
-      if (e.contains("text") && e["text"].is_string()) id_ = e["text"].get<std::string>();
-      return true;
-    }
-    if (type == "stdout" || type == "stderr") {
-      if (!e.contains("text") || !e["text"].is_string()) {
-        return Fail(absl::StrCat("malformed execd event: ", type, " event without string \"text\""));
-      }
-      (type == "stdout" ? io_.out : io_.err)(e["text"].get_ref<const std::string&>());
-      return true;
-    }
-    if (type == "error") {
-      if (!e.contains("error") || !e["error"].is_object()) {
-        return Fail("malformed execd event: error event without an \"error\" object");
-      }
-      const Json& err = e["error"];
-      std::string ename = err.contains("ename") && err["ename"].is_string() ? err["ename"].get<std::string>() : "";
-      std::string evalue = err.contains("evalue") && err["evalue"].is_string() ? err["evalue"].get<std::string>() : "";
-      if (ename == "CommandExecError") {
-        // evalue is the exit code ("3"); "exit status 3" is accepted too.
-        size_t end = evalue.find_last_of("0123456789");
-        size_t begin = end == std::string::npos ? end : evalue.find_last_not_of("0123456789", end);
-        begin = begin == std::string::npos ? 0 : begin + 1;
-        int code = 0;
-        if (end == std::string::npos ||
-            !absl::SimpleAtoi(absl::string_view(evalue.data() + begin, end - begin + 1), &code)) {
-          return Fail(absl::StrCat("execd CommandExecError without an exit code: ", evalue));
-        }
-        exit_code_ = code;
-        return true;
-      }
-      return Fail(absl::StrCat("execd reported ", ename.empty() ? "an error" : ename,
-                               evalue.empty() ? "" : ": ", evalue));
-    }
-    if (type == "execution_complete") complete_ = true;
-    return true;  // ping, status, result, execution_count: nothing to do
-  }
-
-  const Io& io_;
-  std::size_t max_event_;
-  std::string buf_;
-  size_t scanned_ = 0;  // buf_ holds no "\n\n" before this offset
-  std::string error_;
-  std::string id_;
-  bool complete_ = false;
-  std::optional<int> exit_code_;
-};
+// ---- execd ------------------------------------------------------------------
 
 void InterruptCommand(const RemoteRun& run, const Io& io, const std::string& execd_url,
                       const std::string& id, const std::vector<RemoteHeader>& auth) {
@@ -275,29 +146,35 @@ void InterruptCommand(const RemoteRun& run, const Io& io, const std::string& exe
   o.cancel = nullptr;  // the interrupt itself must go out
   absl::StatusOr<HttpResponse> r = HttpSend(ToHttp(backends::ExecdInterrupt(execd_url, id, auth)), o);
   if (!r.ok() || !Is2xx(r->status)) {
-    std::string why = r.ok() ? absl::StrCat("HTTP ", r->status) : std::string(r.status().message());
+    std::string why = r.ok() ? ExecdErrorText(r->status, r->body) : std::string(r.status().message());
     io.err(Redact(absl::StrCat("cwsc: could not interrupt remote command ", id, ": ", why, "\n"),
                   run.api_key));
   }
 }
 
+// RunExecd runs the command through execd at `execd_url` with the `auth`
+// headers; `auth_origin` says where they come from (for a refused token).
 absl::StatusOr<RemoteOutcome> RunExecd(const RemoteRun& run, const Io& io,
                                        const std::string& execd_url,
-                                       const std::vector<RemoteHeader>& auth) {
+                                       const std::vector<RemoteHeader>& auth,
+                                       const std::string& auth_origin) {
   const ir::LaunchPlan& plan = *run.plan;
   RemoteRequest req = backends::ExecdCommand(execd_url, backends::ShellCommand(run.program),
                                              backends::RemoteEnv(plan), plan.remote->remote_cwd,
                                              run.timeout_ms, auth);
-  EventStream stream(io, run.max_event_bytes);
+  ExecdStream stream(io.out, io.err, run.max_event_bytes);
   std::string sink_error;
   HttpOptions o = BaseOptions(run, run.timeout_ms ? static_cast<long>(*run.timeout_ms) + run.grace_ms : 0);
-  bool finished = false;  // execution_complete seen: stop reading even if the server lingers
+  // The command has ended (execution_complete, or its exit code: execd sends
+  // nothing after a failure and closes the connection about 1 s later): stop
+  // reading.
+  bool finished = false;
   o.sink = [&](std::string_view chunk) {
     if (!stream.Feed(chunk)) {
       sink_error = stream.error();
       return false;
     }
-    finished = stream.complete();
+    finished = stream.done();
     return !finished;
   };
   o.sink_error = &sink_error;
@@ -321,8 +198,9 @@ absl::StatusOr<RemoteOutcome> RunExecd(const RemoteRun& run, const Io& io,
     return absl::UnavailableError(absl::StrCat("execd command failed: ", resp.status().message()));
   }
   if (!Is2xx(resp->status)) {
+    std::string hint = resp->status == 401 ? absl::StrCat(" (", auth_origin, ")") : "";
     return absl::UnavailableError(
-        absl::StrCat("execd returned HTTP ", resp->status, ": ", BodyExcerpt(resp->body)));
+        absl::StrCat("execd returned ", ExecdErrorText(resp->status, resp->body), hint));
   }
   if (!stream.Finish()) return absl::DataLossError(stream.error());
   if (!stream.complete() && !stream.exit_code()) {
@@ -342,8 +220,9 @@ absl::StatusOr<RemoteOutcome> RunExecd(const RemoteRun& run, const Io& io,
 // ---- the lifecycle API ----------------------------------------------------------
 
 absl::StatusOr<Json> LifecycleCall(const RemoteRun& run, const RemoteRequest& req,
-                                   bool expect_body) {
+                                   bool expect_body, long* http_status = nullptr) {
   absl::StatusOr<HttpResponse> r = HttpSend(ToHttp(req), BaseOptions(run, run.request_timeout_ms));
+  if (http_status != nullptr) *http_status = r.ok() ? r->status : 0;
   if (!r.ok()) {
     if (absl::IsCancelled(r.status())) return r.status();
     return absl::UnavailableError(absl::StrCat("OpenSandbox lifecycle API (", req.step,
@@ -437,7 +316,7 @@ absl::StatusOr<RemoteOutcome> LifecycleInSandbox(const RemoteRun& run, const Io&
       auth.push_back({k, v.get<std::string>(), true});
     }
   }
-  return RunExecd(run, io, url, auth);
+  return RunExecd(run, io, url, auth, "the headers returned with the endpoint were refused");
 }
 
 absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
@@ -446,12 +325,21 @@ absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
     return absl::FailedPreconditionError("the lifecycle API needs sandbox_image");
   }
   RemoteRequest create = backends::LifecycleCreate(*run.plan, run.timeout_ms, run.api_key);
-  absl::StatusOr<Json> c = LifecycleCall(run, create, true);
+  long create_status = 0;
+  absl::StatusOr<Json> c = LifecycleCall(run, create, true, &create_status);
   if (absl::IsCancelled(c.status())) {
     RemoteOutcome o;
     o.interrupted = true;
     o.exit_code = kExitInterrupt;
     return o;
+  }
+  if (!c.ok() && create_status == 400 && !run.plan->policy.network_access) {
+    // A server without an egress sidecar refuses any networkPolicy. The
+    // policy's blocked network is never traded for an open one.
+    return absl::FailedPreconditionError(absl::StrCat(
+        c.status().message(),
+        " (the policy blocks the network: cwsc sent networkPolicy defaultAction deny, which a "
+        "server without an egress sidecar refuses; the command was not run)"));
   }
   if (!c.ok()) return c.status();
   if (!c->contains("id") || !(*c)["id"].is_string() || (*c)["id"].get<std::string>().empty()) {
@@ -482,6 +370,21 @@ absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
 
 }  // namespace
 
+std::string ExecdErrorText(long status, const std::string& body) {
+  Json j = Json::parse(body, nullptr, false);
+  if (j.is_object() && j.size() == 1 && j.contains("error") && j["error"].is_string()) {
+    return absl::StrCat("HTTP ", status, ": ", BodyExcerpt(j["error"].get<std::string>()));
+  }
+  if (j.is_object() && j.contains("message") && j["message"].is_string()) {
+    std::string code;
+    if (j.contains("code") && j["code"].is_string() && !j["code"].get<std::string>().empty()) {
+      code = absl::StrCat(" (", BodyExcerpt(j["code"].get<std::string>()), ")");
+    }
+    return absl::StrCat("HTTP ", status, code, ": ", BodyExcerpt(j["message"].get<std::string>()));
+  }
+  return absl::StrCat("HTTP ", status, ": ", BodyExcerpt(body));
+}
+
 std::string Redact(std::string text, const std::optional<std::string>& secret) {
   if (!secret || secret->empty()) return text;
   size_t pos = 0;
@@ -504,7 +407,10 @@ absl::StatusOr<RemoteOutcome> RunRemote(const RemoteRun& run) {
   if (rm.contract == "codewhale") {
     r = RunCodewhale(run, io);
   } else if (rm.contract == "execd") {
-    r = RunExecd(run, io, rm.url, backends::ExecdAuth(run.api_key));
+    r = RunExecd(run, io, rm.url, backends::ExecdAuth(run.api_key),
+                 rm.api_key_source.empty()
+                     ? std::string("no access token was sent: the plan names no key")
+                     : absl::StrCat("the key from ", rm.api_key_source, " was refused"));
   } else if (rm.contract == "lifecycle") {
     r = RunLifecycle(run, io);
   } else {

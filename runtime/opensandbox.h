@@ -70,6 +70,12 @@ ExecOutcome ExecuteRemote(const ir::LaunchPlan& plan, const ExecRequest& request
 // managed/project layer) re-reads FILE. "" = no key.
 absl::StatusOr<std::optional<std::string>> ReadApiKey(const std::string& source);
 
+// ExecdErrorText describes an execd error response for messages ("HTTP 400
+// (INVALID_REQUEST_BODY): ..."), from either of its shapes: {"error": "..."}
+// (401) or {"code": "...", "message": "..."}; another body is quoted as is
+// (bounded, control characters replaced).
+std::string ExecdErrorText(long status, const std::string& body);
+
 // Redact replaces every occurrence of `secret` in `text` with "[redacted]".
 std::string Redact(std::string text, const std::optional<std::string>& secret);
 

@@ -17,7 +17,8 @@ them (missing or wrong credentials, wrong types, unknown fields):
                        execd under /sandboxes/{id}/port/{port}/... and wants the
                        per-sandbox header it returned.
 
-Commands really run here, with /bin/sh -c, in a new session.
+Commands really run here, in a new session: with /bin/sh -c for the shim,
+as execd runs them for execd (see Handler.execd).
 
 Test control (no auth; loopback only): POST /_control {"fault": MODE,
 "delay": seconds, "pending_polls": n} sets the fault for later requests;
@@ -25,8 +26,9 @@ GET /_state returns what the server saw (requests, sandboxes, interrupts).
 
 Fault modes: none, slow, http400, http401, http500, malformed_json,
 missing_field, wrong_type, truncated, big, big_event, drop, hang,
-never_running, sandbox_failed, evalue_words, no_complete_after_error,
-ignore_timeout, linger_after_complete.
+never_running, sandbox_failed, start_error, ignore_timeout,
+linger_after_complete, no_egress_sidecar, interrupt_refused,
+endpoint_wrong_token.
 
 Keys come from the environment (never argv): CWSC_TEST_KEY (shim and
 lifecycle key, empty = no auth expected), CWSC_TEST_EXECD_TOKEN.
@@ -36,10 +38,11 @@ The server exits when its stdin closes or after --max-seconds.
 import argparse
 import json
 import os
-import queue
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -58,7 +61,23 @@ STATE = {
     "sandboxes": {},      # id -> {"state", "polls", "token", "deleted", "request"}
     "interrupts": [],     # command ids interrupted
     "commands": {},       # id -> Popen
+    "unknown_fields": [], # fields of RunCommandRequest execd would ignore
 }
+
+# "\r\n", "\r" or "\n" ends a line of output (as execd reads its files).
+LINE_END = re.compile(rb"\r\n|\r|\n")
+
+# Go's names of the Linux signals (syscall.Signal.String).
+GO_SIGNAL_NAMES = {
+    1: "hangup", 2: "interrupt", 3: "quit", 4: "illegal instruction",
+    5: "trace/breakpoint trap", 6: "aborted", 7: "bus error", 8: "floating point exception",
+    9: "killed", 10: "user defined signal 1", 11: "segmentation fault",
+    12: "user defined signal 2", 13: "broken pipe", 14: "alarm clock", 15: "terminated",
+}
+
+
+class Truncated(Exception):
+    pass
 MAX_HANG = 120.0
 
 
@@ -105,23 +124,48 @@ def validate_shim(body):
 
 
 def validate_run_command(body):
-    allowed = {"command", "cwd", "background", "timeout", "uid", "gid", "envs"}
-    check_fields(body, allowed, {"command"}, "RunCommandRequest")
-    if not isinstance(body["command"], str) or not body["command"]:
-        raise Reject(400, "command must be a non-empty string")
+    """None when execd would run the request, else its validation message.
+    Unknown fields are accepted (and recorded: cwsc should send none)."""
+    if not isinstance(body, dict):
+        return "error parsing request, MAYBE invalid body format. json: cannot unmarshal " \
+               "into Go value of type RunCommandRequest"
+    known = {"command", "cwd", "background", "timeout", "uid", "gid", "envs"}
+    with LOCK:
+        STATE["unknown_fields"].extend(k for k in body if k not in known)
+    parse = "error parsing request, MAYBE invalid body format. json: cannot unmarshal "
+    if "command" in body and not isinstance(body["command"], str):
+        return parse + "into Go struct field RunCommandRequest.command of type string"
     if "cwd" in body and not isinstance(body["cwd"], str):
-        raise Reject(400, "cwd must be a string")
+        return parse + "into Go struct field RunCommandRequest.cwd of type string"
     if "background" in body and not isinstance(body["background"], bool):
-        raise Reject(400, "background must be a boolean")
-    if "timeout" in body and not is_int(body["timeout"]):
-        raise Reject(400, "timeout must be an integer (milliseconds)")
-    for f in ("uid", "gid"):
-        if f in body and (not is_int(body[f]) or body[f] < 0):
-            raise Reject(400, f"{f} must be a non-negative integer")
+        return parse + "into Go struct field RunCommandRequest.background of type bool"
+    for f in ("timeout", "uid", "gid"):
+        if f in body and not is_int(body[f]):
+            return parse + f"into Go struct field RunCommandRequest.{f} of type int64"
+    if "envs" in body and (not isinstance(body["envs"], dict) or
+                           not all(isinstance(v, str) for v in body["envs"].values())):
+        return parse + "into Go struct field RunCommandRequest.envs of type string"
+    if not body.get("command"):
+        return ("invalid request, validation error Key: 'RunCommandRequest.Command' "
+                "Error:Field validation for 'Command' failed on the 'required' tag")
+    if body.get("timeout", 0) < 0:
+        return ("invalid request, validation error Key: 'RunCommandRequest.TimeoutMs' "
+                "Error:Field validation for 'TimeoutMs' failed on the 'gte' tag")
     if "gid" in body and "uid" not in body:
-        raise Reject(400, "gid requires uid")
-    if "envs" in body:
-        check_string_map(body["envs"], "envs")
+        return "invalid request, validation error uid is required when gid is provided"
+    cwd = body.get("cwd")
+    if cwd and "$" in cwd:  # execd expands it with its own environment, not envs
+        missing = [v for v in re.findall(r"\$\{?(\w+)", cwd) if v not in os.environ]
+        if missing:
+            return (f"invalid request, validation error cannot resolve working directory "
+                    f"\"{cwd}\": path references undefined environment variables: "
+                    f"{', '.join(missing)}")
+        cwd = os.path.expandvars(cwd)
+        body["cwd"] = cwd
+    if cwd and not os.path.isdir(cwd):
+        return (f"invalid request, validation error working directory does not exist: {cwd}: "
+                f"stat {cwd}: no such file or directory")
+    return None
 
 
 def validate_create(body):
@@ -162,8 +206,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     # --- helpers -----------------------------------------------------------
-    def send_json(self, code, obj, extra_headers=None):
-        data = json.dumps(obj).encode()
+    def send_json(self, code, obj, extra_headers=None, compact=False):
+        data = json.dumps(obj, separators=(",", ":") if compact else None).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -218,6 +262,13 @@ class Handler(BaseHTTPRequestHandler):
             return True
         if f in ("http400", "http401", "http500"):
             code = int(f[4:])
+            if getattr(self, "execd_route", False):  # in execd's shapes
+                if code == 401:
+                    self.send_json(401, {"error": "injected HTTP 401"}, compact=True)
+                else:
+                    self.execd_error(code, "RUNTIME_ERROR" if code == 500 else
+                                     "INVALID_REQUEST_BODY", f"injected HTTP {code}")
+                return True
             self.send_error_json(code, f"injected HTTP {code}")
             return True
         return False
@@ -239,7 +290,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.control()
             if path == "/_state" and self.command == "GET":
                 with LOCK:
-                    snap = {k: STATE[k] for k in ("fault", "requests", "sandboxes", "interrupts")}
+                    snap = {k: STATE[k] for k in ("fault", "requests", "sandboxes", "interrupts",
+                                                  "unknown_fields")}
                     return self.send_json(200, snap)
             if path == "/v1/sandbox/run":
                 return self.shim()
@@ -273,6 +325,7 @@ class Handler(BaseHTTPRequestHandler):
             STATE["delay"] = float(body.get("delay", 0))
             STATE["pending_polls"] = int(body.get("pending_polls", 2))
             if body.get("reset"):
+                STATE["unknown_fields"].clear()
                 STATE["requests"].clear()
                 STATE["interrupts"].clear()
                 STATE["sandboxes"].clear()
@@ -331,9 +384,22 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b'", "stderr": "", "exit_code": 0}')
 
     # --- execd -----------------------------------------------------------------
+    # As the real execd (tests/opensandbox/transcripts/ has its responses):
+    # errors are {"error": ...} for 401 and {"code", "message"} otherwise;
+    # unknown fields and any Content-Type are accepted; the command runs under
+    # `bash -c` (`sh -c` without bash) with its output in two files that are
+    # polled every 100 ms; each line is one event without its terminator
+    # ("\n", "\r\n" or "\r"), a blank line is "\n", a last line without a
+    # terminator comes at exit; a non-zero exit is an error event and no
+    # execution_complete; death by a signal is evalue "-1"; the connection
+    # closes about 1 s after the last event.
+    def execd_error(self, code, err_code, message):
+        self.send_json(code, {"code": err_code, "message": message}, compact=True)
+
     def execd(self, path, token):
         if self.headers.get("X-EXECD-ACCESS-TOKEN") != token:
-            raise Reject(401, "missing or wrong X-EXECD-ACCESS-TOKEN")
+            return self.send_json(401, {"error": "Unauthorized: invalid or missing header "
+                                                 "X-EXECD-ACCESS-TOKEN"}, compact=True)
         if path == "/ping":
             self.send_response(200)
             self.end_headers()
@@ -341,33 +407,62 @@ class Handler(BaseHTTPRequestHandler):
         if self.command == "DELETE":
             q = parse_qs(urlsplit(self.path).query)
             ids = q.get("id", [])
-            if len(ids) != 1 or not ids[0]:
-                raise Reject(400, "id query parameter is required")
+            if not ids or not ids[0]:
+                return self.execd_error(400, "MISSING_QUERY", "missing query parameter 'id'")
             self.record()
             with LOCK:
                 proc = STATE["commands"].get(ids[0])
                 STATE["interrupts"].append(ids[0])
-            if proc is None:
-                raise Reject(404, "no such command")
+            if proc is None or fault() == "interrupt_refused":
+                return self.execd_error(500, "RUNTIME_ERROR",
+                                        "error interruptting code context. no such session")
+            # SIGTERM, then SIGKILL if the command is still there after 3 s.
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
+                os.killpg(proc.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+
+            def kill_later():
+                for _ in range(30):
+                    if proc.poll() is not None:
+                        return
+                    time.sleep(0.1)
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+            threading.Thread(target=kill_later, daemon=True).start()
             self.send_response(200)
+            self.send_header("Content-Length", "0")
             self.end_headers()
             return
         if self.command != "POST":
             raise Reject(405, "method not allowed")
-        body = self.json_body()
-        validate_run_command(body)
+        self.execd_route = True
+        raw = self.read_body()
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            return self.execd_error(400, "INVALID_REQUEST_BODY",
+                                    f"error parsing request, MAYBE invalid body format. {e}")
+        with LOCK:
+            STATE["requests"].append({"method": self.command, "path": self.path, "body": body})
+        why = validate_run_command(body)
+        if why:
+            return self.execd_error(400, "INVALID_REQUEST_BODY", why)
         if body.get("background"):
-            raise Reject(400, "background commands are not supported by this test server")
+            return self.execd_error(400, "INVALID_REQUEST_BODY",
+                                    "background commands are not supported by this test server")
         if self.apply_common_faults():
             return
         self.stream_command(body)
 
     def event(self, obj):
-        self.wfile.write(json.dumps(obj).encode() + b"\n\n")
+        data = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        for c, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+            data = data.replace(c, esc)  # as Go's encoding/json
+        self.wfile.write(data.encode() + b"\n\n")
         self.wfile.flush()
 
     def stream_command(self, body):
@@ -376,7 +471,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
-        cid = "cmd-" + uuid.uuid4().hex[:12]
+        cid = uuid.uuid4().hex
         now = lambda: int(time.time() * 1000)
         if f == "malformed_json":
             self.wfile.write(b'{"type": "init", "text": \n\n')
@@ -387,73 +482,89 @@ class Handler(BaseHTTPRequestHandler):
         if f == "wrong_type":
             self.event({"type": 7, "text": cid})
             return
-        if f == "big_event":
-            self.wfile.write(b'{"type": "stdout", "text": "')
+        self.event({"type": "init", "text": cid, "timestamp": now()})
+        self.event({"type": "ping", "text": "pong", "timestamp": now()})
+        if f == "big":
+            line = "z" * 65535
+            for _ in range(1600):  # 100 MiB of output: 1600 lines of 64 KiB
+                self.event({"type": "stdout", "text": line, "timestamp": 0})
+            self.event({"type": "execution_complete", "execution_time": 1, "timestamp": now()})
+            return
+        if f == "big_event":  # one line of 100 MiB without a terminator: one event
+            self.wfile.write(b'{"type":"stdout","text":"')
             chunk = b"y" * (1 << 20)
             for _ in range(100):
                 self.wfile.write(chunk)
-            self.wfile.write(b'"}\n\n')
-            return
-        self.event({"type": "init", "text": cid, "timestamp": now()})
-        self.event({"type": "ping", "timestamp": now()})
-        if f == "big":
-            chunk = "z" * 65536
-            for _ in range(1600):  # 100 MiB in 64 KiB events
-                self.event({"type": "stdout", "text": chunk, "timestamp": 0})
+            self.wfile.write(b'","timestamp":1}\n\n')
             self.event({"type": "execution_complete", "execution_time": 1, "timestamp": now()})
             return
+        if f == "start_error":  # execd could not start the command: Go's error text
+            self.event({"type": "error", "timestamp": now(),
+                        "error": {"ename": "CommandExecError",
+                                  "evalue": "fork/exec /usr/lib/x86_64-linux-gnu/bash: "
+                                            "no such file or directory", "traceback": []}})
+            return self.linger()
         env = dict(os.environ)
         env.update(body.get("envs", {}))
-        cwd = body.get("cwd") or None
+        shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+        outdir = tempfile.mkdtemp(prefix="execd-")
+        paths = {k: os.path.join(outdir, f"{cid}.{k}") for k in ("stdout", "stderr")}
+        files = {k: open(p, "wb") for k, p in paths.items()}
         try:
-            proc = subprocess.Popen(["/bin/sh", "-c", body["command"]], env=env, cwd=cwd,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            proc = subprocess.Popen([os.path.basename(shell), "-c", body["command"]],
+                                    executable=shell, env=env,
+                                    cwd=body.get("cwd") or None, stdin=subprocess.DEVNULL,
+                                    stdout=files["stdout"], stderr=files["stderr"],
+                                    start_new_session=True)
         except OSError as e:
-            self.event({"type": "error", "error": {"ename": "CommandStartError",
-                                                   "evalue": str(e), "traceback": []}})
-            return
+            self.event({"type": "error", "timestamp": now(),
+                        "error": {"ename": "CommandExecError", "evalue": str(e), "traceback": []}})
+            return self.linger()
+        finally:
+            for fh in files.values():
+                fh.close()
         with LOCK:
             STATE["commands"][cid] = proc
         start = time.time()
-        q = queue.Queue()
-
-        def pump(stream, kind):
-            while True:
-                data = os.read(stream.fileno(), 65536)
-                if not data:
-                    break
-                q.put((kind, data.decode("utf-8", "replace")))
-            q.put((kind, None))
-
-        for s, k in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
-            threading.Thread(target=pump, args=(s, k), daemon=True).start()
-        deadline = start + body["timeout"] / 1000.0 if "timeout" in body else None
-        if f == "ignore_timeout":
-            deadline = None  # a server that does not enforce `timeout`
-        open_streams = 2
+        timeout = body.get("timeout") or 0
+        deadline = start + timeout / 1000.0 if timeout > 0 and f != "ignore_timeout" else None
+        readers = {k: open(p, "rb") for k, p in paths.items()}
+        pending = {"stdout": b"", "stderr": b""}
         sent = 0
+
+        def poll(final):
+            nonlocal sent
+            for kind in ("stderr", "stdout"):
+                data = pending[kind] + readers[kind].read()
+                hold = b""
+                if data.endswith(b"\r") and not final:
+                    hold, data = b"\r", data[:-1]  # maybe the start of "\r\n"
+                lines = LINE_END.split(data)
+                rest = lines.pop()  # after the last terminator
+                if final and rest:
+                    lines.append(rest)  # the last line without a terminator
+                    rest = b""
+                pending[kind] = rest + hold
+                for line in lines:
+                    text = line.decode("utf-8", "replace") if line else "\n"
+                    self.event({"type": kind, "text": text, "timestamp": now()})
+                    sent += 1
+                    if f == "truncated":
+                        raise Truncated()
+
         try:
-            while open_streams:
-                wait = 1.0
-                if deadline is not None:
-                    wait = max(0.0, min(wait, deadline - time.time()))
-                try:
-                    kind, text = q.get(timeout=wait)
-                except queue.Empty:
-                    if deadline is not None and time.time() >= deadline:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                        deadline = None
-                    continue
-                if text is None:
-                    open_streams -= 1
-                    continue
-                self.event({"type": kind, "text": text, "timestamp": now()})
-                sent += 1
-                if f == "truncated" and sent >= 1:
+            while proc.poll() is None:
+                time.sleep(0.1)
+                if deadline is not None and time.time() >= deadline:
                     os.killpg(proc.pid, signal.SIGKILL)
-                    return
+                    deadline = None
+                poll(False)
             code = proc.wait()
+            poll(True)
+        except Truncated:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return
         except (BrokenPipeError, ConnectionResetError):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -461,23 +572,34 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with LOCK:
                 STATE["commands"].pop(cid, None)
-        if f == "truncated":
-            return
-        if code < 0:
-            code = 128 - code
+            for fh in readers.values():
+                fh.close()
+            for p in paths.values():
+                os.unlink(p)
+            os.rmdir(outdir)
         if code != 0:
-            evalue = f"exit status {code}" if f == "evalue_words" else str(code)
-            self.event({"type": "error", "error": {"ename": "CommandExecError",
-                                                   "evalue": evalue, "traceback": []},
-                        "timestamp": now()})
-            if f == "no_complete_after_error":
-                return
+            if code < 0:
+                evalue, trace = "-1", "signal: " + GO_SIGNAL_NAMES.get(-code, f"signal {-code}")
+            else:
+                evalue, trace = str(code), f"exit status {code}"
+            self.event({"type": "error", "timestamp": now(),
+                        "error": {"ename": "CommandExecError", "evalue": evalue,
+                                  "traceback": [trace]}})
+            return self.linger()
         self.event({"type": "execution_complete",
                     "execution_time": int((time.time() - start) * 1000), "timestamp": now()})
         if f == "linger_after_complete":  # keep the stream open with pings
             for _ in range(int(MAX_HANG)):
                 time.sleep(1)
-                self.event({"type": "ping", "timestamp": now()})
+                self.event({"type": "ping", "text": "pong", "timestamp": now()})
+        self.linger()
+
+    def linger(self):
+        """execd closes the stream about 1 s after its last event."""
+        try:
+            time.sleep(1.0)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     # --- lifecycle ---------------------------------------------------------------
     def lifecycle(self, path):
@@ -492,6 +614,12 @@ class Handler(BaseHTTPRequestHandler):
             if self.apply_common_faults():
                 return
             f = fault()
+            if f == "no_egress_sidecar" and "networkPolicy" in body:
+                # A server started without an egress sidecar image refuses
+                # any networkPolicy (this message is the test server's own).
+                return self.send_json(400, {"code": "INVALID_REQUEST",
+                                            "message": "networkPolicy needs the egress sidecar, "
+                                                       "which is not configured"})
             if f == "malformed_json":
                 self.send_response(202)
                 self.send_header("Content-Type", "application/json")
@@ -547,9 +675,10 @@ class Handler(BaseHTTPRequestHandler):
             if sb["state"] != "Running":
                 raise Reject(409, "sandbox is not running")
             host, port = self.server.server_address[:2]
+            token = "not-" + sb["token"] if fault() == "endpoint_wrong_token" else sb["token"]
             return self.send_json(200, {
                 "endpoint": f"{host}:{port}/sandboxes/{sid}/port/{parts[4]}",
-                "headers": {"X-EXECD-ACCESS-TOKEN": sb["token"]}})
+                "headers": {"X-EXECD-ACCESS-TOKEN": token}})
         raise Reject(404, f"no route for {self.command} {path}")
 
 

@@ -391,6 +391,16 @@ TEST(OpenSandboxReviewTest, GoldensForEachContract) {
   }
 }
 
+TEST(OpenSandboxReviewTest, LifecycleSendsNetworkPolicyOnlyForABlockedNetwork) {
+  ir::LaunchPlan plan = GoldenPlan("lifecycle");
+  plan.policy.network_access = true;
+  auto reqs = backends::ReviewRequests(plan, kProgram, std::nullopt);
+  nlohmann::json create = nlohmann::json::parse(reqs[0].body);
+  EXPECT_FALSE(create.contains("networkPolicy"));
+  EXPECT_THAT(backends::FormatReviewText(plan, reqs),
+              HasSubstr("# network: allowed (no networkPolicy sent: the service's default)\n"));
+}
+
 // The shell-quoted command gives back the exact argv when a POSIX shell reads it.
 TEST(OpenSandboxReviewTest, ShellCommandRoundTripsThroughSh) {
   std::vector<std::string> words = {"it's", "", "a b", "$(id)", "`x`", "\\", "\"", "*", "~",

@@ -5,11 +5,13 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "runtime/http_client.h"
 #include "tests/runtime/opensandbox_server.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -246,17 +248,66 @@ TEST_F(OpenSandboxTest, ExecdSuccessCwdEnvsAndTimeoutAreSent) {
   EXPECT_EQ(body["cwd"], "/tmp");
   EXPECT_EQ(body["timeout"], 20000);
   EXPECT_EQ(body["envs"]["GREETING"], "hello there");
+  EXPECT_TRUE(server_->State()["unknown_fields"].empty());  // nothing execd would ignore
 }
 
-TEST_F(OpenSandboxTest, ExecdExitStatusWordsAndMissingCompleteAfterError) {
+TEST_F(OpenSandboxTest, ExecdOutputLinesKeepTheirTerminatorsAndBlankLines) {
+  // execd sends each line without its terminator and a blank line as "\n".
   ir::LaunchPlan plan = ExecdPlan(*server_);
-  for (const char* fault : {"evalue_words", "no_complete_after_error"}) {
-    SCOPED_TRACE(fault);
-    server_->Control(fault);
-    auto r = Go(Run(plan, {"sh", "-c", "exit 7"}, std::string(kTestExecdToken)));
+  auto r = Go(Run(plan, {"sh", "-c", "printf 'one\\n\\ntwo\\r\\nthree\\rfour\\n\\n'; echo E >&2"},
+                  std::string(kTestExecdToken)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(out_, "one\n\ntwo\nthree\nfour\n\n");
+  EXPECT_EQ(err_, "E\n");
+  // A last line without a terminator arrives at exit and ends with one.
+  out_.clear();
+  r = Go(Run(plan, {"printf", "a\\nb"}, std::string(kTestExecdToken)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(out_, "a\nb\n");
+}
+
+TEST_F(OpenSandboxTest, ExecdFailingCommandReturnsAtItsErrorEvent) {
+  // execd sends no execution_complete after a failure and closes the stream
+  // about 1 s later (the test server too): cwsc stops at the error event.
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  auto start = Clock::now();
+  auto r = Go(Run(plan, {"sh", "-c", "echo out; exit 3"}, std::string(kTestExecdToken)));
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(out_, "out\n");
+  EXPECT_LT(took.count(), 700);
+}
+
+TEST_F(OpenSandboxTest, ExecdDeathByASignalIs128PlusItsNumber) {
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  for (auto [sig, code] : {std::pair{"KILL", 137}, {"TERM", 143}, {"SEGV", 139}}) {
+    SCOPED_TRACE(sig);
+    auto r = Go(Run(plan, {"sh", "-c", std::string("kill -") + sig + " $$"},
+                    std::string(kTestExecdToken)));
     ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_EQ(r->exit_code, 7);
+    EXPECT_EQ(r->exit_code, code);
   }
+}
+
+TEST_F(OpenSandboxTest, ExecdStartFailureIsAnErrorNotAnExitCode) {
+  server_->Control("start_error");  // Go's error text in evalue, digits and all
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestExecdToken))).ok());
+  EXPECT_EQ(message_,
+            "execd reported CommandExecError: fork/exec /usr/lib/x86_64-linux-gnu/bash: no such "
+            "file or directory");
+}
+
+TEST_F(OpenSandboxTest, ExecdMissingWorkingDirectoryIsAClearError) {
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  plan.remote->remote_cwd = "/nonexistent-cwsc-dir";
+  ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestExecdToken))).ok());
+  EXPECT_EQ(message_,
+            "execd returned HTTP 400 (INVALID_REQUEST_BODY): invalid request, validation error "
+            "working directory does not exist: /nonexistent-cwsc-dir: stat /nonexistent-cwsc-dir: "
+            "no such file or directory");
 }
 
 TEST_F(OpenSandboxTest, ExecdStopsReadingAtExecutionComplete) {
@@ -274,13 +325,18 @@ TEST_F(OpenSandboxTest, ExecdWrongTokenIsHttp401) {
   ir::LaunchPlan plan = ExecdPlan(*server_);
   ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestKey))).ok());
   EXPECT_EQ(message_,
-            "execd returned HTTP 401: {\"code\": \"401\", \"message\": \"missing or wrong "
-            "X-EXECD-ACCESS-TOKEN\"}");
+            "execd returned HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN "
+            "(the key from env CWSC_TEST_OPENSANDBOX_KEY was refused)");
+  ir::LaunchPlan no_key = RemotePlan("execd", server_->url(), false);
+  ASSERT_FALSE(Go(Run(no_key, {"true"}, std::nullopt)).ok());
+  EXPECT_EQ(message_,
+            "execd returned HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN "
+            "(no access token was sent: the plan names no key)");
 }
 
 TEST_F(OpenSandboxTest, ExecdFaultsGiveClearErrors) {
   const FaultCase cases[] = {
-      {"http500", "execd returned HTTP 500: "},
+      {"http500", "execd returned HTTP 500 (RUNTIME_ERROR): injected HTTP 500"},
       {"malformed_json", "malformed execd event (not a JSON object): {\"type\": \"init\""},
       {"missing_field", "malformed execd event: missing string field \"type\""},
       {"wrong_type", "malformed execd event: missing string field \"type\""},
@@ -299,28 +355,41 @@ TEST_F(OpenSandboxTest, ExecdFaultsGiveClearErrors) {
   }
 }
 
-TEST_F(OpenSandboxTest, ExecdHugeSingleEventIsBounded) {
-  server_->Control("big_event");
+TEST_F(OpenSandboxTest, ExecdLineLargerThanTheEventBoundStreamsThrough) {
+  server_->Control("big_event");  // one 100 MiB line without a terminator: one event
   ir::LaunchPlan plan = ExecdPlan(*server_);
   RemoteRun run = Run(plan, {"true"}, std::string(kTestExecdToken));
   run.max_event_bytes = 1 << 20;
-  ASSERT_FALSE(Go(run).ok());
-  EXPECT_THAT(message_, HasSubstr("execd event larger than 1048576 bytes"));
+  size_t bytes = 0, newlines = 0, others = 0;
+  run.out = [&](std::string_view s) {
+    bytes += s.size();
+    for (char c : s) {
+      newlines += c == '\n';
+      others += c != '\n' && c != 'y';
+    }
+  };
+  auto r = Go(run);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(bytes, (100u << 20) + 1);
+  EXPECT_EQ(newlines, 1u);
+  EXPECT_EQ(others, 0u);
 }
 
 TEST_F(OpenSandboxTest, ExecdHundredMegabytesOfOutputStreamThrough) {
   server_->Control("big");
   ir::LaunchPlan plan = ExecdPlan(*server_);
   RemoteRun run = Run(plan, {"true"}, std::string(kTestExecdToken));
-  size_t bytes = 0;
+  size_t bytes = 0, newlines = 0;
   bool only_z = true;
   run.out = [&](std::string_view s) {
     bytes += s.size();
-    only_z = only_z && s.find_first_not_of('z') == std::string_view::npos;
+    for (char c : s) newlines += c == '\n';
+    only_z = only_z && s.find_first_not_of("z\n") == std::string_view::npos;
   };
   auto r = Go(run);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(bytes, 100u << 20);
+  EXPECT_EQ(bytes, 100u << 20);  // 1600 lines of 64 KiB
+  EXPECT_EQ(newlines, 1600u);
   EXPECT_TRUE(only_z);
 }
 
@@ -383,8 +452,93 @@ TEST_F(OpenSandboxTest, ExecdInterruptSendsDeleteCommand) {
   EXPECT_EQ(r->exit_code, 130);
   nlohmann::json st = server_->State();
   ASSERT_EQ(st["interrupts"].size(), 1u);
-  EXPECT_THAT(st["interrupts"][0].get<std::string>(), StartsWith("cmd-"));
+  EXPECT_THAT(st["interrupts"][0].get<std::string>(), ::testing::MatchesRegex("[0-9a-f]{32}"));
   EXPECT_EQ(st["requests"].back()["method"], "DELETE");
+}
+
+TEST_F(OpenSandboxTest, ExecdRefusedInterruptIsAWarning) {
+  // execd answers an interrupt for an id it no longer knows (the command
+  // has just ended) with HTTP 500.
+  server_->Control("interrupt_refused");
+  ir::LaunchPlan plan = ExecdPlan(*server_);
+  std::atomic<bool> stop{false};
+  RemoteRun run = Run(plan, {"sh", "-c", "echo started; sleep 2"}, std::string(kTestExecdToken));
+  run.interrupt = &stop;
+  run.out = [&](std::string_view s) {
+    out_.append(s);
+    stop = true;
+  };
+  auto r = Go(run);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 130);
+  nlohmann::json st = server_->State();
+  ASSERT_EQ(st["interrupts"].size(), 1u);
+  EXPECT_EQ(err_, "cwsc: could not interrupt remote command " +
+                      st["interrupts"][0].get<std::string>() +
+                      ": HTTP 500 (RUNTIME_ERROR): error interruptting code context. no such "
+                      "session\n");
+}
+
+// The test server's execd answers the recorded requests of the real execd
+// (tests/opensandbox/transcripts/) as it did: the same status and error
+// body, and the same events (ids, timestamps and the relative order of
+// stdout and stderr aside: execd does not keep that order either).
+TEST_F(OpenSandboxTest, TestServerAnswersAsTheRecordedExecd) {
+  using Json = nlohmann::json;
+  std::string dir = testing::SourceRoot() + "/tests/opensandbox/transcripts";
+  int compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().stem().string();
+    if (name == "interrupt_trap_term") continue;  // interrupts: ExecdInterruptSendsDeleteCommand
+    SCOPED_TRACE(name);
+    Json t = Json::parse(testing::ReadFileOr(entry.path().string()), nullptr, false);
+    ASSERT_TRUE(t.is_object());
+    const Json& q = t["request"];
+    HttpRequest req{q["method"].get<std::string>(), server_->url() + q["path"].get<std::string>(),
+                    {{"Content-Type", "application/json"}}, ""};
+    if (name != "no_token") req.headers.push_back({"X-EXECD-ACCESS-TOKEN", kTestExecdToken});
+    if (q["body"].is_string()) req.body = q["body"].get<std::string>();
+    if (q["body"].is_object()) req.body = q["body"].dump();
+    HttpOptions o;
+    o.total_timeout_ms = 10000;
+    absl::StatusOr<HttpResponse> r = HttpSend(req, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->status, t["status"].get<long>());
+    ++compared;
+    if (r->status != 200) {
+      Json want = Json::parse(t["body"].get<std::string>());
+      Json got = Json::parse(r->body, nullptr, false);
+      ASSERT_TRUE(got.is_object()) << r->body;
+      if (name == "not_json") {  // the parser's own words follow
+        EXPECT_EQ(got["code"], want["code"]);
+        EXPECT_THAT(got["message"].get<std::string>(),
+                    StartsWith("error parsing request, MAYBE invalid body format. "));
+      } else {
+        EXPECT_EQ(got, want);
+      }
+      continue;
+    }
+    // Events: the non-output ones in order; stdout and stderr each in order.
+    auto split = [](const std::string& body) {
+      std::vector<std::string> kinds, out, err;
+      size_t start = 0, pos;
+      while ((pos = body.find("\n\n", start)) != std::string::npos) {
+        Json e = Json::parse(body.substr(start, pos - start));
+        start = pos + 2;
+        std::string type = e["type"];
+        if (type == "stdout" || type == "stderr") {
+          (type == "stdout" ? out : err).push_back(e["text"]);
+          continue;
+        }
+        if (type == "ping") kinds.push_back("ping " + e["text"].get<std::string>());
+        if (type == "init" || type == "execution_complete") kinds.push_back(type);
+        if (type == "error") kinds.push_back("error " + e["error"].dump());
+      }
+      return std::vector<std::vector<std::string>>{kinds, out, err};
+    };
+    EXPECT_EQ(split(r->body), split(t["body"].get<std::string>()));
+  }
+  EXPECT_EQ(compared, 18);
 }
 
 // ---- lifecycle ----------------------------------------------------------------
@@ -422,8 +576,43 @@ TEST_F(OpenSandboxTest, LifecycleNetworkOnAllowsAndKeepKeepsTheSandbox) {
   EXPECT_FALSE(r->sandbox_deleted);
   nlohmann::json sb = server_->State()["sandboxes"][r->sandbox_id];
   EXPECT_EQ(sb["deleted"], false);
-  EXPECT_EQ(sb["request"]["networkPolicy"]["defaultAction"], "allow");
+  // An allowed network sends no networkPolicy: a server without an egress
+  // sidecar refuses any request that carries one.
+  EXPECT_FALSE(sb["request"].contains("networkPolicy"));
   EXPECT_EQ(err_, "cwsc: keeping OpenSandbox sandbox " + r->sandbox_id + " (sandbox_keep)\n");
+}
+
+TEST_F(OpenSandboxTest, LifecycleServerWithoutEgressSidecar) {
+  server_->Control("no_egress_sidecar");  // refuses a create request with networkPolicy
+  ir::LaunchPlan open = RemotePlan("lifecycle", server_->url());
+  open.policy.network_access = true;
+  auto r = Go(Run(open, {"sh", "-c", "echo ran"}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(out_, "ran\n");
+  // A blocked network is never given up for an open one: the run fails.
+  ir::LaunchPlan closed = RemotePlan("lifecycle", server_->url());
+  out_.clear();
+  ASSERT_FALSE(Go(Run(closed, {"sh", "-c", "echo ran"})).ok());
+  EXPECT_EQ(message_,
+            "OpenSandbox lifecycle API (create sandbox) returned HTTP 400: {\"code\": "
+            "\"INVALID_REQUEST\", \"message\": \"networkPolicy needs the egress sidecar, which "
+            "is not configured\"} (the policy blocks the network: cwsc sent networkPolicy "
+            "defaultAction deny, which a server without an egress sidecar refuses; the command "
+            "was not run)");
+  EXPECT_EQ(out_, "");
+  EXPECT_EQ(server_->State()["sandboxes"].size(), 1u);  // only the first run's
+}
+
+TEST_F(OpenSandboxTest, LifecycleRefusedEndpointHeadersAreAClearError) {
+  server_->Control("endpoint_wrong_token");  // the endpoint's headers do not open execd
+  ir::LaunchPlan plan = RemotePlan("lifecycle", server_->url());
+  ASSERT_FALSE(Go(Run(plan, {"true"})).ok());
+  EXPECT_EQ(message_,
+            "execd returned HTTP 401: Unauthorized: invalid or missing header X-EXECD-ACCESS-TOKEN "
+            "(the headers returned with the endpoint were refused)");
+  nlohmann::json st = server_->State();
+  ASSERT_EQ(st["sandboxes"].size(), 1u);
+  for (const auto& [id, sb] : st["sandboxes"].items()) EXPECT_EQ(sb["deleted"], true) << id;
 }
 
 TEST_F(OpenSandboxTest, LifecycleStartupFailuresDeleteTheSandbox) {
