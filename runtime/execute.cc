@@ -182,10 +182,11 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
         "again");
   }
   // The kernel interfaces this host has must be masked as the compiler
-  // would mask them.
+  // would mask them, for a command that runs as root here.
+  bool as_root = plan.kind == PlanKind::kLinuxBwrap && facts->User().uid == 0;
   for (const char* k : {"/proc/sys", "/proc/sysrq-trigger", "/proc/kcore", "/proc/keys",
                         "/proc/timer_list", "/proc/sched_debug", "/sys/firmware"}) {
-    if (facts->Path(k).type == FileType::kMissing) continue;
+    if (!as_root || facts->Path(k).type == FileType::kMissing) continue;
     backends::Access a = view->Find(k).access;
     if (a == backends::Access::kWritable ||
         (a == backends::Access::kNone && absl::StartsWith(k, "/proc/"))) {

@@ -136,10 +136,16 @@ TEST(Hardening, SymlinkedDotGitIsNeverAWorktree) {
   EXPECT_TRUE(FindWorktreeMetadata(*facts, "/x/wt").verified());
 }
 
-TEST(Hardening, KernelInterfacesThatExistAreMasked) {
+TEST(Hardening, KernelInterfacesThatExistAreMaskedForARootCommand) {
   FactsBuilder f;
   f.Dir("/proc/sys").File("/proc/sysrq-trigger").File("/proc/kcore").Dir("/proc/acpi")
       .Missing("/proc/keys");
+  // Another uid: the kernel's own checks refuse these; no mount is spent.
+  auto user = CompileText("", f);
+  ASSERT_TRUE(user.ok()) << user.status();
+  EXPECT_FALSE(Mounted(user->plan, ir::MountOp::kRoBind, "/proc/sys"));
+  EXPECT_FALSE(Mounted(user->plan, ir::MountOp::kRoBind, "/proc/kcore"));
+  f.AsRoot();
   auto r = CompileText("", f);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRoBind, "/proc/sys"));

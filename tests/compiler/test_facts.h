@@ -27,6 +27,11 @@ class FactsBuilder {
   }
   FactsBuilder& Platform(std::string p) { platform_ = std::move(p); return *this; }
   FactsBuilder& Cwd(std::string c) { cwd_ = std::move(c); return *this; }
+  // AsRoot: the engine runs as uid 0 (home stays /home/dev for the tests' paths).
+  FactsBuilder& AsRoot() {
+    user_ = "{uid: 0, gid: 0, groups: [0], name: root, home: /home/dev}";
+    return *this;
+  }
   FactsBuilder& Dir(const std::string& p, const std::string& canon = "", const std::string& mode = "0755",
                     int uid = 1000) {
     return Entry(p, "directory", canon.empty() ? p : canon, mode, uid, canon.size() > 0 && canon != p);
@@ -64,7 +69,7 @@ class FactsBuilder {
 
   std::string Yaml() const {
     std::string y = "cwsc_facts: 1\nplatform: " + platform_ +
-                    "\nuser: {uid: 1000, gid: 1000, groups: [1000], name: dev, home: /home/dev}\n"
+                    "\nuser: " + user_ + "\n"
                     "cwd: \"" + cwd_ + "\"\nenv:\n";
     for (const auto& [k, v] : env_) y += "  " + k + ": " + v + "\n";
     y += "paths:\n";
@@ -102,6 +107,7 @@ class FactsBuilder {
 
   std::string platform_ = "linux";
   std::string cwd_ = "/home/dev/ws";
+  std::string user_ = "{uid: 1000, gid: 1000, groups: [1000], name: dev, home: /home/dev}";
   std::map<std::string, std::string> env_, paths_, files_;
   std::string probe_ = "{ran: true, ok: true, exit_code: 0, message: \"\"}";
 };
