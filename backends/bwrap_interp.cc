@@ -6,28 +6,31 @@
 namespace cwsc::backends {
 namespace {
 
-std::vector<std::string> Components(const std::string& p) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < p.size()) {
-    while (i < p.size() && p[i] == '/') ++i;
-    size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    if (j > i) out.push_back(p.substr(i, j - i));
-    i = j;
-  }
-  return out;
+// NextComponent moves `*at` past the slashes and returns the component
+// that follows (empty at the end of `p`).
+absl::string_view NextComponent(absl::string_view p, size_t* at) {
+  while (*at < p.size() && p[*at] == '/') ++*at;
+  size_t end = p.find('/', *at);
+  if (end == absl::string_view::npos) end = p.size();
+  absl::string_view c = p.substr(*at, end - *at);
+  *at = end;
+  return c;
 }
 
-// Under reports whether `dest` is `path` or one of its ancestors; sets `rel`.
+// Under reports whether `dest` is `path` or one of its ancestors, comparing
+// component by component without allocating (this runs for every layer of
+// every lookup); sets `rel` to the rest of `path`.
 bool Under(const std::string& path, const std::string& dest, std::string* rel) {
-  std::vector<std::string> p = Components(path), d = Components(dest);
-  if (d.size() > p.size()) return false;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (p[i] != d[i]) return false;
+  size_t i = 0, j = 0;
+  for (;;) {
+    absl::string_view d = NextComponent(dest, &j);
+    if (d.empty()) break;
+    if (NextComponent(path, &i) != d) return false;
   }
   rel->clear();
-  for (size_t i = d.size(); i < p.size(); ++i) absl::StrAppend(rel, "/", p[i]);
+  for (absl::string_view c = NextComponent(path, &i); !c.empty(); c = NextComponent(path, &i)) {
+    absl::StrAppend(rel, "/", c);
+  }
   return true;
 }
 

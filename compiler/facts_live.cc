@@ -59,6 +59,8 @@ class LiveFacts : public HostFacts {
 #endif
   }
 
+  uint32_t Uid() override { return getuid(); }
+
   UserInfo User() override {
     if (user_) return *user_;
     UserInfo u;

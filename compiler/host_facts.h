@@ -78,6 +78,8 @@ class HostFacts {
   // Platform is "linux", "macos" or "windows".
   virtual std::string Platform() = 0;
   virtual UserInfo User() = 0;
+  // Uid is User().uid; live facts answer it without a passwd lookup.
+  virtual uint32_t Uid() { return User().uid; }
   // Cwd is the process working directory (used when --cwd is not given).
   virtual std::string Cwd() = 0;
   // Env returns a variable's value, or nullopt when unset.
@@ -130,6 +132,7 @@ class FactsRecorder : public HostFacts {
 
   std::string Platform() override;
   UserInfo User() override;
+  uint32_t Uid() override { return User().uid; }  // records the whole user
   std::string Cwd() override;
   std::optional<std::string> Env(absl::string_view name) override;
   bool EnvIsSet(absl::string_view name) override;

@@ -715,7 +715,7 @@ class Resolver {
   // timer_list, sched_debug: 0400 root), and each mount costs every launch
   // about 0.1 ms (docs/decisions.md).
   void AddKernelMasks() {
-    uint32_t uid = launcher_user_ ? launcher_user_->uid : facts_.User().uid;
+    uint32_t uid = launcher_user_ ? launcher_user_->uid : facts_.Uid();
     if (uid != 0) return;
     Origin o = Origin::Default("kernel interfaces stay out of reach (OCI default masks)");
     for (const char* p : kKernelReadOnly) {

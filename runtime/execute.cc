@@ -183,7 +183,7 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   }
   // The kernel interfaces this host has must be masked as the compiler
   // would mask them, for a command that runs as root here.
-  bool as_root = plan.kind == PlanKind::kLinuxBwrap && facts->User().uid == 0;
+  bool as_root = plan.kind == PlanKind::kLinuxBwrap && facts->Uid() == 0;
   for (const char* k : {"/proc/sys", "/proc/sysrq-trigger", "/proc/kcore", "/proc/keys",
                         "/proc/timer_list", "/proc/sched_debug", "/sys/firmware"}) {
     if (!as_root || facts->Path(k).type == FileType::kMissing) continue;

@@ -60,6 +60,7 @@ class CachingFacts : public compiler::HostFacts {
 
   std::string Platform() override { return inner_->Platform(); }
   compiler::UserInfo User() override { return inner_->User(); }
+  uint32_t Uid() override { return inner_->Uid(); }
   std::string Cwd() override { return inner_->Cwd(); }
   std::optional<std::string> Env(absl::string_view name) override { return inner_->Env(name); }
   bool EnvIsSet(absl::string_view name) override { return inner_->EnvIsSet(name); }
