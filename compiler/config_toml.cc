@@ -1,7 +1,5 @@
 #include "compiler/config_toml.h"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -9,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/toml_checked.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -265,6 +264,23 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
     const auto& b = e.source().begin;
     int line = static_cast<int>(b.line), col = static_cast<int>(b.column);
     return ir::ErrorAt(file, line, col, absl::StrCat("malformed TOML: ", std::string(e.description())),
+                       ir::SourceLineAt(text, line));
+  } catch (const TomlCheckFailed& e) {
+    // toml++ met a document its parser does not expect (compiler/toml_checked.h).
+    int line = static_cast<int>(e.line), col = static_cast<int>(e.column);
+    std::string what = "unexpected input";
+    if (line > 0) {
+      std::string src = ir::SourceLineAt(text, line);
+      size_t at = static_cast<size_t>(col > 0 ? col - 1 : 0);
+      unsigned char c = at < src.size() ? static_cast<unsigned char>(src[at]) : 0;
+      // Columns count code points: name the character only on a plain ASCII prefix.
+      for (size_t i = 0; i < at && i < src.size(); ++i) {
+        if (static_cast<unsigned char>(src[i]) >= 0x80) c = 0;
+      }
+      what = c > 0x20 && c < 0x7f ? absl::StrCat("unexpected character '", std::string(1, c), "'")
+                                  : "unexpected character";
+    }
+    return ir::ErrorAt(file, line, col, absl::StrCat("malformed TOML: ", what),
                        ir::SourceLineAt(text, line));
   }
   Reader r(text, file, layer);

@@ -150,6 +150,19 @@ TEST(ConfigToml, MalformedToml) {
   EXPECT_EQ(std::string(nul.status().message()).rfind("cfg.toml:1:", 0), 0u);
 }
 
+// toml++'s parser checks its own invariants; documents that break them are
+// malformed TOML at the code point the parser stopped on, never an abort.
+TEST(ConfigToml, ParserInvariantBreaksAreMalformedToml) {
+  EXPECT_EQ(Read("r=[\"\",}").status().message(),
+            "cfg.toml:1:7: error: malformed TOML: unexpected character '}'\n"
+            "  r=[\"\",}\n"
+            "        ^\n");
+  EXPECT_EQ(Read("a = 1\nx = [1, }]\n").status().message(),
+            "cfg.toml:2:9: error: malformed TOML: unexpected character '}'\n"
+            "  x = [1, }]\n"
+            "          ^\n");
+}
+
 TEST(ConfigToml, ProtectedNamesAreNames) {
   EXPECT_EQ(Read("sandbox_protected_names = [\"a/b\"]").status().message(),
             "cfg.toml:1:27: error: 'sandbox_protected_names' entries are single names like "
