@@ -456,14 +456,13 @@ class Resolver {
     }
     // Protected descendants: canonical, sorted, deduplicated.
     std::vector<std::pair<std::string, Origin>> prot;
+    std::set<std::string> prot_seen;  // a scan of `prot` made this quadratic
     for (ir::Root& r : plan_.roots) {
       if (!r.mounted) continue;
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
         p.applied = true;
-        bool seen = false;
-        for (const auto& q : prot) seen = seen || q.first == p.canonical;
-        if (!seen) prot.emplace_back(p.canonical, p.origin);
+        if (prot_seen.insert(p.canonical).second) prot.emplace_back(p.canonical, p.origin);
       }
     }
     // Duplicate roots share their protected paths; mark those applied too.
