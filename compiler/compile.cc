@@ -35,6 +35,31 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   return std::move(t.data);
 }
 
+// A policy list holds at most this many entries (docs/config.md): compile
+// time and memory grow with every entry, and 50,000 paths is far past any real
+// policy (bench/scale_bench.cc measures the cost per entry).
+constexpr size_t kMaxListEntries = 50000;
+
+absl::Status CheckPolicySize(const PolicySpec& spec) {
+  const std::pair<const char*, const std::optional<Setting<PathList>>*> lists[] = {
+      {"bwrap_ro_roots", &spec.bwrap_ro_roots},
+      {"bwrap_dev_roots", &spec.bwrap_dev_roots},
+      {"sandbox_denied_read_paths", &spec.sandbox_denied_read_paths},
+      {"sandbox_read_denylist_exempt", &spec.sandbox_read_denylist_exempt},
+      {"sandbox_writable_roots", &spec.sandbox_writable_roots},
+      {"sandbox_protected_names", &spec.sandbox_protected_names},
+  };
+  for (const auto& [key, list] : lists) {
+    if (!*list || (*list)->value.size() <= kMaxListEntries) continue;
+    const ir::Origin& o = (*list)->origin;
+    return ir::ErrorAt(o.file, o.line, o.col,
+                       absl::StrCat("'", key, "' has ", (*list)->value.size(),
+                                    " entries; a policy list holds at most ", kMaxListEntries),
+                       "");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::optional<std::string> NormalizeMode(const std::string& mode) {
@@ -90,6 +115,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   if (options.read_project_config) {
     CWSC_RETURN_IF_ERROR(ApplyProjectLayer(*facts, cwd, merged, &result.notes));
   }
+  CWSC_RETURN_IF_ERROR(CheckPolicySize(merged));
   ResolveInput in;
   in.spec = merged;
   in.mode = *mode;
