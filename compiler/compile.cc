@@ -17,7 +17,8 @@
 namespace cwsc::compiler {
 namespace {
 
-constexpr size_t kMaxConfigBytes = 16 * 1024 * 1024;
+// Bounds what the TOML and DSL parsers hold in memory (docs/config.md).
+constexpr size_t kMaxConfigBytes = 4 * 1024 * 1024;
 
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   FileText t = ReadFileText(path, {.limit = kMaxConfigBytes});
@@ -27,7 +28,7 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   }
   if (t.too_large) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the config is larger than 16 MiB\n"));
+        absl::StrCat(path, ": error: the config is larger than 4 MiB\n"));
   }
   if (!t.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));

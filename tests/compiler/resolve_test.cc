@@ -441,6 +441,12 @@ TEST(PolicySize, ListsAreCapped) {
     return r.ok() ? std::string("ok") : std::string(r.status().message()).substr(file.path().size());
   };
   EXPECT_EQ(compile(50000), "ok");
+  testing::ConfigFile big("# " + std::string(4 * 1024 * 1024, 'x') + "\n");
+  CompileOptions o;
+  o.config_path = big.path();
+  auto facts = f.Build();
+  EXPECT_EQ(CompileConfig(o, facts.get()).status().message(),
+            big.path() + ": error: the config is larger than 4 MiB\n");
   EXPECT_EQ(compile(50001),
             ":2:26: error: 'sandbox_writable_roots' has 50001 entries; a policy list holds at most "
             "50000\n");
