@@ -183,7 +183,11 @@ void Dsl(std::string_view data) {
 
 void Facts(std::string_view data) {
   static InMemoryFile file;
-  static const std::string config = ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/workspace.toml");
+  // A local and a remote config, so env overrides reach both lowerings.
+  static const std::string configs[] = {
+      ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/workspace.toml"),
+      ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/remote.toml")};
+  const std::string& config = configs[(data.size() / 4) % 2];
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts =
       compiler::ParseRecordedFacts(std::string(data), "facts.yaml");
   if (!facts.ok()) {
