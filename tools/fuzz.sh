@@ -33,8 +33,9 @@ for t in $run; do
   dict=""
   [ -f fuzz/dict/$t.dict ] && dict="-dict=fuzz/dict/$t.dict"
   start=$(date +%s)
-  # One process, bounded input size and memory; a run over 10 s is a hang.
-  build-fuzz/fuzz/fuzz_$t $dict -max_total_time="$seconds" -jobs=1 -workers=1 \
+  # One process (no -jobs: libFuzzer then fuzzes in this process), bounded
+  # input size and memory; a run over 10 s is a hang.
+  build-fuzz/fuzz/fuzz_$t $dict -max_total_time="$seconds" \
     -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/" "$work" 2>build-fuzz/findings/$t.log
   rc=$?
