@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct Target {
   // The cwsc command line that reads the file, or empty when none does.
   std::function<std::vector<std::string>(const std::string& file)> cli;
 };
+
+void PrintTo(const Target& t, std::ostream* os) { *os << t.name; }
 
 std::string Bin() {
   const char* b = std::getenv("CWSC_BIN");
