@@ -224,7 +224,10 @@ std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<Remot
     absl::StrAppend(&out, "\n# ", ++n, ". ", r.step, "\n", r.method, " ", r.url, "\n");
     for (const RemoteHeader& h : r.headers) absl::StrAppend(&out, h.name, ": ", h.value, "\n");
     if (!r.body.empty()) {
-      absl::StrAppend(&out, "\n", OJson::parse(r.body).dump(2), "\n");
+      absl::StrAppend(&out, "\n",
+                      OJson::parse(r.body).dump(2, ' ', false,
+                                                nlohmann::json::error_handler_t::replace),
+                      "\n");
     }
   }
   return out;
@@ -245,7 +248,8 @@ std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<Remot
     one["body"] = r.body.empty() ? OJson() : OJson::parse(r.body);
     j["requests"].push_back(one);
   }
-  return j.dump(2) + "\n";
+  // A path in not_enforced or a value may hold bytes that are not UTF-8: shown as U+FFFD.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 absl::Status CheckRemoteProgram(const std::vector<std::string>& program) {

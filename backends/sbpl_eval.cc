@@ -16,6 +16,10 @@
 namespace cwsc::backends {
 namespace {
 
+// Bounds the cost of compiling and matching one (regex ...) literal.
+constexpr size_t kMaxRegexBytes = 1024;
+
+
 using sbpl_internal::Node;
 
 // --- Rules -------------------------------------------------------------------
@@ -244,8 +248,16 @@ class Compiler {
         return Err(n, "(regex ...) takes one #\"...\" literal");
       }
       f.kind = Filter::Kind::kRegex;
+      if (n.items[1].text.size() > kMaxRegexBytes) {
+        return Err(n.items[1], absl::StrCat("regular expression longer than ", kMaxRegexBytes,
+                                            " bytes"));
+      }
       try {
-        f.re = std::make_shared<std::regex>(n.items[1].text, std::regex::extended);
+        // __polynomial (libstdc++) matches breadth-first: time polynomial in
+        // the pattern and the path. The default depth-first matcher takes
+        // exponential time on patterns like #"#****J**Q" (fuzz target sbpl).
+        f.re = std::make_shared<std::regex>(n.items[1].text,
+                                            std::regex::extended | std::regex_constants::__polynomial);
       } catch (const std::regex_error&) {
         return Err(n.items[1], "invalid regular expression");
       }

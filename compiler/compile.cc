@@ -19,7 +19,8 @@
 namespace cwsc::compiler {
 namespace {
 
-constexpr size_t kMaxConfigBytes = 16 * 1024 * 1024;
+// Bounds what the TOML and DSL parsers hold in memory (docs/config.md).
+constexpr size_t kMaxConfigBytes = 4 * 1024 * 1024;
 
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   FileText t = ReadFileText(path, {.limit = kMaxConfigBytes});
@@ -29,12 +30,37 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   }
   if (t.too_large) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the config is larger than 16 MiB\n"));
+        absl::StrCat(path, ": error: the config is larger than 4 MiB\n"));
   }
   if (!t.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
   }
   return std::move(t.data);
+}
+
+// A policy list holds at most this many entries (docs/config.md): compile
+// time and memory grow with every entry, and 50,000 paths is far past any real
+// policy (bench/scale_bench.cc measures the cost per entry).
+constexpr size_t kMaxListEntries = 50000;
+
+absl::Status CheckPolicySize(const PolicySpec& spec) {
+  const std::pair<const char*, const std::optional<Setting<PathList>>*> lists[] = {
+      {"bwrap_ro_roots", &spec.bwrap_ro_roots},
+      {"bwrap_dev_roots", &spec.bwrap_dev_roots},
+      {"sandbox_denied_read_paths", &spec.sandbox_denied_read_paths},
+      {"sandbox_read_denylist_exempt", &spec.sandbox_read_denylist_exempt},
+      {"sandbox_writable_roots", &spec.sandbox_writable_roots},
+      {"sandbox_protected_names", &spec.sandbox_protected_names},
+  };
+  for (const auto& [key, list] : lists) {
+    if (!*list || (*list)->value.size() <= kMaxListEntries) continue;
+    const ir::Origin& o = (*list)->origin;
+    return ir::ErrorAt(o.file, o.line, o.col,
+                       absl::StrCat("'", key, "' has ", (*list)->value.size(),
+                                    " entries; a policy list holds at most ", kMaxListEntries),
+                       "");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -94,6 +120,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   if (options.read_project_config) {
     CWSC_RETURN_IF_ERROR(ApplyProjectLayer(*facts, cwd, merged, &result.notes));
   }
+  CWSC_RETURN_IF_ERROR(CheckPolicySize(merged));
   CWSC_RETURN_IF_ERROR(ValidateSpecPaths(merged));
   // Requirements (reference §4.1 step 4): a configured sandbox_mode outside
   // the administrator's allow-list is a load error.

@@ -1,7 +1,5 @@
 #include "compiler/config_toml.h"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -12,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/config_secrets.h"
 #include "compiler/layers.h"
+#include "compiler/toml_checked.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -391,6 +390,27 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
             ? std::string("malformed TOML in the value of 'sandbox_api_key' (the value is not shown)")
             : ScrubSecrets(text, absl::StrCat("malformed TOML: ", description));
     return ir::ErrorAt(file, line, col, message, ir::SourceLineAt(MaskSecrets(text), line));
+  } catch (const TomlCheckFailed& e) {
+    // toml++ met a document its parser does not expect (compiler/toml_checked.h).
+    int line = static_cast<int>(e.line), col = static_cast<int>(e.column);
+    std::string what = "unexpected input";
+    if (line > 0) {
+      std::string src = ir::SourceLineAt(MaskSecrets(text), line);
+      size_t at = static_cast<size_t>(col > 0 ? col - 1 : 0);
+      unsigned char c = at < src.size() ? static_cast<unsigned char>(src[at]) : 0;
+      // Columns count code points: name the character only on a plain ASCII prefix.
+      for (size_t i = 0; i < at && i < src.size(); ++i) {
+        if (static_cast<unsigned char>(src[i]) >= 0x80) c = 0;
+      }
+      what = c > 0x20 && c < 0x7f ? absl::StrCat("unexpected character '", std::string(1, c), "'")
+                                  : "unexpected character";
+    }
+    if (InSecretValue(text, line, col)) {
+      what = "malformed TOML in the value of 'sandbox_api_key' (the value is not shown)";
+      return ir::ErrorAt(file, line, col, what, ir::SourceLineAt(MaskSecrets(text), line));
+    }
+    return ir::ErrorAt(file, line, col, absl::StrCat("malformed TOML: ", what),
+                       ir::SourceLineAt(MaskSecrets(text), line));
   }
   Reader r(text, file, layer);
   ConfigLayer out;

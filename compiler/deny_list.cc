@@ -1,5 +1,6 @@
 #include "compiler/deny_list.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -133,18 +134,14 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
   // §9.4: canonical spelling first when it differs, then the literal one; no repeats.
   std::vector<ir::DeniedPath> out;
   out.reserve(rules.size());
-  auto listed = [&out](const std::string& p) {
-    for (const auto& d : out) {
-      if (d.path == p) return true;
-    }
-    return false;
-  };
+  absl::flat_hash_set<std::string> listed;  // paths in `out` (a scan made this quadratic)
+  listed.reserve(rules.size() * 2);
   for (const ir::DeniedPath& r : rules) {
     std::string canon = facts.Path(r.path).canonical;
-    if (!canon.empty() && canon != r.path && !listed(canon)) {
+    if (!canon.empty() && canon != r.path && listed.insert(canon).second) {
       out.push_back({canon, r.rule, r.origin});
     }
-    if (!listed(r.path)) out.push_back(r);
+    if (listed.insert(r.path).second) out.push_back(r);
   }
   return out;
 }

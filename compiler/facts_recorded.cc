@@ -239,7 +239,14 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
       }
       info.type = *t;
       if (n["symlink"]) info.is_symlink = Bool(n["symlink"], "symlink");
-      if (n["canonical"]) info.canonical = Str(n["canonical"], "canonical");
+      if (n["canonical"]) {
+        info.canonical = Str(n["canonical"], "canonical");
+        // realpath(3) answers absolute paths; a relative one would reach the
+        // plan as a relative bind source or destination.
+        if (!info.canonical.empty() && info.canonical[0] != '/') {
+          Fail(n["canonical"], "canonical must be an absolute path");
+        }
+      }
       if (n["mode"]) info.mode = Uint(n["mode"], "mode", 8);
       if (n["uid"]) info.uid = Uint(n["uid"], "uid");
       if (n["gid"]) info.gid = Uint(n["gid"], "gid");

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -92,6 +93,7 @@ bool RemoteRequested(const PolicySpec& spec) {
 std::optional<std::string> CheckRemoteUrl(const std::string& url) {
   for (unsigned char c : url) {
     if (c <= 0x20 || c == 0x7f) return "it contains a space or control character";
+    if (c >= 0x80) return "it contains a byte outside ASCII";
   }
   size_t start;
   if (url.rfind("http://", 0) == 0) {
@@ -166,7 +168,9 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
     bool has_userinfo = why->find("user information") != std::string::npos;
     Refuse(plan,
            absl::StrCat(url_key, " ",
-                        has_userinfo ? std::string("(value withheld)") : "'" + url + "'",
+                        // Escaped: the reason must stay text (and UTF-8 for the plan JSON).
+                        has_userinfo ? std::string("(value withheld)")
+                                     : "'" + absl::CHexEscape(url) + "'",
                         " cannot be used: ", *why, "; shell execution is refused"),
            rm.url_origin);
     return;

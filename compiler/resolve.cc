@@ -618,6 +618,7 @@ class Resolver {
       bool placeholder;
     };
     std::vector<Prot> prot;
+    std::set<std::string> prot_seen;  // a scan of `prot` made this quadratic
     for (ir::Root& r : plan_.roots) {
       if (!r.mounted) continue;
       for (ir::Protected& p : r.protected_paths) {
@@ -628,9 +629,7 @@ class Resolver {
         }
         p.applied = true;
         std::string path = p.placeholder ? JoinPath(r.canonical, Basename(p.path)) : p.canonical;
-        bool seen = false;
-        for (const auto& q : prot) seen = seen || q.path == path;
-        if (!seen) prot.push_back(Prot{path, p.origin, p.placeholder});
+        if (prot_seen.insert(path).second) prot.push_back(Prot{path, p.origin, p.placeholder});
       }
     }
     // Duplicate roots share their protected paths; mark those applied too.

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 
 namespace cwsc::ir {
@@ -217,6 +220,11 @@ class Reader {
   }
   int Int() const {
     if (!j_.is_number_integer()) Fail("expected an integer");
+    // get<int>() would truncate: 4294967297 is not 1.
+    if (j_.is_number_unsigned() ? j_.get<uint64_t>() > uint64_t{INT_MAX}
+                                : j_.get<int64_t>() < INT_MIN || j_.get<int64_t>() > INT_MAX) {
+      Fail("integer out of range");
+    }
     return j_.get<int>();
   }
   // HexU64 reads "0x" followed by 1 to 16 hexadecimal digits.
@@ -446,6 +454,34 @@ LaunchPlan ReadPlan(const Reader& r) {
   return p;
 }
 
+// ErrorPlace is a SAX handler that accepts everything and keeps where the
+// parser gave up, and why: nlohmann's DOM parse reports an out-of-range number
+// (1e309) as out_of_range without a position.
+struct ErrorPlace : nlohmann::json_sax<Json> {
+  size_t position = 0;
+  std::string token;
+  bool overflow = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(size_t pos, const std::string& last_token,
+                   const nlohmann::detail::exception& e) override {
+    position = pos;
+    token = last_token;
+    overflow = e.id == 406;
+    return false;
+  }
+};
+
 // LineCol converts a byte offset of `text` to a 1-based line and column.
 void LineCol(const std::string& text, size_t offset, int* line, int* col) {
   *line = 1;
@@ -473,14 +509,21 @@ absl::StatusOr<std::string> PlanToJson(const LaunchPlan& plan) {
 }
 
 absl::StatusOr<LaunchPlan> PlanFromJson(const std::string& text, const std::string& file) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    ErrorPlace place;
+    Json::sax_parse(text, &place);
+    // The position is just past the token; an out-of-range number is named at its start.
+    size_t at = place.position > 0 ? place.position - 1 : 0;
+    if (place.overflow && place.token.size() <= place.position) {
+      at = place.position - place.token.size();
+    }
     int line = 0, col = 0;
-    LineCol(text, e.byte > 0 ? e.byte - 1 : 0, &line, &col);
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ":", line, ":", col, ": error: malformed plan JSON\n"));
+    LineCol(text, at, &line, &col);
+    return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ":", col,
+                                                   ": error: malformed plan JSON",
+                                                   place.overflow ? ": number out of range" : "",
+                                                   "\n"));
   }
   try {
     return ReadPlan(Reader(j, ""));

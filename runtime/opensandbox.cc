@@ -110,7 +110,17 @@ absl::StatusOr<RemoteOutcome> RunCodewhale(const RemoteRun& run, const Io& io) {
     return absl::UnavailableError(absl::StrCat("OpenSandbox returned HTTP ", resp->status, ": ",
                                                BodyExcerpt(resp->body)));
   }
-  Json j = Json::parse(resp->body, nullptr, false);
+  absl::StatusOr<int> code = ReadCodewhaleBody(resp->body, io.out, io.err);
+  if (!code.ok()) return code.status();
+  outcome.exit_code = *code;
+  return outcome;
+}
+
+}  // namespace
+
+absl::StatusOr<int> ReadCodewhaleBody(const std::string& body, const OutputSink& out,
+                                      const OutputSink& err) {
+  Json j = Json::parse(body, nullptr, false);
   auto bad = [](const std::string& why) {
     return absl::DataLossError(absl::StrCat("Failed to parse OpenSandbox response: ", why));
   };
@@ -128,13 +138,35 @@ absl::StatusOr<RemoteOutcome> RunCodewhale(const RemoteRun& run, const Io& io) {
        (code.get<int64_t>() < INT32_MIN || code.get<int64_t>() > INT32_MAX))) {
     return bad("field \"exit_code\" is out of range for a 32-bit integer");
   }
-  io.out(j["stdout"].get_ref<const std::string&>());
-  io.err(j["stderr"].get_ref<const std::string&>());
-  outcome.exit_code = code.get<int>();
-  return outcome;
+  out(j["stdout"].get_ref<const std::string&>());
+  err(j["stderr"].get_ref<const std::string&>());
+  return code.get<int>();
 }
 
 // ---- execd ------------------------------------------------------------------
+
+ExecdStreamResult ReadExecdStream(const std::vector<std::string_view>& chunks,
+                                   std::size_t max_event_bytes, const OutputSink& out,
+                                   const OutputSink& err) {
+  ExecdStream stream(out, err, max_event_bytes);
+  ExecdStreamResult r;
+  r.ok = true;
+  for (std::string_view chunk : chunks) {
+    if (!stream.Feed(chunk)) {
+      r.ok = false;
+      break;
+    }
+    if (stream.done()) break;  // cwsc stops reading at the end of the command
+  }
+  if (r.ok) r.ok = stream.Finish();
+  r.error = stream.error();
+  r.command_id = stream.command_id();
+  r.complete = stream.complete();
+  r.exit_code = stream.exit_code();
+  return r;
+}
+
+namespace {
 
 void InterruptCommand(const RemoteRun& run, const Io& io, const std::string& execd_url,
                       const std::string& id, const std::vector<RemoteHeader>& auth) {

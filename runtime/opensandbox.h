@@ -76,6 +76,24 @@ absl::StatusOr<std::optional<std::string>> ReadApiKey(const std::string& source)
 // (bounded, control characters replaced).
 std::string ExecdErrorText(long status, const std::string& body);
 
+// The readers of what a service sends back, for tests and fuzzing.
+// ReadCodewhaleBody reads a 2xx /v1/sandbox/run body: stdout and stderr go to
+// the sinks, the exit code is returned; DataLoss when the body is malformed.
+absl::StatusOr<int> ReadCodewhaleBody(const std::string& body, const OutputSink& out,
+                                      const OutputSink& err);
+// ReadExecdStream feeds `chunks` (as they would arrive) through execd's event
+// stream reader and ends the stream.
+struct ExecdStreamResult {
+  bool ok = false;            // false: malformed; `error` says why
+  std::string error;
+  std::string command_id;     // from the init event
+  bool complete = false;      // execution_complete seen
+  std::optional<int> exit_code;
+};
+ExecdStreamResult ReadExecdStream(const std::vector<std::string_view>& chunks,
+                                  std::size_t max_event_bytes, const OutputSink& out,
+                                  const OutputSink& err);
+
 // Redact replaces every occurrence of `secret` in `text` with "[redacted]".
 std::string Redact(std::string text, const std::optional<std::string>& secret);
 

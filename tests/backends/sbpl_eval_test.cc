@@ -2,6 +2,7 @@
 // the exact message for every profile it refuses.
 #include "backends/sbpl_eval.h"
 
+#include <chrono>
 #include <random>
 #include <string>
 
@@ -275,6 +276,18 @@ TEST(SbplEval, RejectsWhatItCannotUnderstand) {
             "profile:1:30: error: only #\"...\" regex literals are supported");
   EXPECT_EQ(ParseError("(version 1)(allow file-read* (literal \"/a\"\x01))"),
             "profile:1:43: error: unexpected character '\\x01'");
+}
+
+// A regex that makes a backtracking matcher take exponential time is decided
+// at once; a regex literal is at most 1024 bytes.
+TEST(SbplEval, RegexCostIsBounded) {
+  SbplProfile p = MustParse("(version 1)(deny default)(allow file-read* (regex #\"#" +
+                            std::string(40, '*') + "J" + std::string(14, '*') + "Q\"))");
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(p.CanRead("/home/dev/" + std::string(40, '#') + "x"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(ParseError("(version 1)(allow file-read* (regex #\"" + std::string(1025, 'a') + "\"))"),
+            "profile:1:37: error: regular expression longer than 1024 bytes");
 }
 
 TEST(SbplEval, DeepNestingIsRefusedNotRecursedInto) {

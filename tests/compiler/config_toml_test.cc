@@ -157,6 +157,29 @@ TEST(ConfigToml, MalformedToml) {
   EXPECT_EQ(std::string(nul.status().message()).rfind("cfg.toml:1:", 0), 0u);
 }
 
+// toml++'s parser checks its own invariants; documents that break them are
+// malformed TOML at the code point the parser stopped on, never an abort.
+TEST(ConfigToml, ParserInvariantBreaksAreMalformedToml) {
+  EXPECT_EQ(Read("r=[\"\",}").status().message(),
+            "cfg.toml:1:7: error: malformed TOML: unexpected character '}'\n"
+            "  r=[\"\",}\n"
+            "        ^\n");
+  EXPECT_EQ(Read("a = 1\nx = [1, }]\n").status().message(),
+            "cfg.toml:2:9: error: malformed TOML: unexpected character '}'\n"
+            "  x = [1, }]\n"
+            "          ^\n");
+}
+
+// toml++'s Unicode tables miss some code points (U+02B2 after a bare key
+// reached __builtin_unreachable): such a character is simply not white space.
+TEST(ConfigToml, UncoveredCodePointsAreNotWhitespace) {
+  EXPECT_EQ(Read("a\xca\xb2 = 1\n").status().message(),
+            "cfg.toml:1:2: error: malformed TOML: Error while parsing key-value pair: expected '=', "
+            "saw '\xca\xb2'\n"
+            "  a\xca\xb2 = 1\n"
+            "   ^\n");
+}
+
 TEST(ConfigToml, ProtectedNamesAreNames) {
   EXPECT_EQ(Read("sandbox_protected_names = [\"a/b\"]").status().message(),
             "cfg.toml:1:27: error: 'sandbox_protected_names' entries are single names like "

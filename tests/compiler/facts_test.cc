@@ -103,6 +103,11 @@ TEST(RecordedFacts, ErrorsNameLineAndColumn) {
             "f.yaml:3:3: error: paths keys must be absolute paths\n"
             "    a/b: {type: file}\n"
             "    ^\n");
+  // A relative canonical form would become a relative bind destination.
+  EXPECT_EQ(ParseError("cwsc_facts: 1\npaths:\n  /a: {type: directory, canonical: w/a}\n").message(),
+            "f.yaml:3:36: error: canonical must be an absolute path\n"
+            "    /a: {type: directory, canonical: w/a}\n"
+            "                                     ^\n");
   EXPECT_EQ(std::string(ParseError("cwsc_facts: 1\npaths: [\n").message()).rfind(
                 "f.yaml:3:1: error: malformed facts file: ", 0),
             0u);

@@ -436,3 +436,35 @@ TEST(Layers, ApiKeySourceIsReplacedAsAWhole) {
 
 }  // namespace
 }  // namespace cwsc::compiler
+
+namespace cwsc::compiler {
+namespace {
+
+// The size cap on a policy (docs/config.md): a list over 50,000 entries is an
+// error at the list, before anything is resolved.
+TEST(PolicySize, ListsAreCapped) {
+  FactsBuilder f;
+  auto compile = [&](size_t n) {
+    std::string list;
+    for (size_t i = 0; i < n; ++i) list += (i ? ",\"/r" : "\"/r") + std::to_string(i) + "\"";
+    testing::ConfigFile file("\nsandbox_writable_roots = [" + list + "]\n");
+    auto facts = f.Build();
+    CompileOptions o;
+    o.config_path = file.path();
+    auto r = CompileConfig(o, facts.get());
+    return r.ok() ? std::string("ok") : std::string(r.status().message()).substr(file.path().size());
+  };
+  EXPECT_EQ(compile(50000), "ok");
+  testing::ConfigFile big("# " + std::string(4 * 1024 * 1024, 'x') + "\n");
+  CompileOptions o;
+  o.config_path = big.path();
+  auto facts = f.Build();
+  EXPECT_EQ(CompileConfig(o, facts.get()).status().message(),
+            big.path() + ": error: the config is larger than 4 MiB\n");
+  EXPECT_EQ(compile(50001),
+            ":2:26: error: 'sandbox_writable_roots' has 50001 entries; a policy list holds at most "
+            "50000\n");
+}
+
+}  // namespace
+}  // namespace cwsc::compiler

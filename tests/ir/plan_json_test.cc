@@ -74,6 +74,24 @@ TEST(PlanJson, MalformedJsonNamesLineAndColumn) {
   EXPECT_EQ(r.status().message(), "bad.json:2:11: error: malformed plan JSON\n");
 }
 
+// A number JSON can spell but a double cannot hold is malformed, with its place.
+TEST(PlanJson, NumberOverflowNamesLineAndColumn) {
+  absl::StatusOr<LaunchPlan> r = PlanFromJson("{\n  \"schema_version\": 1e309\n}", "big.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "big.json:2:21: error: malformed plan JSON: number out of range\n");
+}
+
+// An integer outside int's range is rejected, not truncated (2^32 + 1 would read as 1).
+TEST(PlanJson, IntegerOutOfRangeIsRejected) {
+  std::string text = *PlanToJson(FullPlan());
+  text.replace(text.find("\"schema_version\": 1"), 19, "\"schema_version\": 4294967297");
+  absl::StatusOr<LaunchPlan> r = PlanFromJson(text, "p.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "p.json: error: bad plan at '/schema_version': integer out of range\n");
+}
+
 TEST(PlanJson, WrongTypeNamesThePointer) {
   std::string text = *PlanToJson(FullPlan());
   size_t at = text.find("\"share_net\": true");

@@ -104,6 +104,8 @@ TEST(LowerRemoteTest, UnusableUrlsAreRefusedWithTheReason) {
                          "from 1 to 65535; shell execution is refused"},
       {"http://h/x y", "sandbox_url 'http://h/x y' cannot be used: it contains a space or control "
                        "character; shell execution is refused"},
+      {"http://h\xff/", "sandbox_url 'http://h\\xff/' cannot be used: it contains a byte "
+                         "outside ASCII; shell execution is refused"},
       {"http://h/?q=1", "sandbox_url 'http://h/?q=1' cannot be used: it must not have a query or "
                         "fragment; shell execution is refused"},
       {"http://user:pw-secret@h", "sandbox_url (value withheld) cannot be used: it must not "
