@@ -1,6 +1,7 @@
 // Spawn: exit status, signals, environment, cwd, stdio pass-through, large
 // outputs, timeout and tree kill, signal forwarding and parent death. Every
 // SpawnAndWait runs in a forked helper so the test process stays clean.
+#include <fcntl.h>
 #include "runtime/spawn.h"
 
 #include <signal.h>
@@ -127,6 +128,26 @@ TEST(SpawnTest, EnvironmentIsExactlyTheGivenOne) {
   Outcome o = RunSpawn(r);
   unsetenv("CWSC_TEST_SECRET");
   EXPECT_EQ(o.out, "A=1\nPATH=/bin\nB=two words\n");
+}
+
+// Only 0, 1, 2 and the handed descriptors reach the program, whatever the
+// caller left open (docs/runtime.md, "Threat model").
+TEST(SpawnTest, OnlyStdioAndHandedDescriptorsReachTheProgram) {
+  TempDir d;
+  WriteFile(d / "handed", "HANDED\n");
+  int leaked = open((d / "secret").c_str(), O_WRONLY | O_CREAT, 0600);  // not close-on-exec
+  int handed = open((d / "handed").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(leaked, 3);
+  ASSERT_GE(handed, 3);
+  SpawnRequest r = Sh("ls /proc/self/fd | tr '\\n' ' '; echo; cat <&5; echo x >&" +
+                      std::to_string(leaked) + " 2>/dev/null || echo refused");
+  r.inherit_fds = {{handed, 5}};
+  Outcome o = RunSpawn(r);
+  close(leaked);
+  close(handed);
+  // sh's own ls holds one more descriptor (3) while it lists them.
+  EXPECT_EQ(o.out, "0 1 2 3 5 \nHANDED\nrefused\n") << o.err;
+  EXPECT_EQ(ReadFileOr(d / "secret"), "");
 }
 
 TEST(SpawnTest, CwdApplied) {
