@@ -74,7 +74,11 @@ coverage() {
   fi
   meson compile -C build-cov || return 1
   find build-cov -name '*.gcda' -delete
-  meson test -C build-cov --print-errorlogs --num-processes 2 || return 1
+  # Without CI: the suites that run cwsc as a second user skip here (that
+  # user cannot write the root-owned .gcda files, and libgcov says so on the
+  # stderr the tests compare); the plain and sanitize stages run them.
+  env -u CI -u CWSC_ALLOW_SYSTEM_CHANGES \
+    meson test -C build-cov --print-errorlogs --num-processes 2 || return 1
   python3 tools/coverage_summary.py build-cov
 }
 
