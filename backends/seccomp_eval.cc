@@ -27,7 +27,8 @@ uint32_t Word(const SeccompCall& c, uint32_t offset) {
   uint8_t data[kDataSize] = {};
   uint32_t nr = static_cast<uint32_t>(c.nr);
   auto put = [&](uint32_t at, uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) data[at + static_cast<uint32_t>(i)] = static_cast<uint8_t>(v >> (8 * i));
+    for (int i = 0; i < bytes; ++i)
+      data[at + static_cast<uint32_t>(i)] = static_cast<uint8_t>(v >> (8 * i));
   };
   put(0, nr, 4);
   put(4, c.arch, 4);
@@ -109,24 +110,43 @@ absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const Secco
       case 0x04: {  // BPF_ALU
         uint32_t src = (in.code & 0x08) ? x : in.k;
         switch (in.code & 0xf0) {
-          case 0x00: a += src; break;
-          case 0x10: a -= src; break;
-          case 0x20: a *= src; break;
+          case 0x00:
+            a += src;
+            break;
+          case 0x10:
+            a -= src;
+            break;
+          case 0x20:
+            a *= src;
+            break;
           case 0x30:
             if (src == 0) return uint32_t{seccomp_action::kKillThread};  // the kernel's verdict
             a /= src;
             break;
-          case 0x40: a |= src; break;
-          case 0x50: a &= src; break;
-          case 0x60: a = src >= 32 ? 0 : a << src; break;
-          case 0x70: a = src >= 32 ? 0 : a >> src; break;
-          case 0x80: a = static_cast<uint32_t>(-static_cast<int64_t>(a)); break;
+          case 0x40:
+            a |= src;
+            break;
+          case 0x50:
+            a &= src;
+            break;
+          case 0x60:
+            a = src >= 32 ? 0 : a << src;
+            break;
+          case 0x70:
+            a = src >= 32 ? 0 : a >> src;
+            break;
+          case 0x80:
+            a = static_cast<uint32_t>(-static_cast<int64_t>(a));
+            break;
           case 0x90:
             if (src == 0) return uint32_t{seccomp_action::kKillThread};
             a %= src;
             break;
-          case 0xa0: a ^= src; break;
-          default: return bad("unknown ALU operation");
+          case 0xa0:
+            a ^= src;
+            break;
+          default:
+            return bad("unknown ALU operation");
         }
         ++pc;
         break;
@@ -140,11 +160,20 @@ absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const Secco
           uint32_t src = (in.code & 0x08) ? x : in.k;
           bool t;
           switch (op) {
-            case 0x10: t = a == src; break;
-            case 0x20: t = a > src; break;
-            case 0x30: t = a >= src; break;
-            case 0x40: t = (a & src) != 0; break;
-            default: return bad("unknown jump");
+            case 0x10:
+              t = a == src;
+              break;
+            case 0x20:
+              t = a > src;
+              break;
+            case 0x30:
+              t = a >= src;
+              break;
+            case 0x40:
+              t = (a & src) != 0;
+              break;
+            default:
+              return bad("unknown jump");
           }
           next = pc + 1 + (t ? in.jt : in.jf);
         }
@@ -174,12 +203,18 @@ absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const Secco
   return absl::InvalidArgumentError("the program ends without a return");
 }
 
-const char* const kKnownCalls[] = {
-    "ioctl",         "mount",          "umount2",        "pivot_root",        "move_mount",
-    "open_tree",     "fsopen",         "fsconfig",       "fsmount",           "fspick",
-    "mount_setattr", "io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl",
-    "add_key",       "request_key",    "socket",         "socketpair",        "connect",
-    "read",          "write",          "openat",         "execve"};
+const char* const kKnownCalls[] = {"ioctl",          "mount",
+                                   "umount2",        "pivot_root",
+                                   "move_mount",     "open_tree",
+                                   "fsopen",         "fsconfig",
+                                   "fsmount",        "fspick",
+                                   "mount_setattr",  "io_uring_setup",
+                                   "io_uring_enter", "io_uring_register",
+                                   "keyctl",         "add_key",
+                                   "request_key",    "socket",
+                                   "socketpair",     "connect",
+                                   "read",           "write",
+                                   "openat",         "execve"};
 
 std::optional<int> SyscallNumber(std::string_view name) {
 #if defined(__x86_64__)
@@ -188,18 +223,30 @@ std::optional<int> SyscallNumber(std::string_view name) {
     int nr;
   };
   static const Entry kTable[] = {
-      {"ioctl", SYS_ioctl},           {"mount", SYS_mount},
-      {"umount2", SYS_umount2},       {"pivot_root", SYS_pivot_root},
-      {"move_mount", SYS_move_mount}, {"open_tree", SYS_open_tree},
-      {"fsopen", SYS_fsopen},         {"fsconfig", SYS_fsconfig},
-      {"fsmount", SYS_fsmount},       {"fspick", SYS_fspick},
-      {"mount_setattr", 442},         {"io_uring_setup", SYS_io_uring_setup},
-      {"io_uring_enter", SYS_io_uring_enter}, {"io_uring_register", SYS_io_uring_register},
-      {"keyctl", SYS_keyctl},         {"add_key", SYS_add_key},
-      {"request_key", SYS_request_key}, {"socket", SYS_socket},
-      {"socketpair", SYS_socketpair}, {"connect", SYS_connect},
-      {"read", SYS_read},             {"write", SYS_write},
-      {"openat", SYS_openat},         {"execve", SYS_execve},
+      {"ioctl", SYS_ioctl},
+      {"mount", SYS_mount},
+      {"umount2", SYS_umount2},
+      {"pivot_root", SYS_pivot_root},
+      {"move_mount", SYS_move_mount},
+      {"open_tree", SYS_open_tree},
+      {"fsopen", SYS_fsopen},
+      {"fsconfig", SYS_fsconfig},
+      {"fsmount", SYS_fsmount},
+      {"fspick", SYS_fspick},
+      {"mount_setattr", 442},
+      {"io_uring_setup", SYS_io_uring_setup},
+      {"io_uring_enter", SYS_io_uring_enter},
+      {"io_uring_register", SYS_io_uring_register},
+      {"keyctl", SYS_keyctl},
+      {"add_key", SYS_add_key},
+      {"request_key", SYS_request_key},
+      {"socket", SYS_socket},
+      {"socketpair", SYS_socketpair},
+      {"connect", SYS_connect},
+      {"read", SYS_read},
+      {"write", SYS_write},
+      {"openat", SYS_openat},
+      {"execve", SYS_execve},
   };
   for (const Entry& e : kTable) {
     if (name == e.name) return e.nr;
@@ -216,7 +263,8 @@ absl::StatusOr<uint32_t> IntendedAction(const ir::SyscallFilter& filter, const S
   }
   for (const ir::SyscallRule& r : filter.rules) {
     std::optional<int> nr = SyscallNumber(r.syscall);
-    if (!nr) return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));
+    if (!nr)
+      return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));
     if (*nr != call.nr) continue;
     bool all = true;
     for (const ir::ArgTest& t : r.args) {
@@ -257,7 +305,8 @@ absl::Status CheckSeccompProgram(const ir::SyscallFilter& filter, std::string_vi
   }
   for (const ir::SyscallRule& r : filter.rules) {
     std::optional<int> nr = SyscallNumber(r.syscall);
-    if (!nr) return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));
+    if (!nr)
+      return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));
     SeccompCall match{.nr = *nr};
     for (const ir::ArgTest& t : r.args) match.args[t.index] = t.value;
     add(match);

@@ -25,7 +25,9 @@ namespace seccomp_action {
 inline constexpr uint32_t kKillProcess = 0x80000000u;
 inline constexpr uint32_t kKillThread = 0x00000000u;
 inline constexpr uint32_t kAllow = 0x7fff0000u;
-inline constexpr uint32_t Errno(int e) { return 0x00050000u | (static_cast<uint32_t>(e) & 0xffffu); }
+inline constexpr uint32_t Errno(int e) {
+  return 0x00050000u | (static_cast<uint32_t>(e) & 0xffffu);
+}
 }  // namespace seccomp_action
 
 // AUDIT_ARCH_* values (linux/audit.h).

@@ -37,8 +37,9 @@ absl::StatusOr<Ctx> Build(const ir::SyscallFilter& filter) {
     for (const ir::ArgTest& a : r.args) {
       cmps.push_back(SCMP_CMP(static_cast<unsigned>(a.index), SCMP_CMP_MASKED_EQ, a.mask, a.value));
     }
-    rc = seccomp_rule_add_exact_array(ctx.get(), SCMP_ACT_ERRNO(static_cast<uint16_t>(r.errno_value)),
-                                      nr, static_cast<unsigned>(cmps.size()), cmps.data());
+    rc = seccomp_rule_add_exact_array(ctx.get(),
+                                      SCMP_ACT_ERRNO(static_cast<uint16_t>(r.errno_value)), nr,
+                                      static_cast<unsigned>(cmps.size()), cmps.data());
     if (rc != 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("libseccomp refused the rule for ", r.syscall, ": ", strerror(-rc)));

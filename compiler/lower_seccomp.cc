@@ -11,8 +11,8 @@ constexpr uint64_t kTiocsti = 0x5412;
 constexpr uint64_t kTioclinux = 0x541c;
 constexpr uint64_t kAfUnix = 1;
 
-void Deny(ir::SyscallFilter& f, const char* syscall, std::vector<ir::ArgTest> args,
-          const char* why, const ir::Origin& origin) {
+void Deny(ir::SyscallFilter& f, const char* syscall, std::vector<ir::ArgTest> args, const char* why,
+          const ir::Origin& origin) {
   f.rules.push_back(ir::SyscallRule{syscall, std::move(args), EPERM, why, origin});
 }
 
@@ -23,8 +23,8 @@ ir::SyscallFilter LowerSyscallFilter(const ir::Policy& policy) {
   ir::Origin tty = ir::Origin::Default("terminal injection is refused");
   Deny(f, "ioctl", {{1, 0xffffffff, kTiocsti}},
        "TIOCSTI would push input into the caller's terminal", tty);
-  Deny(f, "ioctl", {{1, 0xffffffff, kTioclinux}},
-       "TIOCLINUX can paste into a virtual console", tty);
+  Deny(f, "ioctl", {{1, 0xffffffff, kTioclinux}}, "TIOCLINUX can paste into a virtual console",
+       tty);
   ir::Origin mounts = ir::Origin::Default("the mount table is fixed once the sandbox starts");
   for (const char* s : {"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen",
                         "fsconfig", "fsmount", "fspick", "mount_setattr"}) {
