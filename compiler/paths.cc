@@ -1,5 +1,7 @@
 #include "compiler/paths.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -38,15 +40,31 @@ std::string LexicalNormalize(absl::string_view path) {
   return out;
 }
 
+namespace {
+
+// NextComponent returns the component of `path` at or after *pos (skipping
+// separators) and moves *pos past it; an empty view means no more components.
+// Walking the string keeps the comparisons below free of allocations: they
+// run O(n log n) times when thousands of roots or denied paths are sorted.
+absl::string_view NextComponent(absl::string_view path, size_t* pos) {
+  size_t i = *pos;
+  while (i < path.size() && path[i] == '/') ++i;
+  size_t j = i;
+  while (j < path.size() && path[j] != '/') ++j;
+  *pos = j;
+  return path.substr(i, j - i);
+}
+
+}  // namespace
+
 bool PathStartsWith(absl::string_view path, absl::string_view prefix) {
   if (absl::StartsWith(path, "/") != absl::StartsWith(prefix, "/")) return false;
-  std::vector<std::string> p = PathComponents(path);
-  std::vector<std::string> q = PathComponents(prefix);
-  if (q.size() > p.size()) return false;
-  for (size_t i = 0; i < q.size(); ++i) {
-    if (p[i] != q[i]) return false;
+  size_t i = 0, j = 0;
+  for (;;) {
+    absl::string_view q = NextComponent(prefix, &j);
+    if (q.empty()) return true;
+    if (NextComponent(path, &i) != q) return false;
   }
-  return true;
 }
 
 bool PathStrictlyInside(absl::string_view path, absl::string_view dir) {
@@ -73,9 +91,26 @@ bool PathLess(const std::string& a, const std::string& b) {
   bool a_abs = absl::StartsWith(a, "/");
   bool b_abs = absl::StartsWith(b, "/");
   if (a_abs != b_abs) return a_abs;  // Rust: RootDir sorts before Normal components
-  std::vector<std::string> p = PathComponents(a);
-  std::vector<std::string> q = PathComponents(b);
-  return std::lexicographical_compare(p.begin(), p.end(), q.begin(), q.end());
+  // The common prefix holds the same components on both sides; `start` is
+  // where the component holding the first difference begins. Two different
+  // bytes inside that component decide at once; a separator or an end there
+  // (one component a prefix of the other, or extra slashes) is settled by
+  // comparing components from `start` on.
+  size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  if (i < n && a[i] != '/' && b[i] != '/') {
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  size_t slash = i == 0 ? std::string::npos : a.rfind('/', i - 1);
+  size_t start = slash == std::string::npos ? 0 : slash + 1;
+  size_t x = start, y = start;
+  for (;;) {
+    absl::string_view p = NextComponent(a, &x);
+    absl::string_view q = NextComponent(b, &y);
+    if (p.empty() || q.empty()) return p.empty() && !q.empty();
+    if (p != q) return p < q;
+  }
 }
 
 absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars, bool lexical) {
