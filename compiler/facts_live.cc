@@ -13,6 +13,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "compiler/file_text.h"
 #include "compiler/host_facts.h"
 #include "compiler/launcher.h"
@@ -130,14 +131,41 @@ class LiveFacts : public HostFacts {
       info.mode = st.st_mode & 07777;
       info.uid = st.st_uid;
       info.gid = st.st_gid;
-      char* real = realpath(key.c_str(), nullptr);
-      if (real != nullptr) {
-        info.canonical = real;
-        free(real);
-      }
+      info.canonical = Canonical(key, info.is_symlink);
     }
     paths_.emplace(key, info);
     return info;
+  }
+
+  // Canonical is realpath(3) of an existing path. For an absolute path spelled
+  // plainly (no "//", ".", ".." or trailing slash) whose last component is no
+  // symlink, that is the parent's canonical path plus the name: the parent's
+  // answer is memoized, so ten thousand roots in one directory cost one lstat
+  // each instead of a readlink per component each. Anything else asks realpath.
+  std::string Canonical(const std::string& key, bool is_symlink) {
+    size_t slash = key.rfind('/');
+    if (!is_symlink && PlainAbsolute(key) && slash != std::string::npos) {
+      std::string parent = slash == 0 ? "/" : key.substr(0, slash);
+      PathInfo up = Path(parent);
+      if (up.type == FileType::kDirectory && !up.canonical.empty()) {
+        return absl::StrCat(up.canonical == "/" ? "" : up.canonical, key.substr(slash));
+      }
+    }
+    std::string out;
+    char* real = realpath(key.c_str(), nullptr);
+    if (real != nullptr) {
+      out = real;
+      free(real);
+    }
+    return out;
+  }
+
+  static bool PlainAbsolute(absl::string_view p) {
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/') return false;
+    for (absl::string_view part : absl::StrSplit(p.substr(1), '/')) {
+      if (part.empty() || part == "." || part == "..") return false;
+    }
+    return true;
   }
 
   std::optional<std::string> ReadFile(absl::string_view path) override {

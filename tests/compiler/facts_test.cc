@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "compiler/host_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -46,6 +50,42 @@ TEST(LiveFacts, DescribesRealPaths) {
   EXPECT_EQ(facts->ReadFile(t / "missing"), std::nullopt);
   EXPECT_EQ(facts->User().uid, getuid());
   EXPECT_EQ(facts->Platform(), "linux");
+}
+
+// Live facts canonicalize through the parent's memoized answer (one lstat a
+// path, not a readlink per component); every answer must still be
+// realpath(3)'s, in whatever order paths are asked and however they are spelled.
+TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
+  TempDir t;
+  char* real = realpath(t.path().c_str(), nullptr);
+  std::string root = real;
+  free(real);
+  ASSERT_EQ(mkdir((t / "a").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "a/b").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "a/b/c").c_str(), 0755), 0);
+  WriteFile(t / "a/b/file", "x");
+  ASSERT_EQ(symlink("a/b", (t / "rel").c_str()), 0);           // relative
+  ASSERT_EQ(symlink((t / "rel").c_str(), (t / "chain").c_str()), 0);  // to a symlink
+  ASSERT_EQ(symlink("../..", (t / "a/b/c/up").c_str()), 0);   // .. after a symlink
+  ASSERT_EQ(symlink("file", (t / "a/b/flink").c_str()), 0);
+  const std::vector<std::string> asked = {
+      "rel/c", "chain/c/up/b/c", "a/b/c/up/a/b", "a/b/c", "a/b", "a", "rel", "chain/c",
+      "a/b/c/up", "a//b/c", "a/b/./c", "a/b/c/..", "a/b/c/", "rel/../a", "a/b/flink",
+      "a/b/file", "a/b/file/x", "a/missing", "a/missing/deeper", "chain/c/up/rel/c", ""};
+  for (bool reverse : {false, true}) {
+    auto facts = MakeLiveFacts();
+    std::vector<std::string> order = asked;
+    if (reverse) std::reverse(order.begin(), order.end());
+    for (const std::string& rel : order) {
+      std::string p = rel.empty() ? t.path() : t / rel;
+      char* r = realpath(p.c_str(), nullptr);
+      std::string want = r != nullptr ? r : "";
+      free(r);
+      EXPECT_EQ(facts->Path(p).canonical, want) << p << (reverse ? " (reverse order)" : "");
+    }
+    EXPECT_EQ(facts->Path("/").canonical, "/");
+    EXPECT_EQ(facts->Path(root + "/a").canonical, root + "/a");
+  }
 }
 
 // The reference probe argv with the hardening flags every plan carries
