@@ -108,7 +108,7 @@ class RecordedFacts : public HostFacts {
   std::string cwd = "/";
   std::map<std::string, std::optional<std::string>> env;
   std::map<std::string, bool> secrets;
-  std::map<std::string, PathInfo> paths;
+  std::map<std::string, PathInfo, std::less<>> paths;  // found by string_view
   std::map<std::string, std::string> files;
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
@@ -154,7 +154,7 @@ class RecordedFacts : public HostFacts {
     return it != secrets.end() && it->second;
   }
   PathInfo Path(absl::string_view path) override {
-    auto it = paths.find(std::string(path));
+    auto it = paths.find(std::string_view(path.data(), path.size()));
     if (it == paths.end() && unlisted_is_error) unlisted.insert(std::string(path));
     return it == paths.end() ? PathInfo{} : it->second;
   }

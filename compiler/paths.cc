@@ -1,6 +1,8 @@
 #include "compiler/paths.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -16,7 +18,29 @@ std::vector<std::string> PathComponents(absl::string_view path) {
   return out;
 }
 
+namespace {
+
+// Plain reports whether `path` is absolute and already normal: no empty,
+// "." or ".." component and no trailing separator (but "/" itself).
+bool Plain(absl::string_view path) {
+  if (path.empty() || path[0] != '/') return false;
+  if (path.size() == 1) return true;
+  if (path.back() == '/') return false;
+  size_t i = 1;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == absl::string_view::npos) j = path.size();
+    absl::string_view part = path.substr(i, j - i);
+    if (part.empty() || part == "." || part == "..") return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string LexicalNormalize(absl::string_view path) {
+  if (Plain(path)) return std::string(path);
   bool absolute = absl::StartsWith(path, "/");
   std::vector<std::string> parts;
   for (std::string& part : PathComponents(path)) {
@@ -79,6 +103,10 @@ std::string JoinPath(absl::string_view base, absl::string_view rel) {
 }
 
 std::string ParentPath(absl::string_view path) {
+  if (Plain(path)) {
+    size_t slash = path.rfind('/');
+    return slash == 0 ? "/" : std::string(path.substr(0, slash));
+  }
   std::vector<std::string> parts = PathComponents(path);
   if (parts.size() <= 1) return "/";
   parts.pop_back();
@@ -98,6 +126,11 @@ bool PathLess(const std::string& a, const std::string& b) {
   // comparing components from `start` on.
   size_t n = std::min(a.size(), b.size());
   size_t i = 0;
+  for (uint64_t x, y; i + 8 <= n; i += 8) {  // a word at a time over the common prefix
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) break;
+  }
   while (i < n && a[i] == b[i]) ++i;
   if (i < n && a[i] != '/' && b[i] != '/') {
     return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);

@@ -1,8 +1,8 @@
 #include "compiler/resolve.h"
 
 #include <algorithm>
-#include <set>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -167,7 +167,7 @@ class Resolver {
                           " is not allowed by requirements (", in_.requirements.Describe(), ")"),
              in_.requirements.origin);
       plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
-      return plan_;
+      return std::move(plan_);
     }
     if (plan_.policy.type == PolicyType::kWorkspaceWrite && plan_.policy.origin.kind != Origin::Kind::kCli) {
       plan_.policy.writable_roots.push_back(in_.cwd);  // the workspace
@@ -179,7 +179,7 @@ class Resolver {
     if (RemoteRequested()) {
       CWSC_RETURN_IF_ERROR(SelectRemote());
       plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
-      return plan_;
+      return std::move(plan_);
     }
     // Launcher plans (compiler/launcher.h): private /tmp, built-in deny list forced on.
     if (Launcher()) {
@@ -206,7 +206,7 @@ class Resolver {
       CWSC_RETURN_IF_ERROR(LowerSeatbelt(facts_, in_.spec, &plan_));
     }
     plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
-    return plan_;
+    return std::move(plan_);
   }
 
  private:
@@ -390,7 +390,7 @@ class Resolver {
         writable_.push_back(info.canonical);
       }
     }
-    std::set<std::string> mounted_canon;
+    absl::flat_hash_set<std::string> mounted_canon;
     for (ir::Root& r : roots) {
       PathInfo info = facts_.Path(r.path);
       r.canonical = info.canonical;
@@ -603,7 +603,7 @@ class Resolver {
     }
     std::sort(writable.begin(), writable.end(),
               [](const ir::Root* a, const ir::Root* b) { return PathLess(a->canonical, b->canonical); });
-    std::set<std::string> bound;
+    absl::flat_hash_set<std::string> bound;
     for (const ir::Root* r : writable) {
       if (!LauncherCanReach(r->canonical, "writable root", r->origin)) continue;
       AddMount(MountOp::kBind, r->canonical, r->canonical,
@@ -618,7 +618,7 @@ class Resolver {
       bool placeholder;
     };
     std::vector<Prot> prot;
-    std::set<std::string> prot_seen;  // a scan of `prot` made this quadratic
+    absl::flat_hash_set<std::string> prot_seen;  // a scan of `prot` made this quadratic
     for (ir::Root& r : plan_.roots) {
       if (!r.mounted) continue;
       for (ir::Protected& p : r.protected_paths) {
@@ -638,9 +638,14 @@ class Resolver {
         if (r.skip_reason == "duplicate" && p.skip_reason.empty()) p.applied = true;
       }
     }
-    std::sort(prot.begin(), prot.end(),
-              [](const Prot& a, const Prot& b) { return PathLess(a.path, b.path); });
-    for (const Prot& p : prot) {
+    // Sorted through indices: swapping whole entries (a path and an origin
+    // each) cost more than the comparisons.
+    std::vector<uint32_t> order(prot.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&prot](uint32_t a, uint32_t b) { return PathLess(prot[a].path, prot[b].path); });
+    for (uint32_t i : order) {
+      const Prot& p = prot[i];
       if (p.placeholder) {
         AddMount(MountOp::kTmpfs, "", p.path,
                  "protected name does not exist: an empty placeholder takes it", p.origin);

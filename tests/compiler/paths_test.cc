@@ -84,5 +84,45 @@ TEST(PathsTest, PathStartsWithIsComponentPrefix) {
   EXPECT_TRUE(PathStartsWith("/a//b/", "/a/b"));
 }
 
+std::string OracleNormalize(const std::string& path) {
+  bool absolute = !path.empty() && path[0] == '/';
+  std::vector<std::string> parts;
+  for (const std::string& part : Split(path)) {
+    if (part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+      } else if (!absolute) {
+        parts.push_back(part);
+      }
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out = absolute ? "/" : "";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "/" : "") + parts[i];
+  return out.empty() ? "." : out;
+}
+
+std::string OracleParent(const std::string& path) {
+  std::vector<std::string> parts = Split(path);
+  if (parts.size() <= 1) return "/";
+  parts.pop_back();
+  std::string out;
+  for (const std::string& p : parts) out += "/" + p;
+  return out;
+}
+
+TEST(PathsTest, LexicalNormalizeAndParentPathKeepTheirDefinition) {
+  std::vector<std::string> extra = {"/a/./b", "/a/../b", "/../a", "a/../..", "/a/b/..", "/.a",
+                                    "/a/..b", "/a/b./c", "/...", "./a", "../a", "a/."};
+  std::vector<std::string> all = Spellings();
+  all.insert(all.end(), extra.begin(), extra.end());
+  for (const std::string& p : all) {
+    EXPECT_EQ(LexicalNormalize(p), OracleNormalize(p)) << "'" << p << "'";
+    EXPECT_EQ(ParentPath(p), OracleParent(p)) << "'" << p << "'";
+  }
+}
+
 }  // namespace
 }  // namespace cwsc::compiler
