@@ -140,14 +140,19 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   }
   ResolveInput in;
   in.requirements = req;
-  in.spec = merged;
+  in.spec = std::move(merged);
   in.mode = *mode;
   in.mode_origin = options.mode_origin;
   in.cwd = cwd;
   in.escalate = options.escalate;
   in.launcher_trusted = trust.trusted;
   in.launcher_trust_refusal = trust.refusal;
-  CWSC_ASSIGN_OR_RETURN(result.plan, ResolvePlan(in, *facts));
+  {
+    absl::StatusOr<ir::LaunchPlan> plan = ResolvePlan(in, *facts);
+    merged = std::move(in.spec);  // lent to the resolver, not copied (large policies)
+    if (!plan.ok()) return plan.status();
+    result.plan = *std::move(plan);
+  }
   if (result.plan.kind == ir::PlanKind::kLauncherBwrap) {
     result.plan.warnings.insert(result.plan.warnings.end(), trust.warnings.begin(),
                                 trust.warnings.end());

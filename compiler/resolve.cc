@@ -186,8 +186,10 @@ class Resolver {
       plan_.policy.exclude_slash_tmp = true;
       plan_.policy.exclude_tmpdir = true;
     }
-    PolicySpec deny_spec = Launcher() ? ForcedDenySpec(in_.spec, &plan_) : in_.spec;
-    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, deny_spec, plan_.platform, vars_));
+    std::optional<PolicySpec> forced;  // a launcher's copy; otherwise the spec itself
+    if (Launcher()) forced = ForcedDenySpec(in_.spec, &plan_);
+    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, forced ? *forced : in_.spec,
+                                                           plan_.platform, vars_));
     ComputeRoots();
     SelectWrapper();
     if (plan_.kind == PlanKind::kLauncherBwrap) {
