@@ -1,5 +1,7 @@
 #include "backends/bwrap_interp.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -21,6 +23,12 @@ absl::string_view NextComponent(absl::string_view p, size_t* at) {
 // component by component without allocating (this runs for every layer of
 // every lookup); sets `rel` to the rest of `path`.
 bool Under(const std::string& path, const std::string& dest, std::string* rel) {
+  // Quick exit, the common case: the first difference lies inside a
+  // component (neither byte is a separator), so the components differ there.
+  size_t n = std::min(path.size(), dest.size());
+  size_t k = 0;
+  while (k < n && path[k] == dest[k]) ++k;
+  if (k < n && path[k] != '/' && dest[k] != '/') return false;
   size_t i = 0, j = 0;
   for (;;) {
     absl::string_view d = NextComponent(dest, &j);

@@ -44,6 +44,26 @@ TEST(BwrapInterp, LaterMountHidesEarlier) {
   EXPECT_EQ(u.Find("/w/.codewhalex").access, Access::kWritable);  // component-wise
 }
 
+// Layers and lookups spelled with doubled and trailing slashes resolve by
+// component, whatever byte the spellings first differ at.
+TEST(BwrapInterp, SpellingsCompareByComponent) {
+  BwrapView v = View({"--bind", "/w//a/", "/w//a/", "--ro-bind", "/w/a/b", "/w/a/b", "--bind",
+                      "/w/ab", "/w/ab", "--tmpfs", "/w/a//c"});
+  EXPECT_EQ(v.Find("/w/a/x").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w/a//x").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w//a").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w/a/").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w/a/b/c").access, Access::kReadOnly);
+  EXPECT_EQ(v.Find("/w//a///b").access, Access::kReadOnly);
+  EXPECT_EQ(v.Find("/w/a/bc").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w/abc").access, Access::kReadOnly);  // not under /w/ab
+  EXPECT_EQ(v.Find("/w/ab/c").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w/a/c").access, Access::kPrivate);
+  EXPECT_EQ(v.Find("/w/a/c/d").access, Access::kHidden);
+  EXPECT_EQ(v.Find("/w/a").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/w/a-").access, Access::kReadOnly);
+}
+
 TEST(BwrapInterp, MasksAndDevices) {
   BwrapView v = View({"--bind", "/tmp", "/tmp", "--ro-bind", "/dev/null", "/h/.netrc", "--tmpfs",
                       "/h/.ssh", "--dev-bind", "/dev/kvm", "/dev/kvm"});
