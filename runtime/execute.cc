@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <set>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
@@ -40,12 +39,11 @@ using ir::PlanKind;
 absl::string_view Sv(const std::string& s) { return absl::string_view(s.data(), s.size()); }
 
 bool Allowed(const std::string& name, const std::vector<std::string>& allow) {
-  std::string upper = absl::AsciiStrToUpper(Sv(name));
-  for (const std::string& entry : allow) {
-    std::string e = absl::AsciiStrToUpper(Sv(entry));
+  for (const std::string& entry : allow) {  // ASCII case-insensitive, without copies
+    absl::string_view e = Sv(entry);
     if (!e.empty() && e.back() == '*') {
-      if (absl::StartsWith(upper, e.substr(0, e.size() - 1))) return true;
-    } else if (upper == e) {
+      if (absl::StartsWithIgnoreCase(Sv(name), e.substr(0, e.size() - 1))) return true;
+    } else if (absl::EqualsIgnoreCase(Sv(name), e)) {
       return true;
     }
   }
