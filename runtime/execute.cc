@@ -225,9 +225,11 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   }
   // A protected file with a second name: the command could write it
   // through the other one (a hard link made before the name was protected).
+  std::set<std::string> walked;  // duplicate roots share their protected paths
   for (const ir::Root& r : plan.roots) {
     for (const ir::Protected& p : r.protected_paths) {
       if (!p.applied || p.placeholder || p.canonical.empty()) continue;
+      if (!walked.insert(p.canonical).second) continue;
       int budget = 2000;
       std::string linked = LinkedFileUnder(p.canonical, 4, &budget);
       if (!linked.empty()) {
