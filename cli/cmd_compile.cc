@@ -7,7 +7,7 @@
 #include "backends/bwrap.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 namespace {
@@ -32,7 +33,7 @@ int CmdFacts(const Args& args) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  std::unique_ptr<compiler::HostFacts> live = compiler::MakeLiveFacts();
+  std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {
     rec.SetUnlistedIsError(true);

@@ -18,7 +18,7 @@
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
-#include "runtime/probe_cache.h"
+#include "runtime/host/probe_cache.h"
 
 namespace cwsc::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/layers.h"
 #include "compiler/toml_checked.h"
 
@@ -28,7 +28,7 @@ ir::Origin::Kind OriginKind(Layer layer) {
 class Reader {
  public:
   // `text` is the file as read; excerpts come from its redacted form, so a
-  // secret value never reaches a message (compiler/config_secrets.h).
+  // secret value never reaches a message (compiler/facts/config_secrets.h).
   Reader(const std::string& text, const std::string& file, Layer layer)
       : text_(text), shown_(MaskSecrets(text)), file_(file), layer_(layer) {}
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"

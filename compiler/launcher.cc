@@ -28,10 +28,6 @@ std::string Where(const Origin& o) {
   return absl::StrCat(o.file, ":", o.line, ":", o.col);
 }
 
-std::string UserText(const Identity& who) {
-  return absl::StrCat("uid ", who.uid, ", groups ", absl::StrJoin(who.gids, " "));
-}
-
 // The path itself, then each directory above it, up to "/".
 std::vector<std::string> SelfAndAncestors(const std::string& path) {
   std::vector<std::string> out;
@@ -62,6 +58,10 @@ bool SudoIsNonInteractive(const std::vector<std::string>& launcher) {
 }
 
 }  // namespace
+
+std::string UserText(const Identity& who) {
+  return absl::StrCat("uid ", who.uid, ", groups ", absl::StrJoin(who.gids, " "));
+}
 
 bool Identity::InGroup(uint32_t gid) const {
   return std::find(gids.begin(), gids.end(), gid) != gids.end();
@@ -411,66 +411,6 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                          "); masks and binds are computed for that user"),
                             Origin::Fact("launcher probe")});
   return finish();
-}
-
-absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
-  if (plan.launcher.empty())
-    return absl::FailedPreconditionError("the launcher plan has no launcher");
-  const std::string& first = plan.launcher[0];
-  PathInfo l = facts.Path(first);
-  if (first.empty() || first[0] != '/' || l.type != FileType::kRegular || (l.mode & 0111) == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the launcher ", first, " is not an executable file on this host"));
-  }
-  LauncherUser who = facts.LauncherUserOf(plan.launcher);
-  if (!who.ok) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the launcher probe failed: `", absl::StrJoin(plan.launcher, " "),
-                     " /usr/bin/id -u` did not report the launcher's user: ",
-                     who.message.empty() ? std::string("no reason given") : who.message));
-  }
-  std::vector<ir::Mount> masks;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (IsMaskMount(plan.mounts, i)) masks.push_back(plan.mounts[i]);
-  }
-  ProbeResult probe = facts.LauncherProbe(plan.launcher, LauncherProbeBwrapArgv(masks));
-  if (!probe.ok) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the launcher probe failed: a wrapped /bin/true with the deny masks did not run as the "
-        "launcher's user (",
-        UserText(Identity{who.uid, who.gids}),
-        "): ", probe.message.empty() ? std::string("no reason given") : probe.message));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
-  if (plan.kind == PlanKind::kRefused || plan.kind == PlanKind::kOpenSandbox) {
-    return absl::OkStatus();
-  }
-  // Only the environment and the default path: a plan carries no user config.
-  PolicySpec env;
-  if (auto v = facts.Env("CODEWHALE_MANAGED_CONFIG_PATH")) {
-    env.managed_config_path =
-        Setting<std::string>{*v, Origin::Env("CODEWHALE_MANAGED_CONFIG_PATH")};
-  } else if (auto w = facts.Env("DEEPSEEK_MANAGED_CONFIG_PATH")) {
-    env.managed_config_path = Setting<std::string>{*w, Origin::Env("DEEPSEEK_MANAGED_CONFIG_PATH")};
-  }
-  absl::StatusOr<ManagedLayer> managed = ReadManagedLayer(facts, env, nullptr);
-  if (!managed.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("this host's managed config cannot be read, so its tool_launcher is unknown: ",
-                     absl::StripSuffix(managed.status().message(), "\n")));
-  }
-  if (!managed->spec.tool_launcher) return absl::OkStatus();
-  const std::vector<std::string>& pinned = managed->spec.tool_launcher->value;
-  if (plan.kind == PlanKind::kLauncherBwrap && plan.launcher == pinned) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "this host's managed config ", managed->path, " pins tool_launcher [",
-      absl::StrJoin(pinned, " "), "], and the plan (kind ", ir::PlanKindName(plan.kind),
-      plan.launcher.empty() ? std::string()
-                            : absl::StrCat(", launcher [", absl::StrJoin(plan.launcher, " "), "]"),
-      ") does not run through it; compile the plan on this host"));
 }
 
 }  // namespace cwsc::compiler

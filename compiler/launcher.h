@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/layers.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
@@ -32,6 +32,9 @@ struct Identity {
   std::vector<uint32_t> gids;
   bool InGroup(uint32_t gid) const;
 };
+
+// UserText names an identity in messages: "uid 1000, groups 1000 27".
+std::string UserText(const Identity& who);
 
 // EngineIdentity is the engine's own user (uid, primary and supplementary groups).
 Identity EngineIdentity(const UserInfo& user);
@@ -116,27 +119,6 @@ inline constexpr char kLauncherPrivateTmp[] =
 // exemptions (a launcher does not apply deny-list exceptions), adding a
 // Skipped entry to `plan` for each setting left out.
 PolicySpec ForcedDenySpec(const PolicySpec& spec, ir::LaunchPlan* plan);
-
-// RecheckLauncher is the exec-time check of a launcher+bwrap plan: the
-// launcher's first program is still an absolute executable file, and the
-// launcher probe (user, then a wrapped /bin/true with the plan's own deny
-// masks) passes through `facts` (cached per process). FailedPrecondition's
-// message is the refusal reason.
-absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts);
-
-// CheckHostLauncher is the exec-time guard for plans compiled elsewhere:
-// when this host's managed config (CODEWHALE_MANAGED_CONFIG_PATH or the
-// default path) sets tool_launcher, only a launcher+bwrap plan with that
-// same launcher may run here. Refused and opensandbox plans pass through
-// (nothing runs locally for them).
-absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts);
-
-// Live launcher probe (compiler/launcher_live.cc), used by MakeLiveFacts():
-// `<launcher...> /usr/bin/id -u` and `-G`, and `<launcher...> <bwrap_argv>`,
-// each with a cleared environment, stdin on /dev/null, cwd "/", 10 s deadline.
-LauncherUser RunLauncherUserProbe(const std::vector<std::string>& launcher);
-ProbeResult RunLauncherBwrapProbe(const std::vector<std::string>& launcher,
-                                  const std::vector<std::string>& bwrap_argv);
 
 }  // namespace cwsc::compiler
 

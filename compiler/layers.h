@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/policy_spec.h"
 #include "ir/diagnostics.h"
 

@@ -20,7 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
 

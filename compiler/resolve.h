@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"

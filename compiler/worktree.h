@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::compiler {
 

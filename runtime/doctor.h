@@ -5,7 +5,7 @@
 // no-new-privs state, the selected backend and the effective policy per
 // permission mode. docs/runtime.md documents the JSON shape.
 //
-//   auto facts = compiler::MakeLiveFacts();
+//   auto facts = runtime::MakeLiveFacts();
 //   absl::StatusOr<DoctorReport> r = RunDoctor("/dev/null", facts.get(), ReadHostSignals());
 //   std::cout << DoctorToJson(*r);
 #ifndef CWSC_RUNTIME_DOCTOR_H_
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "runtime/hardening.h"
 
 namespace cwsc::runtime {

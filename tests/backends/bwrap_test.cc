@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::backends {

@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "gtest/gtest.h"
 
 namespace cwsc::backends {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "gtest/gtest.h"
 

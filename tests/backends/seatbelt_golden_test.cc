@@ -14,9 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "compiler/lower_seccomp.h"
 #include "gmock/gmock.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
 

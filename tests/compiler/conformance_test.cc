@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "compiler/deny_list.h"
 #include "compiler/resolve.h"
+#include "runtime/host/live_facts.h"
 #include "tests/compiler/test_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -260,7 +261,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   ASSERT_NE(realpath(main.c_str(), real_main), nullptr);
   ASSERT_NE(realpath(wt.c_str(), real_wt), nullptr);
   std::string common = std::string(real_main) + "/.git";
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("sandbox_protected_names = [\".git\"]\n");
   CompileOptions o;
   o.config_path = cfg.path();
@@ -332,7 +333,7 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
   mkdir((base + "/c").c_str(), 0755);  // where a lexical `..` would land
   mkdir((base + "/ws").c_str(), 0755);
   ASSERT_EQ(symlink((base + "/a/b").c_str(), (base + "/link").c_str()), 0);
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("bwrap_ro_roots = [\"" + base + "/link/../c\"]\n");
   CompileOptions o;
   o.config_path = cfg.path();

@@ -5,7 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
+#include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::compiler {
@@ -22,7 +23,7 @@ TEST(LiveFacts, DescribesRealPaths) {
   chmod((t / "f").c_str(), 0640);
   ASSERT_EQ(symlink(dir.c_str(), (t / "link").c_str()), 0);
   ASSERT_EQ(symlink((t / "nowhere").c_str(), (t / "dangling").c_str()), 0);
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   char* real = realpath(t.path().c_str(), nullptr);
   std::string root = real;
   free(real);
@@ -60,7 +61,7 @@ TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
 }
 
 TEST(LiveFacts, BwrapProbeRunsTheRealWrapper) {
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   ProbeResult p = facts->BwrapProbe();
   if (access("/usr/bin/bwrap", X_OK) != 0) {
     EXPECT_FALSE(p.ran);
@@ -129,7 +130,7 @@ TEST(Recorder, RoundTripsEveryAnswer) {
   TempDir t;
   WriteFile(t / "file", "line one\n\"quoted\" \\ back\n");
   ASSERT_EQ(symlink((t / "file").c_str(), (t / "ln").c_str()), 0);
-  auto live = MakeLiveFacts();
+  auto live = runtime::MakeLiveFacts();
   FactsRecorder rec(live.get());
   std::vector<std::string> paths = {t.path(), t / "file", t / "ln", t / "missing", "/dev/null"};
   std::vector<PathInfo> answers;
@@ -153,7 +154,7 @@ TEST(Recorder, RoundTripsEveryAnswer) {
 
 TEST(Recorder, SecretsAreRecordedAsPresenceOnly) {
   setenv("CWSC_TEST_SECRET_KEY", "do-not-leak-4242", 1);
-  auto live = MakeLiveFacts();
+  auto live = runtime::MakeLiveFacts();
   FactsRecorder rec(live.get());
   EXPECT_TRUE(rec.EnvIsSet("CWSC_TEST_SECRET_KEY"));
   std::string yaml = *rec.WriteYaml();

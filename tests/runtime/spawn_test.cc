@@ -2,7 +2,7 @@
 // outputs, timeout and tree kill, signal forwarding and parent death. Every
 // SpawnAndWait runs in a forked helper so the test process stays clean.
 #include <fcntl.h>
-#include "runtime/spawn.h"
+#include "runtime/host/spawn.h"
 
 #include <signal.h>
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

@@ -1,5 +1,5 @@
 // RunCaptured: one short helper run for the probes (see run_captured.h).
-#include "compiler/run_captured.h"
+#include "runtime/host/run_captured.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace cwsc::compiler {
+namespace cwsc::runtime {
 namespace {
 
 constexpr int kDeadlineMs = 10000;
@@ -124,4 +124,4 @@ Captured RunCaptured(const std::vector<std::string>& argv) {
   return c;
 }
 
-}  // namespace cwsc::compiler
+}  // namespace cwsc::runtime

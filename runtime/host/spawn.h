@@ -16,8 +16,8 @@
 // Only one SpawnAndWait may run at a time in a process (it installs process-
 // wide signal handling for its duration and makes the caller a child
 // subreaper). The caller must be single-threaded.
-#ifndef CWSC_RUNTIME_SPAWN_H_
-#define CWSC_RUNTIME_SPAWN_H_
+#ifndef CWSC_RUNTIME_HOST_SPAWN_H_
+#define CWSC_RUNTIME_HOST_SPAWN_H_
 
 #include <functional>
 #include <optional>
@@ -82,4 +82,4 @@ int ExitCodeForExecErrno(int err);
 
 }  // namespace cwsc::runtime
 
-#endif  // CWSC_RUNTIME_SPAWN_H_
+#endif  // CWSC_RUNTIME_HOST_SPAWN_H_

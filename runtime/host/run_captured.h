@@ -2,13 +2,13 @@
 // launcher's `id` and wrapped `/bin/true`): a cleared environment, stdin on
 // /dev/null, cwd "/", its own process group, stdout and stderr captured (at
 // most 64 KiB each), and killed with its group after a 10 s deadline.
-#ifndef CWSC_COMPILER_RUN_CAPTURED_H_
-#define CWSC_COMPILER_RUN_CAPTURED_H_
+#ifndef CWSC_RUNTIME_HOST_RUN_CAPTURED_H_
+#define CWSC_RUNTIME_HOST_RUN_CAPTURED_H_
 
 #include <string>
 #include <vector>
 
-namespace cwsc::compiler {
+namespace cwsc::runtime {
 
 struct Captured {
   bool started = false;
@@ -20,6 +20,6 @@ struct Captured {
 
 Captured RunCaptured(const std::vector<std::string>& argv);
 
-}  // namespace cwsc::compiler
+}  // namespace cwsc::runtime
 
-#endif  // CWSC_COMPILER_RUN_CAPTURED_H_
+#endif  // CWSC_RUNTIME_HOST_RUN_CAPTURED_H_

@@ -1,4 +1,4 @@
-#include "runtime/spawn.h"
+#include "runtime/host/spawn.h"
 
 #include <dirent.h>
 #include <fcntl.h>

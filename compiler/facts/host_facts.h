@@ -5,14 +5,14 @@
 // always give byte-identical output.
 //
 // Implementations:
-//   MakeLiveFacts()           real syscalls and probes, memoized
+//   runtime::MakeLiveFacts()  real syscalls and probes, memoized (runtime/host/)
 //   LoadRecordedFacts(file)   a YAML/JSON facts file (docs/facts.md)
 //   FactsRecorder             decorator that records every answer it passes on
 //
-//   auto facts = MakeLiveFacts();
+//   auto facts = runtime::MakeLiveFacts();
 //   PathInfo p = facts->Path("/home/me/proj");   // p.type == FileType::kDirectory
-#ifndef CWSC_COMPILER_HOST_FACTS_H_
-#define CWSC_COMPILER_HOST_FACTS_H_
+#ifndef CWSC_COMPILER_FACTS_HOST_FACTS_H_
+#define CWSC_COMPILER_FACTS_HOST_FACTS_H_
 
 #include <cstdint>
 #include <memory>
@@ -113,9 +113,6 @@ class HostFacts {
 // bwrap plan carries (docs/decisions.md), so the probe tests what runs.
 std::vector<std::string> BwrapProbeArgv();
 
-// MakeLiveFacts answers from the running host; answers are memoized.
-std::unique_ptr<HostFacts> MakeLiveFacts();
-
 // LoadRecordedFacts reads a facts file (YAML, or JSON which is YAML). Errors
 // name the file, line and column.
 absl::StatusOr<std::unique_ptr<HostFacts>> LoadRecordedFacts(const std::string& file);
@@ -160,4 +157,4 @@ class FactsRecorder : public HostFacts {
 
 }  // namespace cwsc::compiler
 
-#endif  // CWSC_COMPILER_HOST_FACTS_H_
+#endif  // CWSC_COMPILER_FACTS_HOST_FACTS_H_

@@ -13,11 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "compiler/launcher.h"
-#include "compiler/run_captured.h"
+#include "runtime/host/launcher_probe.h"
+#include "runtime/host/run_captured.h"
 
-namespace cwsc::compiler {
+namespace cwsc::runtime {
 namespace {
+
+using compiler::LauncherUser;
+using compiler::ProbeResult;
 
 // Failure turns a failed run into one line: the launcher's first stderr line
 // when it printed one, else the exit status.
@@ -100,4 +103,4 @@ ProbeResult RunLauncherBwrapProbe(const std::vector<std::string>& launcher,
   return r;
 }
 
-}  // namespace cwsc::compiler
+}  // namespace cwsc::runtime

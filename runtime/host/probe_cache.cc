@@ -1,4 +1,5 @@
-#include "runtime/probe_cache.h"
+#include "runtime/host/live_facts.h"
+#include "runtime/host/probe_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -70,7 +71,7 @@ class CachingFacts : public compiler::HostFacts {
   }
   compiler::ProbeResult SeatbeltProbe() override { return inner_->SeatbeltProbe(); }
   std::optional<std::string> DarwinUserCacheDir() override { return inner_->DarwinUserCacheDir(); }
-  // The launcher probe is cached for this process only (compiler/facts_live.cc).
+  // The launcher probe is cached for this process only (runtime/host/facts_live.cc).
   compiler::LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {
     return inner_->LauncherUserOf(launcher);
   }
@@ -160,7 +161,7 @@ void ForgetProbeVerdict() {
 }
 
 std::unique_ptr<compiler::HostFacts> MakeRuntimeFacts() {
-  return std::make_unique<CachingFacts>(compiler::MakeLiveFacts());
+  return std::make_unique<CachingFacts>(runtime::MakeLiveFacts());
 }
 
 }  // namespace cwsc::runtime
