@@ -21,6 +21,7 @@
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc::backends {
 namespace {
@@ -36,24 +37,9 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-bool Updating() {
-  const char* u = std::getenv("CWSC_UPDATE_GOLDENS");
-  return u != nullptr && std::string(u) == "1";
-}
-
-// CheckGolden compares `actual` with the golden file, or rewrites it when updating.
+// CheckGolden checks `actual` against tests/golden/seatbelt/<name>.
 void CheckGolden(const std::string& name, const std::string& actual) {
-  const std::string path = absl::StrCat(SourceRoot(), "/tests/golden/seatbelt/", name);
-  if (Updating()) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << actual;
-    ASSERT_TRUE(out.good()) << "cannot write " << path;
-    return;
-  }
-  std::ifstream probe(path);
-  ASSERT_TRUE(probe.good()) << path << " is missing; run with CWSC_UPDATE_GOLDENS=1";
-  EXPECT_EQ(ReadFile(path), actual) << "golden " << path
-                                    << " differs; if intended, regenerate with CWSC_UPDATE_GOLDENS=1";
+  testing::CheckGolden(absl::StrCat(SourceRoot(), "/tests/golden/seatbelt/", name), actual);
 }
 
 struct GoldenCase {
