@@ -183,10 +183,6 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   return kExitUsage;
 }
 
-struct Compiled {
-  compiler::CompileResult result;
-};
-
 // CompileFromOptions runs the compiler; returns an exit code on failure.
 int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::CompileResult* out) {
   if (o.config.empty()) {

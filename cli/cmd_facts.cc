@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "ir/constants.h"
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
@@ -53,7 +54,7 @@ int CmdFacts(const Args& args) {
     rec.Cwd();
     rec.Env("HOME");
     rec.Env("TMPDIR");
-    rec.Path("/usr/bin/bwrap");
+    rec.Path(ir::kBwrapPath);
     rec.BwrapProbe();
   }
   absl::StatusOr<std::string> yaml = rec.WriteYaml();

@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "compiler/config_toml.h"
 #include "compiler/paths.h"
+#include "ir/constants.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -296,7 +297,7 @@ std::vector<ir::Warning> LintLauncher(HostFacts& facts, const std::vector<std::s
     }
   }
   if (user != nullptr) {
-    programs.emplace_back("/usr/bin/bwrap", "bubblewrap");
+    programs.emplace_back(ir::kBwrapPath, "bubblewrap");
     std::string label = absl::StrCat("the launcher's user (uid ", user->uid, ")");
     for (const auto& [path, what] : programs) {
       std::string why = WhyChangeable(facts, path, *user, "the launcher's user");
@@ -356,7 +357,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                "), which skips the sandbox"),
                   pol.origin);
   }
-  plan->wrapper.path = "/usr/bin/bwrap";
+  plan->wrapper.path = ir::kBwrapPath;
   plan->wrapper.preferred = true;
   plan->wrapper.preferred_origin = Origin::Default("prefer_bwrap is on by default");
   if (in.spec->prefer_bwrap) {
@@ -370,7 +371,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                plan->wrapper.preferred_origin.Describe(), ")"),
                   plan->wrapper.preferred_origin);
   }
-  PathInfo bwrap = facts.Path("/usr/bin/bwrap");
+  PathInfo bwrap = facts.Path(ir::kBwrapPath);
   plan->wrapper.executable = bwrap.type == FileType::kRegular && (bwrap.mode & 0111) != 0;
   if (!plan->wrapper.executable) {
     return refuse(absl::StrCat("tool_launcher (", loc,
@@ -378,7 +379,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                "is ",
                                bwrap.type == FileType::kMissing ? "missing"
                                                                 : "not a regular executable file"),
-                  Origin::Fact("/usr/bin/bwrap"));
+                  Origin::Fact(ir::kBwrapPath));
   }
   LauncherUser who = facts.LauncherUserOf(launcher);
   if (!who.ok) {
@@ -404,8 +405,8 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
   plan->kind = PlanKind::kLauncherBwrap;
   plan->share_net = pol.network_access;
   Origin marker = Origin::Default("bwrap child marker");
-  plan->env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", marker});
-  plan->env_set.push_back({"DEEPSEEK_SANDBOX", "bwrap", marker});
+  plan->env_set.push_back({ir::kSandboxMarker, ir::kBwrapMarkerValue, marker});
+  plan->env_set.push_back({ir::kSandboxMarkerLegacy, ir::kBwrapMarkerValue, marker});
   plan->warnings.push_back({"launcher-user",
                             absl::StrCat("commands run as the launcher's user (", UserText(*user),
                                          "); masks and binds are computed for that user"),

@@ -6,7 +6,9 @@
 // that cannot be used (bad URL, missing required setting), gives a refused
 // plan with the reason: never local execution.
 //
-//   if (RemoteRequested(spec)) { LowerRemote(spec, &plan); return plan; }
+//   if (ParseBackend(spec.sandbox_backend->value) != BackendKind::kNone) {
+//     LowerRemote(spec, &plan); return plan;
+//   }
 //
 // Call it after the policy, roots and deny list are resolved (they decide
 // `not_enforced`) and before any wrapper or launcher logic.
@@ -27,8 +29,6 @@ enum class BackendKind { kNone, kOpenSandbox, kUnsupported };
 // local, the three OpenSandbox spellings are remote, anything else unsupported.
 BackendKind ParseBackend(const std::string& value);
 
-// RemoteRequested: sandbox_backend is set and not none/"".
-bool RemoteRequested(const PolicySpec& spec);
 
 // kDefaultSandboxUrl is the Codewhale default for sandbox_url.
 inline constexpr char kDefaultSandboxUrl[] = "http://localhost:8080";

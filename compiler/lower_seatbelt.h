@@ -10,7 +10,7 @@
 //   absl::Status s = LowerSeatbelt(facts, spec, &plan);
 //
 // The resolver calls it when the platform is macOS, the policy sandboxes and
-// the Seatbelt probe passed (SeatbeltAvailable).
+// the Seatbelt probe passed (SeatbeltWrapper(facts).probe_ok).
 #ifndef CWSC_COMPILER_LOWER_SEATBELT_H_
 #define CWSC_COMPILER_LOWER_SEATBELT_H_
 
@@ -29,9 +29,6 @@ namespace cwsc::compiler {
 // SeatbeltWrapper answers the availability probe of reference §10.1 from the
 // facts: /usr/bin/sandbox-exec exists and the probe profile ran with exit 0.
 ir::Wrapper SeatbeltWrapper(HostFacts& facts);
-
-// SeatbeltAvailable is SeatbeltWrapper(facts).probe_ok.
-bool SeatbeltAvailable(HostFacts& facts);
 
 absl::Status LowerSeatbelt(HostFacts& facts, const PolicySpec& spec, ir::LaunchPlan* plan);
 

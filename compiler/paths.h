@@ -23,8 +23,6 @@ std::vector<std::string> PathComponents(absl::string_view path);
 // comparing whole components.
 bool PathStartsWith(absl::string_view path, absl::string_view prefix);
 
-// PathStrictlyInside is PathStartsWith and not equal.
-bool PathStrictlyInside(absl::string_view path, absl::string_view dir);
 
 // JoinPath appends `rel` to `base` with one separator.
 std::string JoinPath(absl::string_view base, absl::string_view rel);

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
 #include "runtime/hardening.h"
 
 namespace cwsc::runtime {
@@ -70,7 +71,7 @@ struct DoctorReport {
   bool sandbox_available = false;
   std::string sandbox_kind;  // "linux-bwrap" or "" (null)
   // wrapper: /usr/bin/bwrap and its probe.
-  std::string wrapper_path = "/usr/bin/bwrap";
+  std::string wrapper_path = ir::kBwrapPath;
   std::string wrapper_type;  // compiler::FileTypeName
   bool wrapper_executable = false;
   bool wrapper_preferred = true;

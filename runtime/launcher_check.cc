@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "compiler/launcher.h"
 #include "compiler/layers.h"
+#include "ir/constants.h"
 
 namespace cwsc::runtime {
 
@@ -59,11 +60,11 @@ absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
   }
   // Only the environment and the default path: a plan carries no user config.
   PolicySpec env;
-  if (auto v = facts.Env("CODEWHALE_MANAGED_CONFIG_PATH")) {
+  if (auto v = facts.Env(ir::kManagedConfigEnv)) {
     env.managed_config_path =
-        Setting<std::string>{*v, Origin::Env("CODEWHALE_MANAGED_CONFIG_PATH")};
-  } else if (auto w = facts.Env("DEEPSEEK_MANAGED_CONFIG_PATH")) {
-    env.managed_config_path = Setting<std::string>{*w, Origin::Env("DEEPSEEK_MANAGED_CONFIG_PATH")};
+        Setting<std::string>{*v, Origin::Env(ir::kManagedConfigEnv)};
+  } else if (auto w = facts.Env(ir::kManagedConfigEnvLegacy)) {
+    env.managed_config_path = Setting<std::string>{*w, Origin::Env(ir::kManagedConfigEnvLegacy)};
   }
   absl::StatusOr<compiler::ManagedLayer> managed = compiler::ReadManagedLayer(facts, env, nullptr);
   if (!managed.ok()) {

@@ -1,12 +1,13 @@
 #include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
 
 namespace cwsc::compiler {
 
 std::vector<std::string> BwrapProbeArgv() {
-  return {"/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
+  return {ir::kBwrapPath, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
           "ALL", "--die-with-parent", "--ro-bind", "/", "/",
           "--dev",          "/dev",          "--proc",            "/proc",     "--tmpfs", "/tmp",
-          "--chdir",        "/",             "--",                "/bin/true"};
+          "--chdir",        "/",             "--",                ir::kTruePath};
 }
 
 const char* FileTypeName(FileType type) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/file_text.h"
 #include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
 #include "runtime/host/launcher_probe.h"
 #include "runtime/host/live_facts.h"
 #include "runtime/host/run_captured.h"
@@ -165,12 +166,12 @@ class LiveFacts : public HostFacts {
   ProbeResult BwrapProbe() override {
     if (bwrap_) return *bwrap_;
     ProbeResult r;
-    PathInfo info = Path("/usr/bin/bwrap");
+    PathInfo info = Path(ir::kBwrapPath);
     if (info.type == FileType::kRegular && (info.mode & 0111) != 0) {
       r = RunProbe(BwrapProbeArgv());
     } else {
-      r.message = info.type == FileType::kMissing ? "/usr/bin/bwrap is missing"
-                                                  : "/usr/bin/bwrap is not a regular executable file";
+      r.message = info.type == FileType::kMissing ? absl::StrCat(ir::kBwrapPath, " is missing")
+                                                  : absl::StrCat(ir::kBwrapPath, " is not a regular executable file");
     }
     bwrap_ = r;
     return r;
@@ -179,8 +180,8 @@ class LiveFacts : public HostFacts {
   ProbeResult SeatbeltProbe() override {
     ProbeResult r;
 #if defined(__APPLE__)
-    r = RunProbe({"/usr/bin/sandbox-exec", "-p", "(version 1)(allow default)", "--",
-                  "/usr/bin/true"});
+    r = RunProbe({ir::kSandboxExecPath, "-p", "(version 1)(allow default)", "--",
+                  ir::kMacTruePath});
 #else
     r.message = "sandbox-exec exists only on macOS";
 #endif
