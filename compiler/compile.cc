@@ -122,7 +122,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   }
   CWSC_RETURN_IF_ERROR(CheckPolicySize(merged));
   CWSC_RETURN_IF_ERROR(ValidateSpecPaths(merged));
-  // Requirements (reference §4.1 step 4): a configured sandbox_mode outside
+  // Requirements (docs/behavior.md B-3 step 4): a configured sandbox_mode outside
   // the administrator's allow-list is a load error.
   CWSC_ASSIGN_OR_RETURN(Requirements req, ReadRequirements(*facts, merged));
   if (merged.sandbox_mode &&

@@ -245,7 +245,7 @@ bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i) {
 }
 
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks) {
-  // The plain probe argv (reference §8.1) with the deny masks before --chdir.
+  // The plain probe argv (docs/behavior.md B-40) with the deny masks before --chdir.
   std::vector<std::string> base = BwrapProbeArgv();
   auto chdir = std::find(base.begin(), base.end(), "--chdir");
   std::vector<std::string> argv(base.begin(), chdir);

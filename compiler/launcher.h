@@ -1,5 +1,5 @@
 // Launcher plans: running every sandboxed command as another Linux user
-// (reference §4.2, §8.9; docs/launcher.md). A trusted managed config sets
+// (docs/behavior.md B-4, B-46; docs/launcher.md). A trusted managed config sets
 // `tool_launcher = ["/usr/bin/sudo", "-n", "-u", "agent", "--"]`; the plan
 // becomes `<launcher...> /usr/bin/bwrap ... -- <program> <args>` or a refusal.
 //
@@ -39,7 +39,7 @@ std::string UserText(const Identity& who);
 // EngineIdentity is the engine's own user (uid, primary and supplementary groups).
 Identity EngineIdentity(const UserInfo& user);
 
-// LauncherTrust is the verdict of the managed-file trust rules (§4.2).
+// LauncherTrust is the verdict of the managed-file trust rules (docs/behavior.md B-4).
 struct LauncherTrust {
   bool trusted = false;
   std::string refusal;                // names the file and the rule it broke
@@ -71,9 +71,9 @@ bool CanSearch(const PathInfo& dir, const Identity& who);
 std::optional<std::string> FirstUnsearchable(HostFacts& facts, const std::string& path,
                                              const Identity& who);
 
-// DenyMasks turns the deny list into bwrap masks (§8.6). With a launcher
+// DenyMasks turns the deny list into bwrap masks (docs/behavior.md B-43). With a launcher
 // user, a path below a directory that user cannot search is masked at the
-// highest such directory (once). Without one it is exactly §8.6.
+// highest such directory (once). Without one it is exactly docs/behavior.md B-43.
 std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedPath>& denied,
                                  const Identity* launcher_user);
 
@@ -86,7 +86,7 @@ std::string UnreachableReason(HostFacts& facts, const std::string& source, const
 // for a protected name or a kernel mask, not a deny mask.
 bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i);
 
-// LauncherProbeBwrapArgv is the §8.1 probe argv with `masks` before --chdir.
+// LauncherProbeBwrapArgv is the docs/behavior.md B-40 probe argv with `masks` before --chdir.
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks);
 
 // LintLauncher returns the launcher warnings: a first program that is not

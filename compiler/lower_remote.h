@@ -1,4 +1,4 @@
-// LowerRemote takes the remote path of a plan (reference §11, docs/opensandbox.md):
+// LowerRemote takes the remote path of a plan (docs/behavior.md B-70, docs/opensandbox.md):
 // when `sandbox_backend` names OpenSandbox (trimmed, case-insensitive:
 // opensandbox | open-sandbox | open_sandbox) the plan becomes kind
 // opensandbox with `plan.remote` filled (contract, URL, where the key comes
@@ -25,7 +25,7 @@ namespace cwsc::compiler {
 
 enum class BackendKind { kNone, kOpenSandbox, kUnsupported };
 
-// ParseBackend is reference §11.2: trim, ASCII-lowercase; "" and "none" are
+// ParseBackend is docs/behavior.md B-71: trim, ASCII-lowercase; "" and "none" are
 // local, the three OpenSandbox spellings are remote, anything else unsupported.
 BackendKind ParseBackend(const std::string& value);
 

@@ -1,9 +1,9 @@
 // LowerSeatbelt resolves the macOS host facts the Seatbelt backend needs and
-// records them in `plan->seatbelt` (reference §10.2): the -D parameters in
+// records them in `plan->seatbelt` (docs/behavior.md B-61): the -D parameters in
 // order (WRITABLE_ROOT_i and WRITABLE_ROOT_i_RO_j from plan->roots, then
 // DARWIN_USER_CACHE_DIR, CARGO_HOME_REGISTRY / CARGO_HOME_GIT / CARGO_HOME,
 // NPM_CACHE_DIR, then DENY_READ_k from plan->denied_read), and for a
-// read-only policy with network the loopback proxy ports (§10.6). It also adds
+// read-only policy with network the loopback proxy ports (docs/behavior.md B-64). It also adds
 // the child markers CODEWHALE_SANDBOX=seatbelt / DEEPSEEK_SANDBOX=seatbelt.
 //
 //   ir::LaunchPlan plan = ...;   // roots, denied_read, policy already resolved
@@ -26,7 +26,7 @@
 
 namespace cwsc::compiler {
 
-// SeatbeltWrapper answers the availability probe of reference §10.1 from the
+// SeatbeltWrapper answers the availability probe of docs/behavior.md B-60 from the
 // facts: /usr/bin/sandbox-exec exists and the probe profile ran with exit 0.
 ir::Wrapper SeatbeltWrapper(HostFacts& facts);
 
@@ -39,7 +39,7 @@ struct ProxyPortResult {
   std::vector<std::string> consulted;  // variables with a non-blank value, in check order
 };
 
-// LoopbackProxyPorts applies the port inference of reference §10.6 to
+// LoopbackProxyPorts applies the port inference of docs/behavior.md B-64 to
 // HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (each also in lower case).
 ProxyPortResult LoopbackProxyPorts(HostFacts& facts);
 

@@ -45,7 +45,7 @@ struct PathVars {
 // "$TMPDIR" (also "${NAME}"). Any other "$NAME" at the start is an error;
 // a relative result is an error. The result is lexically normalized unless
 // `lexical` is false: then a ".." stays for realpath to apply after the
-// symlinks before it (the paths the reference canonicalizes, §8.3).
+// symlinks before it (the paths docs/behavior.md B-41 canonicalizes).
 absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars,
                                        bool lexical = true);
 

@@ -17,7 +17,7 @@ inline constexpr char kMacTruePath[] = "/usr/bin/true";
 inline constexpr char kIdPath[] = "/usr/bin/id";
 
 // The marker variables set inside every local sandbox, with their value for
-// a bwrap sandbox (docs/behavior.md B-46).
+// a bwrap sandbox (docs/behavior.md B-31).
 inline constexpr char kSandboxMarker[] = "CODEWHALE_SANDBOX";
 inline constexpr char kSandboxMarkerLegacy[] = "DEEPSEEK_SANDBOX";
 inline constexpr char kBwrapMarkerValue[] = "bwrap";

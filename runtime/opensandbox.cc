@@ -81,7 +81,7 @@ std::string BodyExcerpt(const std::string& body) {
 
 bool Is2xx(long status) { return status >= 200 && status < 300; }
 
-// ---- Codewhale's contract (reference §11.1) ---------------------------------
+// ---- Codewhale's contract (docs/behavior.md B-70) ---------------------------------
 
 absl::StatusOr<RemoteOutcome> RunCodewhale(const RemoteRun& run, const Io& io) {
   const ir::LaunchPlan& plan = *run.plan;

@@ -91,7 +91,7 @@ class HostFacts {
   // ReadFile returns the content of a small regular file (at most 64 KiB),
   // or nullopt when it is missing, unreadable, not regular or larger.
   virtual std::optional<std::string> ReadFile(absl::string_view path) = 0;
-  // BwrapProbe runs `/usr/bin/bwrap <probe argv> /bin/true` (reference §8.1).
+  // BwrapProbe runs `/usr/bin/bwrap <probe argv> /bin/true` (docs/behavior.md B-40).
   virtual ProbeResult BwrapProbe() = 0;
   // SeatbeltProbe runs `sandbox-exec -p "(version 1)(allow default)" -- /usr/bin/true`.
   virtual ProbeResult SeatbeltProbe() = 0;
@@ -109,7 +109,7 @@ class HostFacts {
   virtual std::vector<std::string> UnlistedPaths() const { return {}; }
 };
 
-// The probe argv of reference §8.1 (cwd "/") with the hardening flags every
+// The probe argv of docs/behavior.md B-40 (cwd "/") with the hardening flags every
 // bwrap plan carries (docs/decisions.md), so the probe tests what runs.
 std::vector<std::string> BwrapProbeArgv();
 

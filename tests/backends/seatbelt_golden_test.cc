@@ -48,7 +48,8 @@ struct GoldenCase {
   bool network;
   bool custom_deny;   // defaults off + two user paths (else the built-in defaults)
   std::string proxy;  // HTTP_PROXY value, "" = unset
-  bool force = false; // route a non-sandboxing policy through Seatbelt (test-only, §7.2)
+  // Route a non-sandboxing policy through Seatbelt (test-only, docs/behavior.md B-30).
+  bool force = false;
 };
 
 std::vector<GoldenCase> Cases() {
@@ -97,7 +98,7 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   }
   absl::StatusOr<ir::LaunchPlan> plan = compiler::ResolvePlan(in, **facts);
   if (!plan.ok() || !c.force) return plan;
-  // Forced Seatbelt (the reference's test-only forced type): full network and
+  // Forced Seatbelt (a test-only forced wrapper, docs/behavior.md B-30): full network and
   // full-disk write, so the trusted-automation tier appears.
   plan->kind = ir::PlanKind::kMacosSeatbelt;
   plan->wrapper.path = "/usr/bin/sandbox-exec";
@@ -147,7 +148,7 @@ TEST(SeatbeltGolden, EveryModeNetworkAndDenyListCombination) {
     absl::StatusOr<ir::LaunchPlan> plan = Compile(c);
     ASSERT_TRUE(plan.ok()) << plan.status();
     if (plan->kind != ir::PlanKind::kMacosSeatbelt) {
-      // full-access does not sandbox: no profile, no marker (reference §7.2).
+      // full-access does not sandbox: no profile, no marker (docs/behavior.md B-30).
       EXPECT_EQ(c.mode, "full-access");
       EXPECT_FALSE(plan->seatbelt.has_value());
       std::string why;

@@ -1,4 +1,4 @@
-// Conformance with the reference and Codewhale's own code: the requirements
+// Conformance with docs/behavior.md and Codewhale's own code: the requirements
 // allow-list, Plan never gains network, the Codex auth file and Codewhale
 // home masks, protected names that are files and linked worktrees.
 #include <gtest/gtest.h>
@@ -38,7 +38,7 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// Item 3: the requirements file (reference §2, §4.1 step 4).
+// Item 3: the requirements file (docs/behavior.md B-1, B-3 step 4).
 FactsBuilder WithRequirements(const std::string& text, const std::string& path =
                                                            "/etc/codewhale/requirements.toml") {
   FactsBuilder f;
@@ -309,7 +309,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   size_t warnings = 0;
   for (const auto& w : p.warnings) warnings += w.code == "protected-git-worktree";
   EXPECT_EQ(warnings, 1u);
-  // Without the name the metadata roots are writable (reference §6.4).
+  // Without the name the metadata roots are writable (docs/behavior.md B-21).
   cwsc::testing::ConfigFile plain("");
   o.config_path = plain.path();
   auto r2 = CompileConfig(o, facts.get());

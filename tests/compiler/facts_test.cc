@@ -49,7 +49,7 @@ TEST(LiveFacts, DescribesRealPaths) {
   EXPECT_EQ(facts->Platform(), "linux");
 }
 
-// The reference probe argv with the hardening flags every plan carries
+// The probe argv of docs/behavior.md B-40 with the hardening flags every plan carries
 // (docs/decisions.md), so the probe fails where the real run would.
 TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
   EXPECT_EQ(BwrapProbeArgv(),
