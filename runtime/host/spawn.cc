@@ -3,14 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <poll.h>
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -274,18 +274,66 @@ int ChildMain(void* raw) {
   _exit(127);
 }
 
-}  // namespace
+// ---- start ------------------------------------------------------------------
 
-bool AtTerminalInForeground() {
-  return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
-}
+// SignalMask blocks, for one SpawnAndWait, the signals the loop reads from a
+// signalfd (SIGCHLD and the forwarded ones) plus SIGTTOU and SIGPIPE, and
+// restores the caller's mask at the end.
+class SignalMask {
+ public:
+  SignalMask() {
+    sigemptyset(&handled_);
+    sigaddset(&handled_, SIGCHLD);
+    for (int s : kForwardedSignals) sigaddset(&handled_, s);
+    sigset_t blocked = handled_;
+    sigaddset(&blocked, SIGTTOU);
+    sigaddset(&blocked, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &blocked, &old_);
+  }
+  ~SignalMask() {
+    // Drop signals that arrived for the child before unblocking.
+    sigset_t pending;
+    sigpending(&pending);
+    for (int s : {SIGCHLD, SIGPIPE}) {
+      if (sigismember(&pending, s) && !sigismember(&old_, s)) {
+        timespec zero{};
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, s);
+        sigtimedwait(&one, nullptr, &zero);
+      }
+    }
+    sigprocmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SignalMask(const SignalMask&) = delete;
+  SignalMask& operator=(const SignalMask&) = delete;
 
-int ExitCodeForExecErrno(int err) { return (err == ENOENT || err == ENOTDIR) ? 127 : 126; }
+  const sigset_t& handled() const { return handled_; }
+  const sigset_t& old() const { return old_; }
 
-absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error) {
-  if (request.argv.empty()) return absl::InvalidArgumentError("no program to run");
+ private:
+  sigset_t handled_;
+  sigset_t old_;
+};
 
-  // Everything the child needs is laid out before it is started.
+// Child is a started command: its pid (also its process group) and the
+// descriptors the wait loop watches.
+struct Child {
+  pid_t pid = 0;
+  bool take_terminal = false;
+  Fd sfd;    // signalfd of SignalMask::handled()
+  Fd tfd;    // the timeout's timerfd
+  Fd err_r;  // the read end of the stderr pipe, when there is a sink
+
+  void GiveBackTerminal() const {
+    if (take_terminal) tcsetpgrp(STDIN_FILENO, getpgrp());
+  }
+};
+
+// Start lays out everything the child needs, starts it and waits until it
+// has exec'd (or reported why it could not: FailedPrecondition).
+absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* child,
+                   SpawnError* error) {
   std::vector<std::string> cand = Candidates(request.argv[0], request.env);
   std::vector<char*> cand_ptrs, argv_ptrs, env_ptrs;
   for (std::string& c : cand) cand_ptrs.push_back(c.data());
@@ -296,54 +344,25 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   env_ptrs.push_back(nullptr);
   const char* cwd = request.cwd ? request.cwd->c_str() : nullptr;
 
-  sigset_t handled, old_mask;
-  sigemptyset(&handled);
-  sigaddset(&handled, SIGCHLD);
-  for (int s : kForwardedSignals) sigaddset(&handled, s);
-  sigset_t blocked = handled;
-  sigaddset(&blocked, SIGTTOU);
-  sigaddset(&blocked, SIGPIPE);
-  sigprocmask(SIG_BLOCK, &blocked, &old_mask);
-  struct MaskRestore {
-    sigset_t mask;
-    ~MaskRestore() {
-      // Drop signals that arrived for the child before unblocking.
-      sigset_t pending;
-      sigpending(&pending);
-      for (int s : {SIGCHLD, SIGPIPE}) {
-        if (sigismember(&pending, s) && !sigismember(&mask, s)) {
-          timespec zero{};
-          sigset_t one;
-          sigemptyset(&one);
-          sigaddset(&one, s);
-          sigtimedwait(&one, nullptr, &zero);
-        }
-      }
-      sigprocmask(SIG_SETMASK, &mask, nullptr);
-    }
-  } restore{old_mask};
-
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-
   int report_pipe[2];
   if (pipe2(report_pipe, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
   }
   Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
-  Fd err_r, err_w;
+  Fd err_w;
   if (request.stderr_sink) {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
-    err_r.Reset(p[0]);
+    if (pipe2(p, O_CLOEXEC) != 0)
+      return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
+    child->err_r.Reset(p[0]);
     err_w.Reset(p[1]);
   }
-  Fd sfd(signalfd(-1, &handled, SFD_CLOEXEC));
-  Fd tfd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
-  if (sfd.get() < 0 || tfd.get() < 0) {
+  child->sfd.Reset(signalfd(-1, &mask.handled(), SFD_CLOEXEC));
+  child->tfd.Reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+  if (child->sfd.get() < 0 || child->tfd.get() < 0) {
     return absl::InternalError(absl::StrCat("signalfd/timerfd: ", ErrnoText(errno)));
   }
-  bool take_terminal = AtTerminalInForeground();
-  pid_t parent = getpid();
+  child->take_terminal = AtTerminalInForeground();
 
   ChildArgs child_args{&cand_ptrs,
                        argv_ptrs.data(),
@@ -353,9 +372,9 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
                        report_w.get(),
                        request.inherit_fds.data(),
                        request.inherit_fds.size(),
-                       take_terminal,
-                       parent,
-                       old_mask,
+                       child->take_terminal,
+                       getpid(),
+                       mask.old(),
                        IgnoredSignals()};
   // The child's stack: it runs only ChildMain and execve. A clone that
   // shares memory costs no page-table copy and no copy-on-write faults, and
@@ -369,138 +388,188 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   int clone_errno = errno;
   munmap(stack, kChildStack);
   if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
+  child->pid = pid;
   // The child has set its process group and taken the terminal: we resume
   // only after its exec (or its exit).
   report_w.Reset();
   err_w.Reset();
-
-  auto give_back_terminal = [&] {
-    if (take_terminal) tcsetpgrp(STDIN_FILENO, getpgrp());
-  };
 
   ExecFailure failure{};
   ssize_t got;
   do {
     got = read(report_r.get(), &failure, sizeof failure);
   } while (got < 0 && errno == EINTR);
-  if (got == static_cast<ssize_t>(sizeof failure)) {
-    waitpid(pid, nullptr, 0);
-    give_back_terminal();
-    std::string what = failure.stage == 1
-                           ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
-                                          "': ", ErrnoText(failure.err))
-                           : absl::StrCat("cannot run '", request.argv[0],
-                                          "': ", ErrnoText(failure.err));
-    if (error != nullptr) {
-      error->exec_errno = failure.stage == 2 ? failure.err : 0;
-      error->message = what;
-    }
-    return absl::FailedPreconditionError(what);
+  if (got != static_cast<ssize_t>(sizeof failure)) return absl::OkStatus();
+  waitpid(pid, nullptr, 0);
+  child->GiveBackTerminal();
+  std::string what =
+      failure.stage == 1
+          ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
+                         "': ", ErrnoText(failure.err))
+          : absl::StrCat("cannot run '", request.argv[0], "': ", ErrnoText(failure.err));
+  if (error != nullptr) {
+    error->exec_errno = failure.stage == 2 ? failure.err : 0;
+    error->message = what;
   }
-  report_r.Reset();
+  return absl::FailedPreconditionError(what);
+}
 
-  if (request.timeout_seconds > 0) ArmTimer(tfd.get(), request.timeout_seconds);
+// ---- loop -------------------------------------------------------------------
 
-  SpawnResult result;
-  result.pid = pid;
-  bool main_done = false;
-  bool term_sent = false;
-  int status = 0;
-  bool stderr_open = err_r.get() >= 0;
-  bool stderr_ok = true;  // our own stderr still accepts writes
-  char buf[65536];
+// Supervisor waits for the direct child: it forwards signals to the group,
+// enforces the timeout (TERM, then KILL after the grace period), copies the
+// child's stderr, and reaps orphans of the tree as they exit.
+class Supervisor {
+ public:
+  Supervisor(const SpawnRequest& request, const Child& child, SpawnResult* result)
+      : request_(request), child_(child), result_(result), stderr_open_(child.err_r.get() >= 0) {}
 
-  auto pump_stderr = [&]() {
-    ssize_t n = read(err_r.get(), buf, sizeof buf);
+  // Run returns once the direct child has exited (observed, not reaped).
+  void Run() {
+    bool main_done = false;
+    while (!main_done) {
+      pollfd fds[3] = {
+          {child_.sfd.get(), POLLIN, 0}, {child_.tfd.get(), POLLIN, 0}, {-1, POLLIN, 0}};
+      if (stderr_open_) fds[2].fd = child_.err_r.get();
+      int n = poll(fds, 3, -1);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (fds[2].revents != 0) PumpStderr();
+      if (fds[1].revents & POLLIN) OnTimer();
+      if (fds[0].revents & POLLIN) main_done = OnSignal();
+    }
+  }
+
+  // DrainStderr copies what is left in the stderr pipe once every writer
+  // is gone, to EOF.
+  void DrainStderr() {
+    while (stderr_open_) {
+      pollfd p{child_.err_r.get(), POLLIN, 0};
+      if (poll(&p, 1, 1000) <= 0) break;
+      PumpStderr();
+    }
+  }
+
+ private:
+  pid_t Spared() const { return request_.spare_direct_child ? child_.pid : 0; }
+
+  void PumpStderr() {
+    ssize_t n = read(child_.err_r.get(), buf_, sizeof buf_);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (n <= 0) {
-      stderr_open = false;
-      err_r.Reset();
+      stderr_open_ = false;
       return;
     }
-    if (stderr_ok) {
-      const char* p = buf;
+    if (stderr_ok_) {
+      const char* p = buf_;
       size_t left = static_cast<size_t>(n);
       while (left > 0) {
         ssize_t w = write(STDERR_FILENO, p, left);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-          stderr_ok = false;
+          stderr_ok_ = false;
           break;
         }
         p += w;
         left -= static_cast<size_t>(w);
       }
     }
-    request.stderr_sink(std::string_view(buf, static_cast<size_t>(n)));
-  };
+    request_.stderr_sink(std::string_view(buf_, static_cast<size_t>(n)));
+  }
 
-  while (!main_done) {
-    pollfd fds[3] = {{sfd.get(), POLLIN, 0}, {tfd.get(), POLLIN, 0}, {-1, POLLIN, 0}};
-    if (stderr_open) fds[2].fd = err_r.get();
-    int n = poll(fds, 3, -1);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (fds[2].revents != 0) pump_stderr();
-    if (fds[1].revents & POLLIN) {
-      uint64_t ticks;
-      if (read(tfd.get(), &ticks, sizeof ticks) > 0) {
-        if (!term_sent) {
-          result.timed_out = true;
-          term_sent = true;
-          SignalGroup(pid, SIGTERM, request.spare_direct_child ? pid : 0);
-          ArmTimer(tfd.get(), request.kill_grace_seconds);
-        } else {
-          kill(-pid, SIGKILL);
-          kill(pid, SIGKILL);
-        }
-      }
-    }
-    if (fds[0].revents & POLLIN) {
-      signalfd_siginfo info;
-      if (read(sfd.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-        int sig = static_cast<int>(info.ssi_signo);
-        if (sig != SIGCHLD) {
-          result.forwarded_signal = sig;
-          SignalGroup(pid, sig, request.spare_direct_child ? pid : 0);
-        }
-      }
-      // Observe (without reaping) our direct child, so its process group id
-      // stays reserved until the group has been killed.
-      siginfo_t si{};
-      if (waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          si.si_pid == pid) {
-        main_done = true;
-      }
-      // Reap the other children that have exited (orphans of the tree).
-      for (pid_t p : ChildPids()) {
-        if (p != pid) waitpid(p, nullptr, WNOHANG | __WALL);
-      }
+  void OnTimer() {
+    uint64_t ticks;
+    if (read(child_.tfd.get(), &ticks, sizeof ticks) <= 0) return;
+    if (!term_sent_) {
+      result_->timed_out = true;
+      term_sent_ = true;
+      SignalGroup(child_.pid, SIGTERM, Spared());
+      ArmTimer(child_.tfd.get(), request_.kill_grace_seconds);
+    } else {
+      kill(-child_.pid, SIGKILL);
+      kill(child_.pid, SIGKILL);
     }
   }
 
-  // The command has ended: kill what it left behind while its group id is
-  // still held by the zombie, then collect its status.
-  kill(-pid, SIGKILL);
-  if (waitpid(pid, &status, 0) == pid) {
+  // OnSignal forwards a caught signal; returns whether the direct child has exited.
+  bool OnSignal() {
+    signalfd_siginfo info;
+    if (read(child_.sfd.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      int sig = static_cast<int>(info.ssi_signo);
+      if (sig != SIGCHLD) {
+        result_->forwarded_signal = sig;
+        SignalGroup(child_.pid, sig, Spared());
+      }
+    }
+    // Observe (without reaping) our direct child, so its process group id
+    // stays reserved until the group has been killed.
+    bool exited = false;
+    siginfo_t si{};
+    if (waitid(P_PID, static_cast<id_t>(child_.pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        si.si_pid == child_.pid) {
+      exited = true;
+    }
+    // Reap the other children that have exited (orphans of the tree).
+    for (pid_t p : ChildPids()) {
+      if (p != child_.pid) waitpid(p, nullptr, WNOHANG | __WALL);
+    }
+    return exited;
+  }
+
+  const SpawnRequest& request_;
+  const Child& child_;
+  SpawnResult* result_;
+  bool term_sent_ = false;
+  bool stderr_open_;
+  bool stderr_ok_ = true;  // our own stderr still accepts writes
+  char buf_[65536];
+};
+
+// ---- reap -------------------------------------------------------------------
+
+// Reap ends what the command left behind while its group id is still held
+// by the zombie, then collects the direct child's status and sweeps the
+// rest of the tree.
+void Reap(const Child& child, SpawnResult* result) {
+  int status = 0;
+  kill(-child.pid, SIGKILL);
+  if (waitpid(child.pid, &status, 0) == child.pid) {
     if (WIFEXITED(status)) {
-      result.exit_code = WEXITSTATUS(status);
+      result->exit_code = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
-      result.signal = WTERMSIG(status);
-      result.exit_code = 128 + WTERMSIG(status);
+      result->signal = WTERMSIG(status);
+      result->exit_code = 128 + WTERMSIG(status);
     }
   }
-  KillTree(pid);
-  give_back_terminal();
+  KillTree(child.pid);
+  child.GiveBackTerminal();
+}
 
-  // Every writer of the stderr pipe is gone: drain it to EOF.
-  while (stderr_open) {
-    pollfd p{err_r.get(), POLLIN, 0};
-    if (poll(&p, 1, 1000) <= 0) break;
-    pump_stderr();
-  }
+}  // namespace
+
+bool AtTerminalInForeground() {
+  return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+int ExitCodeForExecErrno(int err) { return (err == ENOENT || err == ENOTDIR) ? 127 : 126; }
+
+absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error) {
+  if (request.argv.empty()) return absl::InvalidArgumentError("no program to run");
+  SignalMask mask;
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  Child child;
+  if (absl::Status started = Start(request, mask, &child, error); !started.ok()) return started;
+  if (request.timeout_seconds > 0) ArmTimer(child.tfd.get(), request.timeout_seconds);
+
+  SpawnResult result;
+  result.pid = child.pid;
+  Supervisor supervisor(request, child, &result);
+  supervisor.Run();
+  Reap(child, &result);
+  // Every writer of the stderr pipe is gone now.
+  supervisor.DrainStderr();
   return result;
 }
 
