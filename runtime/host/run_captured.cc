@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +25,6 @@ int64_t NowMs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
-
 
 }  // namespace
 
@@ -97,22 +97,29 @@ Captured RunCaptured(const std::vector<std::string>& argv) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
   } else {
-    // Both pipes closed; the child exits now (or is killed at the deadline).
+    // Both pipes closed; the child exits now (or is killed at the deadline):
+    // wait for it on a pidfd, which becomes readable when it exits.
+    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
     while (true) {
       pid_t w = waitpid(pid, &status, WNOHANG);
       if (w == pid) break;
-      if (NowMs() >= deadline) {
+      int64_t left = deadline - NowMs();
+      if (left <= 0) {
         c.timed_out = true;
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
         break;
       }
-      struct timespec ts {
-        0, 200 * 1000
-      };
-      nanosleep(&ts, nullptr);
+      if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        poll(&p, 1, static_cast<int>(left));
+      } else {  // no pidfd (a kernel before 5.3): look again shortly
+        pollfd none{-1, 0, 0};
+        poll(&none, 1, 1);
+      }
     }
+    if (pidfd >= 0) close(pidfd);
   }
   for (int i = 0; i < 2; ++i) {
     if (fds[i].fd >= 0) close(fds[i].fd);
