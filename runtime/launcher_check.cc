@@ -61,8 +61,7 @@ absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
   // Only the environment and the default path: a plan carries no user config.
   PolicySpec env;
   if (auto v = facts.Env(ir::kManagedConfigEnv)) {
-    env.managed_config_path =
-        Setting<std::string>{*v, Origin::Env(ir::kManagedConfigEnv)};
+    env.managed_config_path = Setting<std::string>{*v, Origin::Env(ir::kManagedConfigEnv)};
   } else if (auto w = facts.Env(ir::kManagedConfigEnvLegacy)) {
     env.managed_config_path = Setting<std::string>{*w, Origin::Env(ir::kManagedConfigEnvLegacy)};
   }
