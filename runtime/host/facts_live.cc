@@ -18,7 +18,7 @@
 #include "ir/constants.h"
 #include "runtime/host/launcher_probe.h"
 #include "runtime/host/live_facts.h"
-#include "runtime/host/run_captured.h"
+#include "runtime/host/spawn.h"
 
 namespace cwsc::runtime {
 namespace {

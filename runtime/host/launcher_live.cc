@@ -15,7 +15,7 @@
 #include "absl/strings/strip.h"
 #include "ir/constants.h"
 #include "runtime/host/launcher_probe.h"
-#include "runtime/host/run_captured.h"
+#include "runtime/host/spawn.h"
 
 namespace cwsc::runtime {
 namespace {

@@ -170,6 +170,12 @@ void KillTree(pid_t pgid) {
   }
 }
 
+int64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
 void ArmTimer(int tfd, double seconds) {
   itimerspec spec{};
   double whole = std::floor(seconds);
@@ -209,7 +215,9 @@ struct ChildArgs {
   char* const* argv;
   char* const* envp;
   const char* cwd;
-  int stderr_fd;
+  int stdin_fd;   // -1: keep ours
+  int stdout_fd;  // -1: keep ours
+  int stderr_fd;  // -1: keep ours
   int report_fd;
   const std::pair<int, int>* inherit;  // {here, in the child}
   size_t inherit_count;
@@ -237,6 +245,8 @@ int ChildMain(void* raw) {
     if (sigismember(&a.ignored, s) == 1) signal(s, SIG_DFL);
   }
   sigprocmask(SIG_SETMASK, &a.old_mask, nullptr);
+  if (a.stdin_fd >= 0) dup2(a.stdin_fd, STDIN_FILENO);
+  if (a.stdout_fd >= 0) dup2(a.stdout_fd, STDOUT_FILENO);
   if (a.stderr_fd >= 0) dup2(a.stderr_fd, STDERR_FILENO);
   // Only 0, 1, 2 and the handed descriptors reach the program: everything
   // else becomes close-on-exec (the report pipe already is).
@@ -330,25 +340,93 @@ struct Child {
   }
 };
 
-// Start lays out everything the child needs, starts it and waits until it
-// has exec'd (or reported why it could not: FailedPrecondition).
-absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* child,
-                   SpawnError* error) {
-  std::vector<std::string> cand = Candidates(request.argv[0], request.env);
+// ChildSetup is how to start one child: what it runs, where, and which
+// descriptors it gets.
+struct ChildSetup {
+  std::vector<std::string> candidates;  // the paths execve tries for argv[0], in order
+  std::vector<std::string> argv, env;
+  const char* cwd = nullptr;  // chdir(2) before exec; nullptr: ours
+  int stdin_fd = -1;          // -1: keep ours
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  const std::vector<std::pair<int, int>>* inherit = nullptr;  // {here, in the child}
+  bool take_terminal = false;
+  sigset_t mask;  // the child's signal mask
+};
+
+// Launched is a child that was started: its pid, and the failure it
+// reported before its exec (it has then been reaped).
+struct Launched {
+  pid_t pid = -1;
+  std::optional<ExecFailure> failure;
+};
+
+// CloneAndExec starts the child and waits until it has exec'd or reported
+// why it could not (chdir or exec). Internal: an OS failure before the child
+// was started.
+absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   std::vector<char*> cand_ptrs, argv_ptrs, env_ptrs;
-  for (std::string& c : cand) cand_ptrs.push_back(c.data());
-  std::vector<std::string> argv = request.argv, env = request.env;
-  for (std::string& a : argv) argv_ptrs.push_back(a.data());
+  for (std::string& c : setup.candidates) cand_ptrs.push_back(c.data());
+  for (std::string& a : setup.argv) argv_ptrs.push_back(a.data());
   argv_ptrs.push_back(nullptr);
-  for (std::string& e : env) env_ptrs.push_back(e.data());
+  for (std::string& e : setup.env) env_ptrs.push_back(e.data());
   env_ptrs.push_back(nullptr);
-  const char* cwd = request.cwd ? request.cwd->c_str() : nullptr;
 
   int report_pipe[2];
   if (pipe2(report_pipe, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
   }
   Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
+  static const std::vector<std::pair<int, int>> kNone;
+  const std::vector<std::pair<int, int>>& inherit = setup.inherit ? *setup.inherit : kNone;
+  ChildArgs child_args{&cand_ptrs,
+                       argv_ptrs.data(),
+                       env_ptrs.data(),
+                       setup.cwd,
+                       setup.stdin_fd,
+                       setup.stdout_fd,
+                       setup.stderr_fd,
+                       report_w.get(),
+                       inherit.data(),
+                       inherit.size(),
+                       setup.take_terminal,
+                       getpid(),
+                       setup.mask,
+                       IgnoredSignals()};
+  // The child's stack: it runs only ChildMain and execve. A clone that
+  // shares memory costs no page-table copy and no copy-on-write faults, and
+  // its exec does not tear down a copy of our address space.
+  constexpr size_t kChildStack = 64 * 1024;
+  void* stack = mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return absl::InternalError(absl::StrCat("mmap: ", ErrnoText(errno)));
+  pid_t pid = clone(ChildMain, static_cast<char*>(stack) + kChildStack,
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, &child_args);
+  int clone_errno = errno;
+  munmap(stack, kChildStack);
+  if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
+  // The child has set its process group (and taken the terminal): we resume
+  // only after its exec (or its exit).
+  report_w.Reset();
+  Launched out;
+  out.pid = pid;
+  ExecFailure failure{};
+  ssize_t got;
+  do {
+    got = read(report_r.get(), &failure, sizeof failure);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof failure)) {
+    waitpid(pid, nullptr, 0);
+    out.failure = failure;
+  }
+  return out;
+}
+
+// Start starts the command of `request` with the descriptors the wait loop
+// needs, and waits until it has exec'd (FailedPrecondition when it could
+// not, naming the program or the directory).
+absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* child,
+                   SpawnError* error) {
   Fd err_w;
   if (request.stderr_sink) {
     int p[2];
@@ -364,44 +442,22 @@ absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* c
   }
   child->take_terminal = AtTerminalInForeground();
 
-  ChildArgs child_args{&cand_ptrs,
-                       argv_ptrs.data(),
-                       env_ptrs.data(),
-                       cwd,
-                       err_w.get(),
-                       report_w.get(),
-                       request.inherit_fds.data(),
-                       request.inherit_fds.size(),
-                       child->take_terminal,
-                       getpid(),
-                       mask.old(),
-                       IgnoredSignals()};
-  // The child's stack: it runs only ChildMain and execve. A clone that
-  // shares memory costs no page-table copy and no copy-on-write faults, and
-  // its exec does not tear down a copy of our address space.
-  constexpr size_t kChildStack = 64 * 1024;
-  void* stack = mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) return absl::InternalError(absl::StrCat("mmap: ", ErrnoText(errno)));
-  pid_t pid = clone(ChildMain, static_cast<char*>(stack) + kChildStack,
-                    CLONE_VM | CLONE_VFORK | SIGCHLD, &child_args);
-  int clone_errno = errno;
-  munmap(stack, kChildStack);
-  if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
-  child->pid = pid;
-  // The child has set its process group and taken the terminal: we resume
-  // only after its exec (or its exit).
-  report_w.Reset();
+  ChildSetup setup;
+  setup.candidates = Candidates(request.argv[0], request.env);
+  setup.argv = request.argv;
+  setup.env = request.env;
+  setup.cwd = request.cwd ? request.cwd->c_str() : nullptr;
+  setup.stderr_fd = err_w.get();
+  setup.inherit = &request.inherit_fds;
+  setup.take_terminal = child->take_terminal;
+  setup.mask = mask.old();
+  absl::StatusOr<Launched> launched = CloneAndExec(setup);
+  if (!launched.ok()) return launched.status();
+  child->pid = launched->pid;
   err_w.Reset();
-
-  ExecFailure failure{};
-  ssize_t got;
-  do {
-    got = read(report_r.get(), &failure, sizeof failure);
-  } while (got < 0 && errno == EINTR);
-  if (got != static_cast<ssize_t>(sizeof failure)) return absl::OkStatus();
-  waitpid(pid, nullptr, 0);
+  if (!launched->failure) return absl::OkStatus();
   child->GiveBackTerminal();
+  const ExecFailure& failure = *launched->failure;
   std::string what =
       failure.stage == 1
           ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
@@ -571,6 +627,126 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   // Every writer of the stderr pipe is gone now.
   supervisor.DrainStderr();
   return result;
+}
+
+// ---- captured runs (the probes) ----------------------------------------------
+
+Captured RunCaptured(const std::vector<std::string>& argv) {
+  constexpr int kDeadlineMs = 10000;
+  constexpr size_t kMaxOutput = 64 * 1024;
+  Captured c;
+  if (argv.empty()) {
+    c.spawn_error = "no program to run";
+    return c;
+  }
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    c.spawn_error = absl::StrCat("pipe: ", ErrnoText(errno));
+    return c;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    c.spawn_error = absl::StrCat("pipe: ", ErrnoText(errno));
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return c;
+  }
+  Fd out_w(out_pipe[1]), err_w(err_pipe[1]);
+  Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  ChildSetup setup;
+  setup.candidates = {argv[0]};  // run as given: no PATH search
+  setup.argv = argv;
+  setup.cwd = "/";
+  setup.stdin_fd = devnull.get();
+  setup.stdout_fd = out_w.get();
+  setup.stderr_fd = err_w.get();
+  sigprocmask(SIG_SETMASK, nullptr, &setup.mask);
+  absl::StatusOr<Launched> launched = CloneAndExec(setup);
+  out_w.Reset();
+  err_w.Reset();
+  if (!launched.ok()) {
+    c.spawn_error = std::string(launched.status().message());
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return c;
+  }
+  c.started = true;
+  pid_t pid = launched->pid;
+  if (launched->failure) {  // reaped already: as a shell reports it
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    if (launched->failure->stage == 1) {
+      c.exit_code = 126;
+    } else {
+      c.exit_code = 127;
+      c.err = absl::StrCat("cannot execute ", argv[0], ": ", ErrnoText(launched->failure->err),
+                           "\n");
+    }
+    return c;
+  }
+  int64_t deadline = NowMs() + kDeadlineMs;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* bufs[2] = {&c.out, &c.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    int64_t left = deadline - NowMs();
+    if (left <= 0) {
+      c.timed_out = true;
+      break;
+    }
+    int n = poll(fds, 2, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      char buf[4096];
+      ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        if (bufs[i]->size() < kMaxOutput) bufs[i]->append(buf, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  if (c.timed_out) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  } else {
+    // Both pipes closed; the child exits now (or is killed at the deadline):
+    // wait for it on a pidfd, which becomes readable when it exits.
+    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    while (true) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) break;
+      int64_t left = deadline - NowMs();
+      if (left <= 0) {
+        c.timed_out = true;
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        poll(&p, 1, static_cast<int>(left));
+      } else {  // no pidfd (a kernel before 5.3): look again shortly
+        pollfd none{-1, 0, 0};
+        poll(&none, 1, 1);
+      }
+    }
+    if (pidfd >= 0) close(pidfd);
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i].fd >= 0) close(fds[i].fd);
+  }
+  if (!c.timed_out && WIFEXITED(status)) c.exit_code = WEXITSTATUS(status);
+  if (!c.timed_out && WIFSIGNALED(status)) {
+    c.spawn_error = absl::StrCat("killed by signal ", WTERMSIG(status));
+  }
+  return c;
 }
 
 }  // namespace cwsc::runtime
