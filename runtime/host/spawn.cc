@@ -379,20 +379,10 @@ absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
   static const std::vector<std::pair<int, int>> kNone;
   const std::vector<std::pair<int, int>>& inherit = setup.inherit ? *setup.inherit : kNone;
-  ChildArgs child_args{&cand_ptrs,
-                       argv_ptrs.data(),
-                       env_ptrs.data(),
-                       setup.cwd,
-                       setup.stdin_fd,
-                       setup.stdout_fd,
-                       setup.stderr_fd,
-                       report_w.get(),
-                       inherit.data(),
-                       inherit.size(),
-                       setup.take_terminal,
-                       getpid(),
-                       setup.mask,
-                       IgnoredSignals()};
+  ChildArgs child_args{&cand_ptrs,     argv_ptrs.data(), env_ptrs.data(),     setup.cwd,
+                       setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,     report_w.get(),
+                       inherit.data(), inherit.size(),   setup.take_terminal, getpid(),
+                       setup.mask,     IgnoredSignals()};
   // The child's stack: it runs only ChildMain and execve. A clone that
   // shares memory costs no page-table copy and no copy-on-write faults, and
   // its exec does not tear down a copy of our address space.
@@ -678,8 +668,8 @@ Captured RunCaptured(const std::vector<std::string>& argv) {
       c.exit_code = 126;
     } else {
       c.exit_code = 127;
-      c.err = absl::StrCat("cannot execute ", argv[0], ": ", ErrnoText(launched->failure->err),
-                           "\n");
+      c.err =
+          absl::StrCat("cannot execute ", argv[0], ": ", ErrnoText(launched->failure->err), "\n");
     }
     return c;
   }
