@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/facts/forwarding_facts.h"
 #include "compiler/facts/host_facts.h"
 #include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
@@ -124,6 +125,30 @@ TEST(RecordedFacts, UnlistedMeansAbsent) {
   EXPECT_EQ((*f)->Env("HOME"), std::nullopt);
   EXPECT_FALSE((*f)->BwrapProbe().ran);
   EXPECT_EQ((*f)->Platform(), "linux");
+}
+
+// A decorator on ForwardingFacts overrides one question; every other one
+// reaches the inner facts unchanged.
+TEST(ForwardingFacts, PassesOnEverythingItDoesNotOverride) {
+  auto inner = ParseRecordedFacts(
+      "cwsc_facts: 1\nplatform: macos\ncwd: /w\nenv:\n  HOME: /home/me\n  TMPDIR: null\n"
+      "secrets_set:\n  CODEWHALE_SANDBOX_API_KEY: true\n",
+      "f.yaml");
+  ASSERT_TRUE(inner.ok()) << inner.status();
+  class OnlyCwd : public ForwardingFacts {
+   public:
+    using ForwardingFacts::ForwardingFacts;
+    std::string Cwd() override { return "/elsewhere"; }
+  } facts(inner->get());
+  EXPECT_EQ(facts.Cwd(), "/elsewhere");
+  EXPECT_EQ(facts.Platform(), "macos");
+  EXPECT_EQ(facts.Env("HOME"), "/home/me");
+  EXPECT_EQ(facts.Env("TMPDIR"), std::nullopt);
+  EXPECT_TRUE(facts.EnvIsSet("CODEWHALE_SANDBOX_API_KEY"));
+  EXPECT_EQ(facts.Path("/anything"), (*inner)->Path("/anything"));
+  EXPECT_EQ(facts.User(), (*inner)->User());
+  EXPECT_EQ(facts.BwrapProbe(), (*inner)->BwrapProbe());
+  EXPECT_EQ(facts.UnlistedPaths(), (*inner)->UnlistedPaths());
 }
 
 TEST(Recorder, RoundTripsEveryAnswer) {
