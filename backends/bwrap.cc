@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/seccomp_filter.h"
+#include "ir/constants.h"
 
 namespace cwsc::backends {
 
@@ -17,7 +18,7 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                                              : plan.launcher_origin;
   for (const std::string& a : plan.launcher) out.push_back({a, launcher});
   ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (reference §8.4)");
-  out.push_back({plan.wrapper.path.empty() ? "/usr/bin/bwrap" : plan.wrapper.path, wrapper});
+  out.push_back({plan.wrapper.path.empty() ? std::string(ir::kBwrapPath) : plan.wrapper.path, wrapper});
   out.push_back({"--unshare-all", ir::Origin::Default("isolate every namespace")});
   if (plan.share_net) out.push_back({"--share-net", plan.policy.network_origin});
   // Hardening (docs/decisions.md): a user namespace always (fail closed

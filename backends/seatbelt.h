@@ -1,5 +1,5 @@
 // The Seatbelt backend: a macOS `sandbox-exec` invocation from a LaunchPlan
-// (reference §10). EmitSeatbeltProfile renders the SBPL profile one line at a
+// (docs/behavior.md B-60). EmitSeatbeltProfile renders the SBPL profile one line at a
 // time, each line with the Origin that produced it; EmitSeatbeltArgv wraps it
 // as `/usr/bin/sandbox-exec -p PROFILE -DKEY=VALUE ... -- PROGRAM...`.
 //
@@ -45,7 +45,7 @@ std::string SeatbeltProfileText(const EmittedArgv& lines);
 absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
                                              const std::vector<std::string>& program);
 
-// SeatbeltDetectDenial is the attribution rule of reference §10.8: non-zero
+// SeatbeltDetectDenial is the attribution rule of docs/behavior.md B-66: non-zero
 // exit and stderr containing "Operation not permitted", "sandbox-exec",
 // "deny(" or "Sandbox: ".
 bool SeatbeltDetectDenial(int exit_code, const std::string& stderr_text);

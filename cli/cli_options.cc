@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 
@@ -84,7 +85,7 @@ absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>&
 
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o) {
   if (o.facts) return compiler::LoadRecordedFacts(*o.facts);
-  return compiler::MakeLiveFacts();
+  return runtime::MakeLiveFacts();
 }
 
 absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o) {

@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/compile.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::cli {
 

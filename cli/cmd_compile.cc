@@ -7,7 +7,7 @@
 #include "backends/bwrap.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
@@ -182,10 +182,6 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
                target.c_str());
   return kExitUsage;
 }
-
-struct Compiled {
-  compiler::CompileResult result;
-};
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
 int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::CompileResult* out) {

@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "ir/constants.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 namespace {
@@ -32,7 +34,7 @@ int CmdFacts(const Args& args) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  std::unique_ptr<compiler::HostFacts> live = compiler::MakeLiveFacts();
+  std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {
     rec.SetUnlistedIsError(true);
@@ -52,7 +54,7 @@ int CmdFacts(const Args& args) {
     rec.Cwd();
     rec.Env("HOME");
     rec.Env("TMPDIR");
-    rec.Path("/usr/bin/bwrap");
+    rec.Path(ir::kBwrapPath);
     rec.BwrapProbe();
   }
   absl::StatusOr<std::string> yaml = rec.WriteYaml();

@@ -18,7 +18,7 @@
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
-#include "runtime/probe_cache.h"
+#include "runtime/host/probe_cache.h"
 
 namespace cwsc::cli {
 namespace {
@@ -69,7 +69,7 @@ std::optional<std::string> Env(const char* name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-// Harden applies reference §12 to cwsc before it spawns anything.
+// Harden applies docs/behavior.md B-80 to cwsc before it spawns anything.
 void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) {
   std::optional<std::string> mode = Env("CODEWHALE_SANDBOX_MODE");
   if (!mode) mode = startup_mode;
@@ -285,7 +285,7 @@ int CmdExec(const Args& args) {
     return kExitUsage;
   }
   // The startup posture of a plan: danger-full-access decided by a
-  // sandbox_mode key counts as the startup mode (reference §12).
+  // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
   std::optional<std::string> startup_mode;
   if (plan->policy.type == ir::PolicyType::kDangerFullAccess &&
       absl::StrContains(plan->policy.origin.detail, "sandbox_mode")) {

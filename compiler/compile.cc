@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/file_text.h"
@@ -122,7 +122,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   }
   CWSC_RETURN_IF_ERROR(CheckPolicySize(merged));
   CWSC_RETURN_IF_ERROR(ValidateSpecPaths(merged));
-  // Requirements (reference §4.1 step 4): a configured sandbox_mode outside
+  // Requirements (docs/behavior.md B-3 step 4): a configured sandbox_mode outside
   // the administrator's allow-list is a load error.
   CWSC_ASSIGN_OR_RETURN(Requirements req, ReadRequirements(*facts, merged));
   if (merged.sandbox_mode &&

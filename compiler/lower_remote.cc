@@ -86,10 +86,6 @@ BackendKind ParseBackend(const std::string& value) {
   return BackendKind::kUnsupported;
 }
 
-bool RemoteRequested(const PolicySpec& spec) {
-  return spec.sandbox_backend && ParseBackend(spec.sandbox_backend->value) != BackendKind::kNone;
-}
-
 std::optional<std::string> CheckRemoteUrl(const std::string& url) {
   for (unsigned char c : url) {
     if (c <= 0x20 || c == 0x7f) return "it contains a space or control character";

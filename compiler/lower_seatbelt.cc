@@ -190,8 +190,6 @@ ir::Wrapper SeatbeltWrapper(HostFacts& facts) {
   return w;
 }
 
-bool SeatbeltAvailable(HostFacts& facts) { return SeatbeltWrapper(facts).probe_ok; }
-
 std::optional<int> LoopbackProxyPort(absl::string_view value) {
   std::string v(absl::StripAsciiWhitespace(value));
   if (v.empty()) return std::nullopt;

@@ -47,8 +47,8 @@ const char* const kKernelMaskedFiles[] = {"/proc/kcore",       "/proc/keys",
 const char* const kKernelMaskedDirs[] = {"/proc/acpi", "/proc/asound", "/proc/scsi",
                                          "/sys/firmware"};
 
-// Policy for the permission mode, narrowed by sandbox_mode (reference §5.2, §5.3;
-// values normalized as ARCHITECTURE.md §7 item 7 says).
+// Policy for the permission mode, narrowed by sandbox_mode (docs/behavior.md B-10, B-11;
+// values normalized as docs/decisions.md (item 7) says).
 ir::Policy PolicyFor(const ResolveInput& in) {
   ir::Policy p;
   Origin mode_origin = Origin::Mode(absl::StrCat("permission mode ", in.mode));
@@ -82,8 +82,8 @@ ir::Policy PolicyFor(const ResolveInput& in) {
                          : Origin::Default(absl::StrCat(ir::PolicyTypeName(p.type),
                                                         " policy from the mode has network"));
   if (p.type == PolicyType::kDangerFullAccess) p.network_origin = p.origin;
-  // Read-only with network exists only by narrowing full access (reference
-  // §5.2, §6.2): a config never gives Plan (or a narrowed Ask) a network.
+  // Read-only with network exists only by narrowing full access (docs/behavior.md
+  // B-10, B-14): a config never gives Plan (or a narrowed Ask) a network.
   if (in.spec.sandbox_network_access && p.ShouldSandbox() &&
       !(p.type == PolicyType::kReadOnly && in.spec.sandbox_network_access->value &&
         in.mode != "full-access")) {
@@ -93,7 +93,7 @@ ir::Policy PolicyFor(const ResolveInput& in) {
   return p;
 }
 
-// Escalation applies an approved per-command escalation (reference §5.4).
+// Escalation applies an approved per-command escalation (docs/behavior.md B-12).
 absl::Status ApplyEscalation(const ResolveInput& in, ir::Policy* p) {
   if (!in.escalate) return absl::OkStatus();
   std::string target = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*in.escalate));
@@ -145,7 +145,7 @@ class Resolver {
 
     plan_.policy = PolicyFor(in_);
     if (in_.spec.sandbox_mode) {
-      // sandbox_mode only narrows (reference §5.3): say so when it changed nothing.
+      // sandbox_mode only narrows (docs/behavior.md B-11): say so when it changed nothing.
       std::string configured = NormalizeSandboxMode(in_.spec.sandbox_mode->value).value_or("");
       if (configured != ir::PolicyTypeName(plan_.policy.type)) {
         AddSkipped("sandbox_mode", "",
@@ -215,7 +215,7 @@ class Resolver {
   bool Launcher() const { return in_.spec.tool_launcher.has_value(); }
 
   // NoNewPrivs: whether cwsc run sets PR_SET_NO_NEW_PRIVS at startup
-  // (reference §12): CODEWHALE_NO_NEW_PRIVS decides when set (falsey skips),
+  // (docs/behavior.md B-80): CODEWHALE_NO_NEW_PRIVS decides when set (falsey skips),
   // else only a startup sandbox_mode of danger-full-access skips it.
   bool NoNewPrivs() {
     if (auto v = facts_.Env("CODEWHALE_NO_NEW_PRIVS")) {
@@ -556,7 +556,7 @@ class Resolver {
       return;
     }
     if (plan_.platform == "macos") {
-      // Reference §10.1 / §7.2: Seatbelt iff its probe passed (prefer_bwrap ignored).
+      // docs/behavior.md B-60 / B-30: Seatbelt iff its probe passed (prefer_bwrap ignored).
       plan_.wrapper = SeatbeltWrapper(facts_);
       if (!plan_.wrapper.probe_ok) {
         plan_.kind = PlanKind::kNone;
@@ -858,7 +858,7 @@ std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_priv
       break;
   }
   if (p.type == PolicyType::kDangerFullAccess && no_new_privs) {
-    // Reference §6.5 (S3): full access says what sudo/setuid can do.
+    // docs/behavior.md B-22: full access says what sudo/setuid can do.
     label += *no_new_privs
                  ? "; sudo/setuid still blocked by the no-new-privs kernel flag set at startup"
                  : "; sudo/setuid allowed (no-new-privs relaxed at startup)";

@@ -15,15 +15,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "backends/seccomp_filter.h"
-#include "compiler/launcher.h"
+#include "runtime/launcher_check.h"
 #include "nlohmann/json.hpp"
 #include "runtime/attribution.h"
 #include "runtime/foreground.h"
 #include "runtime/opensandbox.h"
-#include "runtime/probe_cache.h"
-#include "runtime/spawn.h"
+#include "runtime/host/probe_cache.h"
+#include "runtime/host/spawn.h"
 
 extern char** environ;
 
@@ -104,7 +104,7 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   // A launcher plan runs bwrap as the launcher's user: its own probe
   // decides (compiler/launcher.h), not the engine user's bwrap probe.
   if (plan.kind == PlanKind::kLauncherBwrap) {
-    absl::Status launcher = compiler::RecheckLauncher(plan, *facts);
+    absl::Status launcher = RecheckLauncher(plan, *facts);
     if (!launcher.ok()) return launcher;
   }
   compiler::ProbeResult probe =
@@ -351,7 +351,7 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
   }
   // A host whose managed config pins a launcher runs nothing else (docs/launcher.md).
   if (platform == "linux") {
-    absl::Status pinned = compiler::CheckHostLauncher(plan, *facts);
+    absl::Status pinned = CheckHostLauncher(plan, *facts);
     if (!pinned.ok()) return pinned;
   }
   if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);

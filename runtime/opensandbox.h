@@ -40,7 +40,7 @@ struct RemoteRun {
 
   // Bounds (docs/opensandbox.md lists the defaults).
   long connect_timeout_ms = 10000;
-  long codewhale_timeout_ms = 30000;       // the shim's total bound (reference §11.1)
+  long codewhale_timeout_ms = 30000;       // the shim's total bound (docs/behavior.md B-70)
   long request_timeout_ms = 30000;         // each lifecycle / interrupt request
   std::size_t max_body_bytes = 64u << 20;  // a buffered response
   std::size_t max_event_bytes = 16u << 20; // one execd event

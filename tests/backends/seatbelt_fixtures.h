@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "gtest/gtest.h"
 
@@ -76,7 +76,7 @@ inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Ro
   return plan;
 }
 
-// The default policy of reference §6.1: workspace-write, roots [cwd, /tmp, TMPDIR].
+// The default policy of docs/behavior.md B-13: workspace-write, roots [cwd, /tmp, TMPDIR].
 inline ir::LaunchPlan DefaultPlan(bool network = false) {
   return MakePlan(PolicyType::kWorkspaceWrite, network,
                   {MakeRoot("/Users/dev/proj", {"/Users/dev/proj/.codewhale"}),

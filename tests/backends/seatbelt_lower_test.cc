@@ -1,4 +1,4 @@
-// Seatbelt lowering and emission beyond the reference catalogue: the
+// Seatbelt lowering and emission beyond the B-90 catalogue (docs/behavior.md): the
 // read-only + network variant and its proxy-port inference, injection-proof
 // parameters, emitter consistency errors, determinism and profile size.
 #include <iostream>
@@ -206,7 +206,7 @@ TEST(SeatbeltLowering, RelativeValuesAreSkippedNotEmitted) {
 }
 
 TEST(SeatbeltLowering, MissingRootsAreKeptAsGiven) {
-  // Reference §10.2: roots are not deduplicated and missing ones stay, raw.
+  // docs/behavior.md B-61: roots are not deduplicated and missing ones stay, raw.
   ir::LaunchPlan plan = MakePlan(PolicyType::kWorkspaceWrite, false,
                                  {MakeRoot("/Users/dev/proj"), MakeRoot("/Users/dev/proj"),
                                   MakeRoot("/Users/dev/missing")});

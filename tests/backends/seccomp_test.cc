@@ -7,12 +7,13 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "compiler/lower_seccomp.h"
 #include "gmock/gmock.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc::backends {
 namespace {
@@ -151,11 +152,7 @@ TEST(Seccomp, ListingGolden) {
     ASSERT_TRUE(listing.ok()) << listing.status();
     std::string path = cwsc::testing::SourceRoot() + "/tests/golden/seccomp/" +
                        (net ? "network-on.txt" : "network-off.txt");
-    if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) {
-      std::ofstream(path, std::ios::binary) << *listing;
-    }
-    EXPECT_EQ(*listing, cwsc::testing::ReadFileOr(path))
-        << path << " differs (CWSC_UPDATE_GOLDENS=1 rewrites it)";
+    cwsc::testing::CheckGolden(path, *listing);
     EXPECT_TRUE(CheckSeccompProgram(f, Bpf(f)).ok());
     for (const ir::SyscallRule& r : f.rules) {
       EXPECT_THAT(*listing, HasSubstr(": " + r.syscall)) << r.syscall;

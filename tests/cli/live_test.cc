@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
 

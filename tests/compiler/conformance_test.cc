@@ -1,4 +1,4 @@
-// Conformance with the reference and Codewhale's own code: the requirements
+// Conformance with docs/behavior.md and Codewhale's own code: the requirements
 // allow-list, Plan never gains network, the Codex auth file and Codewhale
 // home masks, protected names that are files and linked worktrees.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "compiler/deny_list.h"
 #include "compiler/resolve.h"
+#include "runtime/host/live_facts.h"
 #include "tests/compiler/test_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -37,7 +38,7 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// Item 3: the requirements file (reference §2, §4.1 step 4).
+// Item 3: the requirements file (docs/behavior.md B-1, B-3 step 4).
 FactsBuilder WithRequirements(const std::string& text, const std::string& path =
                                                            "/etc/codewhale/requirements.toml") {
   FactsBuilder f;
@@ -260,7 +261,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   ASSERT_NE(realpath(main.c_str(), real_main), nullptr);
   ASSERT_NE(realpath(wt.c_str(), real_wt), nullptr);
   std::string common = std::string(real_main) + "/.git";
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("sandbox_protected_names = [\".git\"]\n");
   CompileOptions o;
   o.config_path = cfg.path();
@@ -308,7 +309,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   size_t warnings = 0;
   for (const auto& w : p.warnings) warnings += w.code == "protected-git-worktree";
   EXPECT_EQ(warnings, 1u);
-  // Without the name the metadata roots are writable (reference §6.4).
+  // Without the name the metadata roots are writable (docs/behavior.md B-21).
   cwsc::testing::ConfigFile plain("");
   o.config_path = plain.path();
   auto r2 = CompileConfig(o, facts.get());
@@ -332,7 +333,7 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
   mkdir((base + "/c").c_str(), 0755);  // where a lexical `..` would land
   mkdir((base + "/ws").c_str(), 0755);
   ASSERT_EQ(symlink((base + "/a/b").c_str(), (base + "/link").c_str()), 0);
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("bwrap_ro_roots = [\"" + base + "/link/../c\"]\n");
   CompileOptions o;
   o.config_path = cfg.path();

@@ -1,4 +1,4 @@
-// The read deny list (reference §9) and its bwrap masks (§8.6; §15 case 8).
+// The read deny list (docs/behavior.md B-50) and its bwrap masks (B-43, B-90).
 #include "compiler/deny_list.h"
 
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "compiler/worktree.h"
 #include "gmock/gmock.h"
 #include "tests/compiler/test_facts.h"

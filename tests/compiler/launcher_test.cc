@@ -10,8 +10,9 @@
 #include <sstream>
 
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "compiler/compile.h"
+#include "runtime/launcher_check.h"
 #include "ir/plan_json.h"
 #include "tests/compiler/launcher_fixture.h"
 
@@ -452,24 +453,24 @@ TEST(LauncherHost, OnlyTheLauncherPlanRunsOnALauncherHost) {
   auto facts = host.Build();
   LaunchPlan launcher_plan = Plan(host);
   ASSERT_EQ(launcher_plan.kind, PlanKind::kLauncherBwrap);
-  EXPECT_TRUE(CheckHostLauncher(launcher_plan, *facts).ok());
+  EXPECT_TRUE(runtime::CheckHostLauncher(launcher_plan, *facts).ok());
   Host plain;
   plain.Managed("sandbox_mode = \"workspace-write\"\n");
   LaunchPlan bwrap_plan = Plan(plain);
   ASSERT_EQ(bwrap_plan.kind, PlanKind::kLinuxBwrap);
-  absl::Status s = CheckHostLauncher(bwrap_plan, *facts);
+  absl::Status s = runtime::CheckHostLauncher(bwrap_plan, *facts);
   EXPECT_EQ(std::string(s.message()),
             "this host's managed config /etc/codewhale/managed_config.toml pins tool_launcher "
             "[/usr/bin/sudo -n -u agent --], and the plan (kind linux-bwrap) does not run through "
             "it; compile the plan on this host");
   LaunchPlan other = launcher_plan;
   other.launcher = {"/usr/bin/sudo", "-n", "-u", "root", "--"};
-  EXPECT_NE(std::string(CheckHostLauncher(other, *facts).message())
+  EXPECT_NE(std::string(runtime::CheckHostLauncher(other, *facts).message())
                 .find("and the plan (kind launcher+bwrap, launcher [/usr/bin/sudo -n -u root --])"),
             std::string::npos);
   // A host without a pinned launcher runs either.
   auto plain_facts = plain.Build();
-  EXPECT_TRUE(CheckHostLauncher(bwrap_plan, *plain_facts).ok());
+  EXPECT_TRUE(runtime::CheckHostLauncher(bwrap_plan, *plain_facts).ok());
 }
 
 // ---- the example -------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Policy resolution: posture mapping, narrowing, env parsing, project overlay,
 // backend selection, escalation, wrapper selection, roots and labels
-// (reference §15 cases 11–14, 17, 22–28, 41, 42).
+// (docs/behavior.md B-90).
 #include "compiler/resolve.h"
 
 #include <gtest/gtest.h>
@@ -75,7 +75,7 @@ TEST(Posture, DangerFullAccessNeverLoosens) {
             ir::Origin::Kind::kMode);  // a no-op under Ask
 }
 
-// ARCHITECTURE.md §7 item 7: values are normalized in the narrowing step too.
+// docs/decisions.md (item 7): values are normalized in the narrowing step too.
 TEST(Posture, NarrowingUsesNormalizedValues) {
   FactsBuilder f;
   EXPECT_EQ(Plan("sandbox_mode = \" Read-Only \"", f, "ask").policy.type, PolicyType::kReadOnly);
@@ -105,7 +105,7 @@ TEST(Posture, NetworkAccessKey) {
   EXPECT_EQ(ro_net.policy.network_origin.detail, "sandbox_network_access");
 }
 
-// Case 41 and §3: env overrides and their parsing.
+// Case 41 and docs/behavior.md B-2: env overrides and their parsing.
 TEST(EnvOverrides, PreferBwrapParsing) {
   auto prefer = [](const std::string& v) -> std::optional<bool> {
     FactsBuilder f;
@@ -246,7 +246,7 @@ TEST(Layers, ToolLauncherInProjectConfigStopsTheLaunch) {
             "                  ^\n");
 }
 
-// Case 42 and ARCHITECTURE.md §7 item 2: unsupported backends refuse.
+// Case 42 and docs/decisions.md (item 2): unsupported backends refuse.
 TEST(Backend, UnsupportedBackendRefuses) {
   FactsBuilder f;
   ir::LaunchPlan p = Plan("sandbox_backend = \"docker\"", f, "ask");
@@ -262,7 +262,7 @@ TEST(Backend, UnsupportedBackendRefuses) {
   EXPECT_EQ(Plan("", g, "ask").kind, PlanKind::kRefused);
 }
 
-// Case 27: escalation (reference §5.4).
+// Case 27: escalation (docs/behavior.md B-12).
 TEST(Escalation, Rules) {
   FactsBuilder f;
   auto esc = [&](const std::string& mode, const std::string& config, const std::string& target) {
@@ -292,7 +292,7 @@ TEST(Escalation, Rules) {
             "'auto-review' posture cannot provide it (escalation is only possible in ask mode)");
 }
 
-// Case 14 and §7.2: wrapper selection from facts.
+// Case 14 and docs/behavior.md B-30: wrapper selection from facts.
 TEST(Wrapper, Selection) {
   FactsBuilder ok;
   ir::LaunchPlan p = Plan("", ok, "ask");
@@ -339,7 +339,7 @@ TEST(Wrapper, NonSandboxPoliciesAreUnwrapped) {
             "flag set at startup");
 }
 
-// §6.3 / §8.3: roots in order; what bwrap keeps.
+// docs/behavior.md B-20 / B-41: roots in order; what bwrap keeps.
 TEST(Roots, OrderAndFiltering) {
   FactsBuilder f;
   f.Dir("/").Dir("/home/dev/ws/.codewhale").Dir("/srv/e").Missing("/srv/missing").File("/srv/file")

@@ -1,4 +1,4 @@
-// Git worktree metadata verification (reference §6.4; §15 cases 18–20) on
+// Git worktree metadata verification (docs/behavior.md B-21; B-90) on
 // recorded facts. The live `git worktree add` cases are in tests/cli/live_test.cc.
 #include "compiler/worktree.h"
 

@@ -469,7 +469,7 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   EXPECT_THAT(ex.err, ::testing::Not(HasSubstr("Can't")));
 
   // `cwsc run` compiles against that host: no wrapper, so it runs unwrapped
-  // with a warning (reference §8.1 item 3) and never claims a denial.
+  // with a warning (docs/behavior.md B-40) and never claims a denial.
   RunResult run = RunInCrippledUserns(
       {CwscBin(), "run", config, "--cwd", ws, "--json", "-o", Base() + "/result/r.json", "--",
        "/bin/sh", "-c", "exit 3"},

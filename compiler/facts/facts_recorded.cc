@@ -13,7 +13,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "ir/diagnostics.h"
 
 namespace cwsc::compiler {

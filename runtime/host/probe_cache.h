@@ -12,14 +12,14 @@
 //
 //   std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
 //   facts->BwrapProbe();   // cached verdict or a real probe
-#ifndef CWSC_RUNTIME_PROBE_CACHE_H_
-#define CWSC_RUNTIME_PROBE_CACHE_H_
+#ifndef CWSC_RUNTIME_HOST_PROBE_CACHE_H_
+#define CWSC_RUNTIME_HOST_PROBE_CACHE_H_
 
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::runtime {
 
@@ -38,4 +38,4 @@ void ForgetProbeVerdict();
 
 }  // namespace cwsc::runtime
 
-#endif  // CWSC_RUNTIME_PROBE_CACHE_H_
+#endif  // CWSC_RUNTIME_HOST_PROBE_CACHE_H_

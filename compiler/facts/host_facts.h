@@ -5,14 +5,14 @@
 // always give byte-identical output.
 //
 // Implementations:
-//   MakeLiveFacts()           real syscalls and probes, memoized
+//   runtime::MakeLiveFacts()  real syscalls and probes, memoized (runtime/host/)
 //   LoadRecordedFacts(file)   a YAML/JSON facts file (docs/facts.md)
 //   FactsRecorder             decorator that records every answer it passes on
 //
-//   auto facts = MakeLiveFacts();
+//   auto facts = runtime::MakeLiveFacts();
 //   PathInfo p = facts->Path("/home/me/proj");   // p.type == FileType::kDirectory
-#ifndef CWSC_COMPILER_HOST_FACTS_H_
-#define CWSC_COMPILER_HOST_FACTS_H_
+#ifndef CWSC_COMPILER_FACTS_HOST_FACTS_H_
+#define CWSC_COMPILER_FACTS_HOST_FACTS_H_
 
 #include <cstdint>
 #include <memory>
@@ -91,7 +91,7 @@ class HostFacts {
   // ReadFile returns the content of a small regular file (at most 64 KiB),
   // or nullopt when it is missing, unreadable, not regular or larger.
   virtual std::optional<std::string> ReadFile(absl::string_view path) = 0;
-  // BwrapProbe runs `/usr/bin/bwrap <probe argv> /bin/true` (reference §8.1).
+  // BwrapProbe runs `/usr/bin/bwrap <probe argv> /bin/true` (docs/behavior.md B-40).
   virtual ProbeResult BwrapProbe() = 0;
   // SeatbeltProbe runs `sandbox-exec -p "(version 1)(allow default)" -- /usr/bin/true`.
   virtual ProbeResult SeatbeltProbe() = 0;
@@ -109,12 +109,9 @@ class HostFacts {
   virtual std::vector<std::string> UnlistedPaths() const { return {}; }
 };
 
-// The probe argv of reference §8.1 (cwd "/") with the hardening flags every
+// The probe argv of docs/behavior.md B-40 (cwd "/") with the hardening flags every
 // bwrap plan carries (docs/decisions.md), so the probe tests what runs.
 std::vector<std::string> BwrapProbeArgv();
-
-// MakeLiveFacts answers from the running host; answers are memoized.
-std::unique_ptr<HostFacts> MakeLiveFacts();
 
 // LoadRecordedFacts reads a facts file (YAML, or JSON which is YAML). Errors
 // name the file, line and column.
@@ -160,4 +157,4 @@ class FactsRecorder : public HostFacts {
 
 }  // namespace cwsc::compiler
 
-#endif  // CWSC_COMPILER_HOST_FACTS_H_
+#endif  // CWSC_COMPILER_FACTS_HOST_FACTS_H_

@@ -1,4 +1,4 @@
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 
 #include <arpa/inet.h>
 
@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "backends/sbpl_sexpr.h"
+#include "backends/verify/sbpl_sexpr.h"
 
 namespace cwsc::backends {
 namespace {

@@ -16,8 +16,8 @@
 // Anything else (an unknown operation, filter or form, an undefined param, a
 // bad string escape, unbalanced parentheses) makes Parse fail: a profile that
 // cannot be fully understood is never evaluated.
-#ifndef CWSC_BACKENDS_SBPL_EVAL_H_
-#define CWSC_BACKENDS_SBPL_EVAL_H_
+#ifndef CWSC_BACKENDS_VERIFY_SBPL_EVAL_H_
+#define CWSC_BACKENDS_VERIFY_SBPL_EVAL_H_
 
 #include <map>
 #include <memory>
@@ -105,4 +105,4 @@ absl::StatusOr<SandboxExecCall> ParseSandboxExecArgv(const std::vector<std::stri
 
 }  // namespace cwsc::backends
 
-#endif  // CWSC_BACKENDS_SBPL_EVAL_H_
+#endif  // CWSC_BACKENDS_VERIFY_SBPL_EVAL_H_

@@ -1,13 +1,13 @@
 // FactsRecorder: passes every question on and writes out exactly the facts a
-// compile consulted, in the format compiler/facts_recorded.cc reads back.
+// compile consulted, in the format compiler/facts/facts_recorded.cc reads back.
 #include <yaml-cpp/yaml.h>
 
 #include <map>
 #include <set>
 
 #include "absl/strings/str_format.h"
-#include "compiler/config_secrets.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/config_secrets.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::compiler {
 
@@ -59,7 +59,7 @@ PathInfo FactsRecorder::Path(absl::string_view path) {
 std::optional<std::string> FactsRecorder::ReadFile(absl::string_view path) {
   auto v = inner_->ReadFile(path);
   // A config file may hold the OpenSandbox API key: the facts file keeps
-  // only that it is set (compiler/config_secrets.h); the compile sees it all.
+  // only that it is set (compiler/facts/config_secrets.h); the compile sees it all.
   rec_->files[std::string(path)] = v ? std::optional<std::string>(RedactSecrets(*v)) : std::nullopt;
   return v;
 }

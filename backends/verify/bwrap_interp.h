@@ -6,8 +6,8 @@
 //
 //   auto view = InterpretBwrapArgv(argv);   // argv may start with a launcher
 //   view->Lookup("/w/src/main.c").access == Access::kWritable
-#ifndef CWSC_BACKENDS_BWRAP_INTERP_H_
-#define CWSC_BACKENDS_BWRAP_INTERP_H_
+#ifndef CWSC_BACKENDS_VERIFY_BWRAP_INTERP_H_
+#define CWSC_BACKENDS_VERIFY_BWRAP_INTERP_H_
 
 #include <string>
 #include <vector>
@@ -59,4 +59,4 @@ absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& arg
 
 }  // namespace cwsc::backends
 
-#endif  // CWSC_BACKENDS_BWRAP_INTERP_H_
+#endif  // CWSC_BACKENDS_VERIFY_BWRAP_INTERP_H_

@@ -7,8 +7,8 @@
 //
 //   SeccompCall c{.nr = SYS_ioctl, .args = {0, 0x5412}};
 //   RunSeccompProgram(bpf, c) == SeccompAction::Errno(EPERM)
-#ifndef CWSC_BACKENDS_SECCOMP_EVAL_H_
-#define CWSC_BACKENDS_SECCOMP_EVAL_H_
+#ifndef CWSC_BACKENDS_VERIFY_SECCOMP_EVAL_H_
+#define CWSC_BACKENDS_VERIFY_SECCOMP_EVAL_H_
 
 #include <cstdint>
 #include <optional>
@@ -63,4 +63,4 @@ absl::Status CheckSeccompProgram(const ir::SyscallFilter& filter, std::string_vi
 
 }  // namespace cwsc::backends
 
-#endif  // CWSC_BACKENDS_SECCOMP_EVAL_H_
+#endif  // CWSC_BACKENDS_VERIFY_SECCOMP_EVAL_H_

@@ -13,11 +13,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "compiler/launcher.h"
-#include "compiler/run_captured.h"
+#include "ir/constants.h"
+#include "runtime/host/launcher_probe.h"
+#include "runtime/host/spawn.h"
 
-namespace cwsc::compiler {
+namespace cwsc::runtime {
 namespace {
+
+using compiler::LauncherUser;
+using compiler::ProbeResult;
 
 // Failure turns a failed run into one line: the launcher's first stderr line
 // when it printed one, else the exit status.
@@ -45,7 +49,7 @@ LauncherUser RunLauncherUserProbe(const std::vector<std::string>& launcher) {
                              "' is not an absolute path");
     return u;
   }
-  Captured id_u = RunCaptured(With(launcher, {"/usr/bin/id", "-u"}));
+  Captured id_u = RunCaptured(With(launcher, {ir::kIdPath, "-u"}));
   u.ran = id_u.started;
   if (id_u.exit_code != 0) {
     u.message = Failure(id_u);
@@ -57,7 +61,7 @@ LauncherUser RunLauncherUserProbe(const std::vector<std::string>& launcher) {
                              "', not a user id");
     return u;
   }
-  Captured id_g = RunCaptured(With(launcher, {"/usr/bin/id", "-G"}));
+  Captured id_g = RunCaptured(With(launcher, {ir::kIdPath, "-G"}));
   if (id_g.exit_code != 0) {
     u.message = Failure(id_g);
     return u;
@@ -100,4 +104,4 @@ ProbeResult RunLauncherBwrapProbe(const std::vector<std::string>& launcher,
   return r;
 }
 
-}  // namespace cwsc::compiler
+}  // namespace cwsc::runtime

@@ -1,4 +1,4 @@
-#include "runtime/probe_cache.h"
+#include "runtime/host/probe_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "compiler/facts/forwarding_facts.h"
 #include "compiler/file_text.h"
+#include "ir/constants.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::runtime {
 namespace {
@@ -54,31 +57,12 @@ bool CacheEnabled() {
 
 // CachingFacts forwards everything to the live facts and caches the bwrap
 // probe verdict on disk.
-class CachingFacts : public compiler::HostFacts {
+class CachingFacts : public compiler::ForwardingFacts {
  public:
-  explicit CachingFacts(std::unique_ptr<compiler::HostFacts> inner) : inner_(std::move(inner)) {}
+  explicit CachingFacts(std::unique_ptr<compiler::HostFacts> inner)
+      : ForwardingFacts(inner.get()), owned_(std::move(inner)) {}
 
-  std::string Platform() override { return inner_->Platform(); }
-  compiler::UserInfo User() override { return inner_->User(); }
-  uint32_t Uid() override { return inner_->Uid(); }
-  std::string Cwd() override { return inner_->Cwd(); }
-  std::optional<std::string> Env(absl::string_view name) override { return inner_->Env(name); }
-  bool EnvIsSet(absl::string_view name) override { return inner_->EnvIsSet(name); }
-  compiler::PathInfo Path(absl::string_view path) override { return inner_->Path(path); }
-  std::optional<std::string> ReadFile(absl::string_view path) override {
-    return inner_->ReadFile(path);
-  }
-  compiler::ProbeResult SeatbeltProbe() override { return inner_->SeatbeltProbe(); }
-  std::optional<std::string> DarwinUserCacheDir() override { return inner_->DarwinUserCacheDir(); }
-  // The launcher probe is cached for this process only (compiler/facts_live.cc).
-  compiler::LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {
-    return inner_->LauncherUserOf(launcher);
-  }
-  compiler::ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
-                                      const std::vector<std::string>& bwrap_argv) override {
-    return inner_->LauncherProbe(launcher, bwrap_argv);
-  }
-
+  // The launcher probe is cached for this process only (runtime/host/facts_live.cc).
   compiler::ProbeResult BwrapProbe() override {
     if (memo_) return *memo_;
     std::optional<std::string> file = CacheEnabled() ? ProbeCacheFile() : std::nullopt;
@@ -100,7 +84,7 @@ class CachingFacts : public compiler::HostFacts {
         return r;
       }
     }
-    compiler::ProbeResult r = inner_->BwrapProbe();
+    compiler::ProbeResult r = inner().BwrapProbe();
     if (file && r.ok) {
       std::string tmp = absl::StrCat(*file, ".", getpid());
       int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -117,7 +101,7 @@ class CachingFacts : public compiler::HostFacts {
   }
 
  private:
-  std::unique_ptr<compiler::HostFacts> inner_;
+  std::unique_ptr<compiler::HostFacts> owned_;
   std::optional<compiler::ProbeResult> memo_;
 };
 
@@ -128,7 +112,7 @@ std::string ProbeCacheKey() {
   uname(&u);
   struct stat st{};
   std::string bwrap = "missing";
-  if (stat("/usr/bin/bwrap", &st) == 0) {
+  if (stat(ir::kBwrapPath, &st) == 0) {
     bwrap = absl::StrCat(st.st_dev, ":", st.st_ino, ":", st.st_size, ":", st.st_mtim.tv_sec, ".",
                          st.st_mtim.tv_nsec, ":", st.st_mode, ":", st.st_uid);
   }
@@ -160,7 +144,7 @@ void ForgetProbeVerdict() {
 }
 
 std::unique_ptr<compiler::HostFacts> MakeRuntimeFacts() {
-  return std::make_unique<CachingFacts>(compiler::MakeLiveFacts());
+  return std::make_unique<CachingFacts>(runtime::MakeLiveFacts());
 }
 
 }  // namespace cwsc::runtime

@@ -1,4 +1,4 @@
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 
 #include <sys/syscall.h>
 

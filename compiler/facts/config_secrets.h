@@ -10,8 +10,8 @@
 // Line structure is kept (a multi-line value leaves empty lines), so line
 // numbers of everything else stay valid; an unterminated value stays
 // unterminated, so the redacted text fails to parse where the original did.
-#ifndef CWSC_COMPILER_CONFIG_SECRETS_H_
-#define CWSC_COMPILER_CONFIG_SECRETS_H_
+#ifndef CWSC_COMPILER_FACTS_CONFIG_SECRETS_H_
+#define CWSC_COMPILER_FACTS_CONFIG_SECRETS_H_
 
 #include <string>
 #include <vector>
@@ -48,4 +48,4 @@ std::string ScrubSecrets(const std::string& text, std::string message);
 
 }  // namespace cwsc::compiler
 
-#endif  // CWSC_COMPILER_CONFIG_SECRETS_H_
+#endif  // CWSC_COMPILER_FACTS_CONFIG_SECRETS_H_

@@ -1,4 +1,4 @@
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 
 #include <algorithm>
 

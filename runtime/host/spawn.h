@@ -16,8 +16,8 @@
 // Only one SpawnAndWait may run at a time in a process (it installs process-
 // wide signal handling for its duration and makes the caller a child
 // subreaper). The caller must be single-threaded.
-#ifndef CWSC_RUNTIME_SPAWN_H_
-#define CWSC_RUNTIME_SPAWN_H_
+#ifndef CWSC_RUNTIME_HOST_SPAWN_H_
+#define CWSC_RUNTIME_HOST_SPAWN_H_
 
 #include <functional>
 #include <optional>
@@ -72,6 +72,23 @@ struct SpawnError {
 absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request,
                                          SpawnError* error = nullptr);
 
+// RunCaptured runs a short helper program for a probe (the bwrap probe, the
+// launcher's `id` and wrapped `/bin/true`), started as SpawnAndWait starts
+// its command but with nothing shared: a cleared environment, stdin on
+// /dev/null, cwd "/", its own process group, stdout and stderr captured (at
+// most 64 KiB each), killed with its group after a 10 s deadline. A program
+// that cannot be executed gives exit_code 127 and "cannot execute ..." in
+// `err`, as a shell would.
+struct Captured {
+  bool started = false;
+  bool timed_out = false;
+  int exit_code = -1;    // -1 when killed or not started
+  std::string out, err;  // stdout, stderr (each at most 64 KiB)
+  std::string spawn_error;
+};
+
+Captured RunCaptured(const std::vector<std::string>& argv);
+
 // AtTerminalInForeground: stdin is a terminal whose foreground process
 // group is ours, so SpawnAndWait hands the terminal to the child.
 bool AtTerminalInForeground();
@@ -82,4 +99,4 @@ int ExitCodeForExecErrno(int err);
 
 }  // namespace cwsc::runtime
 
-#endif  // CWSC_RUNTIME_SPAWN_H_
+#endif  // CWSC_RUNTIME_HOST_SPAWN_H_

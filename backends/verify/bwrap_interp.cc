@@ -1,9 +1,10 @@
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 
 #include <algorithm>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ir/constants.h"
 
 namespace cwsc::backends {
 namespace {
@@ -90,7 +91,7 @@ Lookup BwrapView::Find(const std::string& path) const {
 absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv) {
   BwrapView v;
   size_t i = 0;
-  while (i < argv.size() && argv[i] != "/usr/bin/bwrap" && !absl::EndsWith(argv[i], "/bwrap") &&
+  while (i < argv.size() && argv[i] != ir::kBwrapPath && !absl::EndsWith(argv[i], "/bwrap") &&
          argv[i] != "bwrap") {
     v.prefix.push_back(argv[i]);
     ++i;

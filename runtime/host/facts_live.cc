@@ -15,12 +15,24 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/file_text.h"
-#include "compiler/host_facts.h"
-#include "compiler/launcher.h"
-#include "compiler/run_captured.h"
+#include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
+#include "runtime/host/launcher_probe.h"
+#include "runtime/host/live_facts.h"
+#include "runtime/host/spawn.h"
 
-namespace cwsc::compiler {
+namespace cwsc::runtime {
 namespace {
+
+using compiler::BwrapProbeArgv;
+using compiler::FileText;
+using compiler::FileType;
+using compiler::HostFacts;
+using compiler::LauncherUser;
+using compiler::PathInfo;
+using compiler::ProbeResult;
+using compiler::ReadFileText;
+using compiler::UserInfo;
 
 constexpr size_t kMaxSmallFile = 64 * 1024;
 
@@ -182,12 +194,12 @@ class LiveFacts : public HostFacts {
   ProbeResult BwrapProbe() override {
     if (bwrap_) return *bwrap_;
     ProbeResult r;
-    PathInfo info = Path("/usr/bin/bwrap");
+    PathInfo info = Path(ir::kBwrapPath);
     if (info.type == FileType::kRegular && (info.mode & 0111) != 0) {
       r = RunProbe(BwrapProbeArgv());
     } else {
-      r.message = info.type == FileType::kMissing ? "/usr/bin/bwrap is missing"
-                                                  : "/usr/bin/bwrap is not a regular executable file";
+      r.message = info.type == FileType::kMissing ? absl::StrCat(ir::kBwrapPath, " is missing")
+                                                  : absl::StrCat(ir::kBwrapPath, " is not a regular executable file");
     }
     bwrap_ = r;
     return r;
@@ -196,8 +208,8 @@ class LiveFacts : public HostFacts {
   ProbeResult SeatbeltProbe() override {
     ProbeResult r;
 #if defined(__APPLE__)
-    r = RunProbe({"/usr/bin/sandbox-exec", "-p", "(version 1)(allow default)", "--",
-                  "/usr/bin/true"});
+    r = RunProbe({ir::kSandboxExecPath, "-p", "(version 1)(allow default)", "--",
+                  ir::kMacTruePath});
 #else
     r.message = "sandbox-exec exists only on macOS";
 #endif
@@ -213,7 +225,7 @@ class LiveFacts : public HostFacts {
     return std::nullopt;
   }
 
-  // The launcher probe itself lives in compiler/launcher_live.cc.
+  // The launcher probe itself lives in runtime/host/launcher_live.cc.
   LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {
     auto it = launcher_users_.find(launcher);
     if (it != launcher_users_.end()) return it->second;
@@ -240,33 +252,6 @@ class LiveFacts : public HostFacts {
 
 }  // namespace
 
-std::vector<std::string> BwrapProbeArgv() {
-  return {"/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
-          "ALL", "--die-with-parent", "--ro-bind", "/", "/",
-          "--dev",          "/dev",          "--proc",            "/proc",     "--tmpfs", "/tmp",
-          "--chdir",        "/",             "--",                "/bin/true"};
-}
-
-const char* FileTypeName(FileType type) {
-  switch (type) {
-    case FileType::kMissing: return "missing";
-    case FileType::kRegular: return "file";
-    case FileType::kDirectory: return "directory";
-    case FileType::kCharDevice: return "char-device";
-    case FileType::kBlockDevice: return "block-device";
-    case FileType::kOther: return "other";
-  }
-  return "missing";
-}
-
-std::optional<FileType> ParseFileType(absl::string_view name) {
-  for (FileType t : {FileType::kMissing, FileType::kRegular, FileType::kDirectory,
-                     FileType::kCharDevice, FileType::kBlockDevice, FileType::kOther}) {
-    if (name == FileTypeName(t)) return t;
-  }
-  return std::nullopt;
-}
-
 std::unique_ptr<HostFacts> MakeLiveFacts() { return std::make_unique<LiveFacts>(); }
 
-}  // namespace cwsc::compiler
+}  // namespace cwsc::runtime

@@ -1,4 +1,4 @@
-#include "backends/sbpl_sexpr.h"
+#include "backends/verify/sbpl_sexpr.h"
 
 #include <utility>
 

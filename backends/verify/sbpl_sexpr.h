@@ -1,9 +1,9 @@
-// The S-expression reader under the SBPL evaluator (backends/sbpl_eval.h):
+// The S-expression reader under the SBPL evaluator (backends/verify/sbpl_eval.h):
 // turns profile text into nested lists of symbols, numbers, "strings" and
 // #"regex" literals, each with its line, column and source span. Comments run
 // from ';' to the end of the line. Internal to the evaluator.
-#ifndef CWSC_BACKENDS_SBPL_SEXPR_H_
-#define CWSC_BACKENDS_SBPL_SEXPR_H_
+#ifndef CWSC_BACKENDS_VERIFY_SBPL_SEXPR_H_
+#define CWSC_BACKENDS_VERIFY_SBPL_SEXPR_H_
 
 #include <cstddef>
 #include <string>
@@ -35,4 +35,4 @@ absl::Status SexprError(absl::string_view name, int line, int col, absl::string_
 
 }  // namespace cwsc::backends::sbpl_internal
 
-#endif  // CWSC_BACKENDS_SBPL_SEXPR_H_
+#endif  // CWSC_BACKENDS_VERIFY_SBPL_SEXPR_H_
