@@ -34,6 +34,7 @@ using ir::MountOp;
 using ir::Origin;
 using ir::PlanKind;
 using ir::PolicyType;
+using ir::RootSkip;
 
 constexpr size_t kMountWarnThreshold = 50;
 
@@ -139,6 +140,8 @@ class Resolver {
     std::string home = facts_.Env("HOME").value_or("");
     if (home.empty()) home = facts_.User().home;
     vars_.home = home;
+    plan_.home = home;
+    while (plan_.home.size() > 1 && plan_.home.back() == '/') plan_.home.pop_back();
     vars_.workspace = in_.cwd;
     vars_.cwd = in_.cwd;
     vars_.tmpdir = facts_.Env("TMPDIR").value_or("");
@@ -347,8 +350,8 @@ class Resolver {
             o});
       } else if (wt.verified()) {
         Origin o = Origin::Fact(absl::StrCat("git worktree ", wt.dot_git));
-        roots.push_back(ir::Root{wt.git_dir, "", ir::RootSource::kWorktreeGitDir, {}, false, "", o});
-        roots.push_back(ir::Root{wt.common_dir, "", ir::RootSource::kWorktreeCommonDir, {}, false, "", o});
+        roots.push_back(ir::Root{wt.git_dir, "", ir::RootSource::kWorktreeGitDir, {}, false, ir::RootSkip::kNone, "", o});
+        roots.push_back(ir::Root{wt.common_dir, "", ir::RootSource::kWorktreeCommonDir, {}, false, ir::RootSkip::kNone, "", o});
       } else if (!wt.dot_git.empty() && !wt.rejected.empty()) {
         AddSkipped("worktree metadata", wt.dot_git, wt.rejected,
                    Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
@@ -357,7 +360,7 @@ class Resolver {
     if (!pol.exclude_slash_tmp) {
       std::string canon = facts_.Path("/tmp").canonical;
       if (!canon.empty()) {
-        roots.push_back(ir::Root{canon, "", ir::RootSource::kSlashTmp, {}, false, "",
+        roots.push_back(ir::Root{canon, "", ir::RootSource::kSlashTmp, {}, false, ir::RootSkip::kNone, "",
                                  Origin::Default("workspace-write shares the host /tmp")});
       }
     } else {
@@ -374,7 +377,7 @@ class Resolver {
       if (auto tmpdir = facts_.Env("TMPDIR"); tmpdir && !tmpdir->empty()) {
         std::string canon = facts_.Path(*tmpdir).canonical;
         if (!canon.empty()) {
-          roots.push_back(ir::Root{canon, "", ir::RootSource::kTmpdir, {}, false, "",
+          roots.push_back(ir::Root{canon, "", ir::RootSource::kTmpdir, {}, false, ir::RootSkip::kNone, "",
                                    Origin::Env("TMPDIR")});
         } else {
           AddSkipped("writable root", *tmpdir, "TMPDIR does not resolve", Origin::Env("TMPDIR"));
@@ -396,19 +399,19 @@ class Resolver {
       r.canonical = info.canonical;
       std::string planted = PlantedSymlink(SpelledRoot(r));
       if (info.type == FileType::kMissing || info.canonical.empty()) {
-        r.skip_reason = "missing";
+        SkipRoot(r, RootSkip::kMissing, "missing");
       } else if (info.type != FileType::kDirectory) {
-        r.skip_reason = "not a directory";
+        SkipRoot(r, RootSkip::kNotADirectory, "not a directory");
       } else if (info.canonical == "/") {
-        r.skip_reason = "canonicalizes to /";
+        SkipRoot(r, RootSkip::kCanonicalizesToRoot, "canonicalizes to /");
       } else if (!planted.empty()) {
-        r.skip_reason = PlantedReason(planted);
+        SkipRoot(r, RootSkip::kPlantedSymlink, PlantedReason(planted));
       } else if (mounted_canon.count(info.canonical)) {
-        r.skip_reason = "duplicate";
+        SkipRoot(r, RootSkip::kDuplicate, "duplicate");
       } else if (Launcher() && IsHostTmp(info.canonical)) {
-        r.skip_reason = kLauncherPrivateTmp;
+        SkipRoot(r, RootSkip::kLauncherPrivateTmp, kLauncherPrivateTmp);
       } else {
-        r.mounted = true;
+        r.writable_bind = true;
         mounted_canon.insert(info.canonical);
       }
       for (const std::string& name : ProtectedNames()) {
@@ -420,7 +423,7 @@ class Resolver {
           ir::Protected prot{p, pi.canonical, false,
                              "is a symlink; the sandboxed command could have planted it",
                              ProtectedOrigin(name)};
-          if (r.mounted) {
+          if (r.writable_bind) {
             plan_.warnings.push_back(ir::Warning{
                 "protected-name-symlink",
                 absl::StrCat(p, " is a symlink: it is not protected, and what it names may be "
@@ -441,7 +444,7 @@ class Resolver {
           if (name != ".codewhale" && name != ".deepseek" && name != ".git") {
             // A name of the policy's own may be meant as a file (.env): a
             // directory there would be in the way; say it stays creatable.
-            if (r.mounted) {
+            if (r.writable_bind) {
               plan_.warnings.push_back(ir::Warning{
                   "protected-name-missing",
                   absl::StrCat(p, " does not exist, so nothing protects it: the sandboxed "
@@ -451,7 +454,7 @@ class Resolver {
             continue;
           }
           ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
-          if (!r.mounted && r.skip_reason != "duplicate") prot.skip_reason = "its root is not mounted";
+          if (!r.writable_bind && r.skip != RootSkip::kDuplicate) prot.skip_reason = "its root is not mounted";
           r.protected_paths.push_back(prot);
           continue;
         }
@@ -462,19 +465,19 @@ class Resolver {
         ir::Protected prot{p, pi.canonical, false, "", ProtectedOrigin(name)};
         if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
           prot.skip_reason = "resolves outside its root";
-        } else if (!r.mounted && r.skip_reason != "duplicate") {
+        } else if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
           prot.skip_reason = "its root is not mounted";
         }
         r.protected_paths.push_back(prot);
       }
       // A protected worktree's main .git inside this root stays read-only too.
       for (const std::string& g : protected_git_) {
-        if (!r.mounted || !PathStartsWith(g, r.canonical) || g == r.canonical) continue;
+        if (!r.writable_bind || !PathStartsWith(g, r.canonical) || g == r.canonical) continue;
         bool listed = false;
         for (const ir::Protected& q : r.protected_paths) listed = listed || q.canonical == g;
         if (!listed) r.protected_paths.push_back(ir::Protected{g, g, false, "", ProtectedOrigin(".git")});
       }
-      if (!r.mounted && r.skip_reason != "duplicate") {
+      if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
         AddSkipped("writable root", r.path, r.skip_reason, r.origin);
       }
     }
@@ -493,6 +496,11 @@ class Resolver {
     const auto& setting = slash_tmp ? in_.spec.sandbox_exclude_slash_tmp : in_.spec.sandbox_exclude_tmpdir;
     if (setting) return setting->origin;
     return Origin::Default(slash_tmp ? "exclude_slash_tmp" : "exclude_tmpdir");
+  }
+
+  static void SkipRoot(ir::Root& r, RootSkip skip, std::string reason) {
+    r.skip = skip;
+    r.skip_reason = std::move(reason);
   }
 
   void AddSkipped(std::string what, std::string path, std::string reason, Origin origin) {
@@ -547,7 +555,6 @@ class Resolver {
         return;
       }
       plan_.kind = PlanKind::kLinuxBwrap;
-      plan_.share_net = pol.network_access;
       Origin marker = Origin::Default("bwrap child marker");
       plan_.env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", marker});
       plan_.env_set.push_back({"DEEPSEEK_SANDBOX", "bwrap", marker});
@@ -577,7 +584,7 @@ class Resolver {
 
   absl::Status BuildMounts() {
     Origin base = Origin::Default("bwrap base view");
-    AddMount(MountOp::kRoBind, "/", "/", "read-only root view", base);
+    AddMount(MountOp::kReadOnlyBind, "/", "/", "read-only root view", base);
     AddMount(MountOp::kDev, "", "/dev", "private /dev", base);
     AddMount(MountOp::kProc, "", "/proc", "private /proc", base);
     AddKernelMasks();
@@ -588,7 +595,7 @@ class Resolver {
         PathInfo info = facts_.Path(p);
         if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
             LauncherCanReach(info.canonical, "bwrap_dev_roots", d.origin)) {
-          AddMount(MountOp::kDevBind, info.canonical, info.canonical, "device root", d.origin);
+          AddMount(MountOp::kDeviceBind, info.canonical, info.canonical, "device root", d.origin);
         } else {
           AddSkipped("bwrap_dev_roots", p,
                      info.type == FileType::kMissing ? "missing" : "not a character or block device",
@@ -599,14 +606,14 @@ class Resolver {
     // Writable binds: canonical, sorted by component, deduplicated.
     std::vector<const ir::Root*> writable;
     for (const ir::Root& r : plan_.roots) {
-      if (r.mounted) writable.push_back(&r);
+      if (r.writable_bind) writable.push_back(&r);
     }
     std::sort(writable.begin(), writable.end(),
               [](const ir::Root* a, const ir::Root* b) { return PathLess(a->canonical, b->canonical); });
     std::set<std::string> bound;
     for (const ir::Root* r : writable) {
       if (!LauncherCanReach(r->canonical, "writable root", r->origin)) continue;
-      AddMount(MountOp::kBind, r->canonical, r->canonical,
+      AddMount(MountOp::kWritableBind, r->canonical, r->canonical,
                absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
       bound.insert(r->canonical);
     }
@@ -620,7 +627,7 @@ class Resolver {
     std::vector<Prot> prot;
     std::set<std::string> prot_seen;  // a scan of `prot` made this quadratic
     for (ir::Root& r : plan_.roots) {
-      if (!r.mounted) continue;
+      if (!r.writable_bind) continue;
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
         if (p.placeholder && !bound.count(r.canonical)) {
@@ -635,7 +642,7 @@ class Resolver {
     // Duplicate roots share their protected paths; mark those applied too.
     for (ir::Root& r : plan_.roots) {
       for (ir::Protected& p : r.protected_paths) {
-        if (r.skip_reason == "duplicate" && p.skip_reason.empty()) p.applied = true;
+        if (r.skip == RootSkip::kDuplicate && p.skip_reason.empty()) p.applied = true;
       }
     }
     std::sort(prot.begin(), prot.end(),
@@ -644,18 +651,18 @@ class Resolver {
       if (p.placeholder) {
         AddMount(MountOp::kTmpfs, "", p.path,
                  "protected name does not exist: an empty placeholder takes it", p.origin);
-        AddMount(MountOp::kRemountRo, "", p.path, "the placeholder is read-only", p.origin);
+        AddMount(MountOp::kRemountReadOnly, "", p.path, "the placeholder is read-only", p.origin);
         continue;
       }
       if (!LauncherCanReach(p.path, "protected descendant", p.origin)) continue;
-      AddMount(MountOp::kRoBind, p.path, p.path, "protected descendant stays read-only", p.origin);
+      AddMount(MountOp::kReadOnlyBind, p.path, p.path, "protected descendant stays read-only", p.origin);
     }
     // Read-only mode with a working directory under /tmp: the tmpfs would hide
     // it (bwrap: "Can't chdir"); show it read-only instead.
     if (plan_.policy.type == PolicyType::kReadOnly) {
       std::string canon = facts_.Path(in_.cwd).canonical;
       if (!canon.empty() && PathStartsWith(canon, "/tmp")) {
-        AddMount(MountOp::kRoBind, canon, canon,
+        AddMount(MountOp::kReadOnlyBind, canon, canon,
                  "working directory under /tmp stays visible (read-only) over the private /tmp",
                  Origin::Fact(absl::StrCat("working directory ", in_.cwd, " is under /tmp")));
       }
@@ -668,7 +675,7 @@ class Resolver {
           bool covered = !canon.empty() && PathStartsWith(p, canon) && PathStartsWith(canon, "/tmp");
           for (const std::string& q : shown) covered = covered || PathStartsWith(p, q);
           if (!PathStartsWith(p, "/tmp") || covered) continue;
-          AddMount(MountOp::kRoBind, p, p,
+          AddMount(MountOp::kReadOnlyBind, p, p,
                    "git worktree metadata under /tmp stays visible (read-only) over the private /tmp",
                    Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
           shown.push_back(p);
@@ -689,7 +696,7 @@ class Resolver {
         } else if (info.canonical == "/") {
           AddSkipped("bwrap_ro_roots", p, "canonicalizes to /", r.origin);
         } else if (LauncherCanReach(info.canonical, "bwrap_ro_roots", r.origin)) {
-          AddMount(MountOp::kRoBind, info.canonical, info.canonical, "extra read-only root", r.origin);
+          AddMount(MountOp::kReadOnlyBind, info.canonical, info.canonical, "extra read-only root", r.origin);
         }
       }
     }
@@ -719,16 +726,16 @@ class Resolver {
     Origin o = Origin::Default("kernel interfaces stay out of reach (OCI default masks)");
     for (const char* p : kKernelReadOnly) {
       if (facts_.Path(p).type == FileType::kMissing) continue;
-      AddMount(MountOp::kRoBind, p, p, "kernel interface stays read-only", o);
+      AddMount(MountOp::kReadOnlyBind, p, p, "kernel interface stays read-only", o);
     }
     for (const char* p : kKernelMaskedFiles) {
       if (facts_.Path(p).type != FileType::kRegular) continue;
-      AddMount(MountOp::kRoBind, "/dev/null", p, "kernel interface masked", o);
+      AddMount(MountOp::kReadOnlyBind, "/dev/null", p, "kernel interface masked", o);
     }
     for (const char* p : kKernelMaskedDirs) {
       if (facts_.Path(p).type != FileType::kDirectory) continue;
       AddMount(MountOp::kTmpfs, "", p, "kernel interface masked", o);
-      AddMount(MountOp::kRemountRo, "", p, "the mask is read-only", o);
+      AddMount(MountOp::kRemountReadOnly, "", p, "the mask is read-only", o);
     }
   }
 

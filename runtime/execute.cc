@@ -67,24 +67,10 @@ std::string LinkedFileUnder(const std::string& dir, int depth, int* budget);
 bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
 
 // CheckBwrapPlan re-checks what an emitted bwrap argv relies on.
-// PlanHome is the home directory the plan's "~/" deny rules were expanded
-// against, or "" when it has none.
-std::string PlanHome(const LaunchPlan& plan) {
-  for (const ir::DeniedPath& d : plan.denied_read) {
-    if (d.rule.size() < 3 || d.rule.compare(0, 2, "~/") != 0) continue;
-    std::string tail = d.rule.substr(1);  // "/.ssh"
-    if (d.path.size() > tail.size() &&
-        d.path.compare(d.path.size() - tail.size(), tail.size(), tail) == 0) {
-      return d.path.substr(0, d.path.size() - tail.size());
-    }
-  }
-  return "";
-}
-
 absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
   // The deny list hides credential stores under the home the plan was
   // compiled for; another home here would leave its own unmasked.
-  std::string plan_home = PlanHome(plan);
+  const std::string& plan_home = plan.home;
   std::string home = facts->Env("HOME").value_or("");
   if (home.empty()) home = facts->User().home;
   while (home.size() > 1 && home.back() == '/') home.pop_back();
@@ -135,7 +121,7 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
                          view->Find(ParentOf(m.dest)).access == backends::Access::kWritable;
         if (d.type != FileType::kDirectory && !creatable) {
           return absl::FailedPreconditionError(absl::StrCat(
-              "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
+              "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
               ") expects a directory, but ", m.dest, " is now ",
               d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
               "; compile the plan again"));
@@ -147,21 +133,21 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
     bool ok = s.type != FileType::kMissing;
     bool kernel = m.source == m.dest && (absl::StartsWith(m.source, "/proc/") ||
                                          absl::StartsWith(m.source, "/sys/"));
-    if (m.op == MountOp::kDevBind) {
+    if (m.op == MountOp::kDeviceBind) {
       ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
     } else if (m.source != "/dev/null" && !kernel) {
       ok = s.type == FileType::kDirectory;
     }
     if (!ok) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.source, ": ", m.why, ") needs ",
+          "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why, ") needs ",
           m.source, ", which is now ",
           s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
           "; compile the plan again"));
     }
     if (m.source != "/dev/null" && s.canonical != m.source) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.source, ": ", m.why, "): ",
+          "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why, "): ",
           m.source, " now resolves to ", s.canonical.empty() ? "nothing" : s.canonical,
           "; compile the plan again"));
     }
@@ -210,7 +196,7 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   // A protected directory that appeared under a writable root after the
   // compile would be writable.
   for (const ir::Root& r : plan.roots) {
-    if (!r.mounted) continue;
+    if (!r.writable_bind) continue;
     std::set<std::string> names = {".codewhale", ".deepseek"};
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     for (const std::string& name : names) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/layers.h"
+#include "tests/compiler/shares_network.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::compiler {
@@ -97,11 +98,11 @@ TEST(Posture, NetworkAccessKey) {
   FactsBuilder f;
   ir::LaunchPlan off = Plan("sandbox_network_access = false", f, "ask");
   EXPECT_FALSE(off.policy.network_access);
-  EXPECT_FALSE(off.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(off));
   ir::LaunchPlan ro_net = Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f,
                               "full-access");
   EXPECT_TRUE(ro_net.policy.network_access);
-  EXPECT_TRUE(ro_net.share_net);
+  EXPECT_TRUE(testing::SharesNetwork(ro_net));
   EXPECT_EQ(ro_net.policy.network_origin.detail, "sandbox_network_access");
 }
 
@@ -178,7 +179,7 @@ TEST(Layers, ManagedOverlayWins) {
   EXPECT_EQ(p.policy.type, PolicyType::kReadOnly);
   EXPECT_EQ(p.policy.origin.kind, ir::Origin::Kind::kManaged);
   EXPECT_EQ(p.policy.origin.file, "/etc/cw/managed.toml");
-  EXPECT_TRUE(HasMount(p, ir::MountOp::kRoBind, "/opt"));
+  EXPECT_TRUE(HasMount(p, ir::MountOp::kReadOnlyBind, "/opt"));
 }
 
 // Case 28: project overlay ranks.
@@ -351,7 +352,7 @@ TEST(Roots, OrderAndFiltering) {
   std::vector<std::string> verdicts;
   for (const auto& r : p.roots) {
     paths.push_back(r.path);
-    verdicts.push_back(r.mounted ? "mounted" : r.skip_reason);
+    verdicts.push_back(r.writable_bind ? "mounted" : r.skip_reason);
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"/home/dev/ws", "/srv/e", "/srv/missing", "/srv/file",
                                              "/", "/home/dev/ws", "/tmp", "/var/tmp/real"}));
@@ -402,11 +403,11 @@ TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
   ASSERT_EQ(p.kind, PlanKind::kLinuxBwrap);
   bool found = false;
   for (size_t i = 0; i < p.mounts.size(); ++i) {
-    if (p.mounts[i].op == ir::MountOp::kRoBind && p.mounts[i].dest == "/tmp/proj") {
+    if (p.mounts[i].op == ir::MountOp::kReadOnlyBind && p.mounts[i].dest == "/tmp/proj") {
       found = true;
       EXPECT_GT(i, 3u);  // after --tmpfs /tmp
     }
-    EXPECT_NE(p.mounts[i].op, ir::MountOp::kBind);
+    EXPECT_NE(p.mounts[i].op, ir::MountOp::kWritableBind);
   }
   EXPECT_TRUE(found);
 }
