@@ -418,6 +418,46 @@ TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
 namespace cwsc::compiler {
 namespace {
 
+// Every layered field of a higher layer reaches the merged spec; the
+// expectations stay the base policy's own.
+TEST(Layers, EveryFieldOfTheTopLayerWins) {
+  ir::Origin o = ir::Origin::Default("top");
+  auto s = [&](std::string v) { return Setting<std::string>{std::move(v), o}; };
+  auto b = [&](bool v) { return Setting<bool>{v, o}; };
+  auto l = [&](std::string v) { return Setting<PathList>{{Setting<std::string>{v, o}}, o}; };
+  PolicySpec top;
+  top.sandbox_mode = s("read-only");
+  top.prefer_bwrap = b(false);
+  top.bwrap_ro_roots = l("/ro");
+  top.bwrap_dev_roots = l("/dev/x");
+  top.sandbox_backend = s("opensandbox");
+  top.sandbox_url = s("http://u");
+  top.sandbox_network_access = b(true);
+  top.managed_config_path = s("/m.toml");
+  top.requirements_path = s("/r.toml");
+  top.sandbox_read_denylist_defaults = b(false);
+  top.sandbox_denied_read_paths = l("/deny");
+  top.sandbox_read_denylist_exempt = l("/exempt");
+  top.tool_launcher = Setting<std::vector<std::string>>{{"/usr/bin/sudo"}, o};
+  top.sandbox_writable_roots = l("/w");
+  top.sandbox_exclude_tmpdir = b(true);
+  top.sandbox_exclude_slash_tmp = b(true);
+  top.sandbox_protected_names = l(".p");
+  top.sandbox_opensandbox_api = s("execd");
+  top.sandbox_execd_url = s("http://e");
+  top.sandbox_image = s("img");
+  top.sandbox_execd_port = Setting<int>{7, o};
+  top.sandbox_keep = b(true);
+  top.sandbox_remote_cwd = s("/r");
+  top.sandbox_api_key_env = s("KEY");
+  PolicySpec merged;
+  merged.expectations.push_back({ir::Expectation::Kind::kNetwork, "", false, o});
+  Overlay(merged, top);
+  PolicySpec want = top;
+  want.expectations = merged.expectations;
+  EXPECT_EQ(merged, want);
+}
+
 // The API key has one source: a layer naming any source replaces all below.
 TEST(Layers, ApiKeySourceIsReplacedAsAWhole) {
   PolicySpec user;
