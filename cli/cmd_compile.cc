@@ -96,7 +96,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   if (t == "none") {
     std::string why;
     for (const auto& s : plan.skipped) {
-      if (s.what == "local wrapper") why = s.reason;
+      if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
     }
     std::fprintf(stderr, "cwsc: note: plan kind none: the command runs without an OS sandbox%s%s\n",
                  why.empty() ? "" : ": ", why.c_str());
@@ -109,7 +109,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     if (!argv.ok()) {
       std::string why;
       for (const auto& s : plan.skipped) {
-        if (s.what == "local wrapper") why = absl::StrCat(": ", s.reason);
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
       std::fprintf(stderr, "cwsc: error: --target bwrap: %s%s\n",
                    std::string(argv.status().message()).c_str(), why.c_str());
@@ -124,7 +124,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     if (!argv.ok()) {
       std::string why;
       for (const auto& s : plan.skipped) {
-        if (s.what == "local wrapper") why = absl::StrCat(": ", s.reason);
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
       std::fprintf(stderr, "cwsc: error: --target seatbelt: %s%s\n",
                    std::string(argv.status().message()).c_str(), why.c_str());

@@ -14,6 +14,35 @@ const char* PlanKindName(PlanKind kind) {
   return "none";
 }
 
+const char* PlatformName(Platform platform) {
+  switch (platform) {
+    case Platform::kLinux: return "linux";
+    case Platform::kMacos: return "macos";
+    case Platform::kWindows: return "windows";
+  }
+  return "linux";
+}
+
+std::optional<Platform> PlatformFromName(const std::string& name) {
+  for (Platform p : {Platform::kLinux, Platform::kMacos, Platform::kWindows}) {
+    if (name == PlatformName(p)) return p;
+  }
+  return std::nullopt;
+}
+
+const char* SkipKindName(SkipKind kind) {
+  switch (kind) {
+    case SkipKind::kSetting: return "setting";
+    case SkipKind::kLocalWrapper: return "local-wrapper";
+    case SkipKind::kWritableRoot: return "writable-root";
+    case SkipKind::kWorktreeMetadata: return "worktree-metadata";
+    case SkipKind::kSyscallFilter: return "syscall-filter";
+    case SkipKind::kNetworkAccess: return "network-access";
+    case SkipKind::kSeatbeltPath: return "seatbelt-path";
+  }
+  return "setting";
+}
+
 const char* PolicyTypeName(PolicyType type) {
   switch (type) {
     case PolicyType::kReadOnly: return "read-only";

@@ -24,6 +24,13 @@ inline constexpr int kPlanSchemaVersion = 2;
 enum class PlanKind { kNone, kLinuxBwrap, kMacosSeatbelt, kLauncherBwrap, kOpenSandbox, kRefused };
 const char* PlanKindName(PlanKind kind);  // "none", "linux-bwrap", ...
 
+// Platform is the operating system a plan was compiled for (the host facts'
+// `platform`).
+enum class Platform { kLinux, kMacos, kWindows };
+const char* PlatformName(Platform platform);  // "linux", "macos", "windows"
+// PlatformFromName is the inverse of PlatformName; nullopt for another name.
+std::optional<Platform> PlatformFromName(const std::string& name);
+
 // PolicyType is the resolved SandboxPolicy variant (reference §6.1).
 enum class PolicyType { kReadOnly, kWorkspaceWrite, kDangerFullAccess, kExternalSandbox };
 const char* PolicyTypeName(PolicyType type);  // "read-only", "workspace-write", ...
@@ -123,12 +130,25 @@ struct DeniedPath {
   bool operator==(const DeniedPath&) const = default;
 };
 
+// SkipKind is what kind of thing a Skipped entry leaves out.
+enum class SkipKind {
+  kSetting,           // a configured key or value (`what` names the key)
+  kLocalWrapper,      // the local sandbox wrapper: the plan runs unconfined
+  kWritableRoot,      // a writable root
+  kWorktreeMetadata,  // a git worktree's metadata directories
+  kSyscallFilter,     // the seccomp stage
+  kNetworkAccess,     // network access the mode cannot give
+  kSeatbeltPath,      // a path a Seatbelt profile cannot name
+};
+const char* SkipKindName(SkipKind kind);  // "setting", "local-wrapper", ...
+
 // Skipped records something the policy asked for that the plan leaves out.
 struct Skipped {
-  std::string what;    // "writable root", "bwrap_ro_roots", "deny mask", ...
+  std::string what;    // for people: "writable root", "bwrap_ro_roots", "local wrapper", ...
   std::string path;
   std::string reason;  // "missing", "not a directory", "canonicalizes to /", ...
   Origin origin;
+  SkipKind kind = SkipKind::kSetting;
   bool operator==(const Skipped&) const = default;
 };
 
@@ -210,22 +230,33 @@ struct Wrapper {
   bool operator==(const Wrapper&) const = default;
 };
 
-// Param is one `-DKEY=VALUE` Seatbelt profile parameter.
-struct Param {
-  std::string key;
-  std::string value;
+// SeatbeltPath is one absolute path a Seatbelt profile names.
+struct SeatbeltPath {
+  std::string path;
   Origin origin;
-  bool operator==(const Param&) const = default;
+  bool operator==(const SeatbeltPath&) const = default;
 };
 
-// Seatbelt holds the macOS facts the Seatbelt backend needs, resolved by lowering.
+// SeatbeltRoot is one writable root with the protected paths under it that
+// stay read-only.
+struct SeatbeltRoot {
+  SeatbeltPath root;
+  std::vector<SeatbeltPath> read_only;
+  bool operator==(const SeatbeltRoot&) const = default;
+};
+
+// Seatbelt holds the macOS paths and facts the Seatbelt backend needs,
+// resolved by lowering; the backend chooses the profile's parameter names.
+// Every path is absolute (lowering skips, and lists in `skipped`, one that
+// is not).
 struct Seatbelt {
-  std::vector<Param> params;          // in -D order (reference §10.2)
-  bool darwin_cache = false;          // DARWIN_USER_CACHE_DIR resolved
-  bool cargo_home = false;            // CARGO_HOME* params present
-  bool npm_cache = false;             // NPM_CACHE_DIR present
-  std::vector<int> loopback_proxy_ports;  // read-only + network: allowed local ports
-  bool network_dropped_for_proxy = false; // proxy vars set, no port inferable
+  std::vector<SeatbeltRoot> writable_roots;   // in the policy's root order
+  std::optional<SeatbeltPath> darwin_cache;   // DARWIN_USER_CACHE_DIR
+  std::optional<SeatbeltPath> cargo_home;     // its registry/ and git/ are writable
+  std::optional<SeatbeltPath> npm_cache;
+  std::vector<SeatbeltPath> denied_read;      // the read deny list
+  std::vector<int> loopback_proxy_ports;      // read-only + network: allowed local ports
+  bool network_dropped_for_proxy = false;     // proxy vars set, no port inferable
   bool operator==(const Seatbelt&) const = default;
 };
 
@@ -274,7 +305,7 @@ struct Remote {
 struct LaunchPlan {
   int schema_version = kPlanSchemaVersion;
   PlanKind kind = PlanKind::kNone;
-  std::string platform;         // "linux", "macos", "windows"
+  Platform platform = Platform::kLinux;
   std::string permission_mode;  // "plan", "ask", "auto-review", "full-access"
   Origin mode_origin;
   Policy policy;

@@ -48,7 +48,8 @@ constexpr auto kDeniedPathFields =
 
 constexpr auto kSkippedFields = std::make_tuple(
     Field("what", &Skipped::what), Field("path", &Skipped::path),
-    Field("reason", &Skipped::reason), Field("origin", &Skipped::origin));
+    Field("reason", &Skipped::reason), Field("origin", &Skipped::origin),
+    Field("kind", &Skipped::kind));
 
 constexpr auto kEnvVarFields =
     std::make_tuple(Field("name", &EnvVar::name), Field("value", &EnvVar::value),
@@ -80,13 +81,16 @@ constexpr auto kWrapperFields = std::make_tuple(
     Field("executable", &Wrapper::executable), Field("probe_ok", &Wrapper::probe_ok),
     Field("probe_message", &Wrapper::probe_message));
 
-constexpr auto kParamFields =
-    std::make_tuple(Field("key", &Param::key), Field("value", &Param::value),
-                    Field("origin", &Param::origin));
+constexpr auto kSeatbeltPathFields = std::make_tuple(Field("path", &SeatbeltPath::path),
+                                                     Field("origin", &SeatbeltPath::origin));
+
+constexpr auto kSeatbeltRootFields = std::make_tuple(Field("root", &SeatbeltRoot::root),
+                                                     Field("read_only", &SeatbeltRoot::read_only));
 
 constexpr auto kSeatbeltFields = std::make_tuple(
-    Field("params", &Seatbelt::params), Field("darwin_cache", &Seatbelt::darwin_cache),
-    Field("cargo_home", &Seatbelt::cargo_home), Field("npm_cache", &Seatbelt::npm_cache),
+    Field("writable_roots", &Seatbelt::writable_roots),
+    Field("darwin_cache", &Seatbelt::darwin_cache), Field("cargo_home", &Seatbelt::cargo_home),
+    Field("npm_cache", &Seatbelt::npm_cache), Field("denied_read", &Seatbelt::denied_read),
     Field("loopback_proxy_ports", &Seatbelt::loopback_proxy_ports),
     Field("network_dropped_for_proxy", &Seatbelt::network_dropped_for_proxy));
 
@@ -139,7 +143,8 @@ static_assert(Covers<Expectation, decltype(kExpectationFields)>(), "Expectation 
 static_assert(Covers<ArgTest, decltype(kArgTestFields)>(), "an ArgTest field is not in its table");
 static_assert(Covers<SyscallRule, decltype(kSyscallRuleFields)>(), "SyscallRule table incomplete");
 static_assert(Covers<Wrapper, decltype(kWrapperFields)>(), "a Wrapper field is not in its table");
-static_assert(Covers<Param, decltype(kParamFields)>(), "a Param field is not in its table");
+static_assert(Covers<SeatbeltPath, decltype(kSeatbeltPathFields)>(), "SeatbeltPath table incomplete");
+static_assert(Covers<SeatbeltRoot, decltype(kSeatbeltRootFields)>(), "SeatbeltRoot table incomplete");
 static_assert(Covers<Seatbelt, decltype(kSeatbeltFields)>(), "Seatbelt table incomplete");
 static_assert(Covers<ApiKeySource, decltype(kApiKeySourceFields)>(), "ApiKeySource table incomplete");
 static_assert(Covers<Remote, decltype(kRemoteFields)>(), "a Remote field is not in its table");
@@ -162,7 +167,8 @@ constexpr const auto& TableOf(const Expectation*) { return kExpectationFields; }
 constexpr const auto& TableOf(const ArgTest*) { return kArgTestFields; }
 constexpr const auto& TableOf(const SyscallRule*) { return kSyscallRuleFields; }
 constexpr const auto& TableOf(const Wrapper*) { return kWrapperFields; }
-constexpr const auto& TableOf(const Param*) { return kParamFields; }
+constexpr const auto& TableOf(const SeatbeltPath*) { return kSeatbeltPathFields; }
+constexpr const auto& TableOf(const SeatbeltRoot*) { return kSeatbeltRootFields; }
 constexpr const auto& TableOf(const Seatbelt*) { return kSeatbeltFields; }
 constexpr const auto& TableOf(const ApiKeySource*) { return kApiKeySourceFields; }
 constexpr const auto& TableOf(const Remote*) { return kRemoteFields; }
@@ -186,6 +192,11 @@ struct EnumSpelling;
 CWSC_ENUM_SPELLING(PlanKind, PlanKindName, PlanKind::kNone, PlanKind::kLinuxBwrap,
                    PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap, PlanKind::kOpenSandbox,
                    PlanKind::kRefused);
+CWSC_ENUM_SPELLING(Platform, PlatformName, Platform::kLinux, Platform::kMacos,
+                   Platform::kWindows);
+CWSC_ENUM_SPELLING(SkipKind, SkipKindName, SkipKind::kSetting, SkipKind::kLocalWrapper,
+                   SkipKind::kWritableRoot, SkipKind::kWorktreeMetadata, SkipKind::kSyscallFilter,
+                   SkipKind::kNetworkAccess, SkipKind::kSeatbeltPath);
 CWSC_ENUM_SPELLING(PolicyType, PolicyTypeName, PolicyType::kReadOnly,
                    PolicyType::kWorkspaceWrite, PolicyType::kDangerFullAccess,
                    PolicyType::kExternalSandbox);

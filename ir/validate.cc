@@ -18,6 +18,7 @@ class Checker {
     CheckMounts();
     if (plan_.syscall_filter) CheckSyscallFilter(*plan_.syscall_filter);
     if (plan_.remote) CheckRemote(*plan_.remote);
+    if (plan_.seatbelt) CheckSeatbelt(*plan_.seatbelt);
     return std::move(problems_);
   }
 
@@ -37,13 +38,13 @@ class Checker {
     if (plan_.schema_version != kPlanSchemaVersion) {
       Problem("/schema_version", absl::StrCat("expected ", kPlanSchemaVersion));
     }
-    if (IsBwrapKind(plan_.kind) && plan_.platform != "linux") {
+    if (IsBwrapKind(plan_.kind) && plan_.platform != Platform::kLinux) {
       Problem("/platform", absl::StrCat(AKind(), " plan runs on linux, not '",
-                                        plan_.platform, "'"));
+                                        PlatformName(plan_.platform), "'"));
     }
-    if (plan_.kind == PlanKind::kMacosSeatbelt && plan_.platform != "macos") {
+    if (plan_.kind == PlanKind::kMacosSeatbelt && plan_.platform != Platform::kMacos) {
       Problem("/platform", absl::StrCat("a macos-seatbelt plan runs on macos, not '",
-                                        plan_.platform, "'"));
+                                        PlatformName(plan_.platform), "'"));
     }
     bool local_sandbox = IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kMacosSeatbelt;
     if (local_sandbox && !plan_.policy.ShouldSandbox()) {
@@ -140,6 +141,34 @@ class Checker {
       }
       if (rule.errno_value < 1 || rule.errno_value > 4095) {
         Problem(absl::StrCat(at, "/errno"), "expected 1 to 4095");
+      }
+    }
+  }
+
+  // CheckSeatbelt: every path a profile names is absolute.
+  void CheckSeatbelt(const Seatbelt& sb) {
+    auto path = [&](const SeatbeltPath& p, const std::string& at) {
+      if (p.path.empty() || p.path[0] != '/') {
+        Problem(absl::StrCat("/launch/seatbelt/", at, "/path"), "expected an absolute path");
+      }
+    };
+    for (size_t i = 0; i < sb.writable_roots.size(); ++i) {
+      std::string at = absl::StrCat("writable_roots/", i);
+      path(sb.writable_roots[i].root, absl::StrCat(at, "/root"));
+      for (size_t j = 0; j < sb.writable_roots[i].read_only.size(); ++j) {
+        path(sb.writable_roots[i].read_only[j], absl::StrCat(at, "/read_only/", j));
+      }
+    }
+    if (sb.darwin_cache) path(*sb.darwin_cache, "darwin_cache");
+    if (sb.cargo_home) path(*sb.cargo_home, "cargo_home");
+    if (sb.npm_cache) path(*sb.npm_cache, "npm_cache");
+    for (size_t k = 0; k < sb.denied_read.size(); ++k) {
+      path(sb.denied_read[k], absl::StrCat("denied_read/", k));
+    }
+    for (size_t k = 0; k < sb.loopback_proxy_ports.size(); ++k) {
+      int port = sb.loopback_proxy_ports[k];
+      if (port < 1 || port > 65535) {
+        Problem(absl::StrCat("/launch/seatbelt/loopback_proxy_ports/", k), "expected 1 to 65535");
       }
     }
   }

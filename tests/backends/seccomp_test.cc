@@ -169,7 +169,7 @@ TEST(Seccomp, ListingGolden) {
 TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kLinuxBwrap;
-  plan.platform = "linux";
+  plan.platform = ir::Platform::kLinux;
   plan.mounts.push_back({ir::MountOp::kReadOnlyBind, "/", "/", "root view", {}});
   plan.syscall_filter = Filter(false);
   absl::StatusOr<std::string> json = ir::PlanToJson(plan);

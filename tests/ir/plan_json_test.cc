@@ -19,7 +19,7 @@ namespace {
 LaunchPlan CommonPlan() {
   LaunchPlan p;
   p.kind = PlanKind::kNone;
-  p.platform = "linux";
+  p.platform = Platform::kLinux;
   p.permission_mode = "ask";
   p.mode_origin = Origin::Cli("--mode ask");
   p.policy.type = PolicyType::kWorkspaceWrite;
@@ -50,7 +50,10 @@ LaunchPlan CommonPlan() {
   p.denied_read.push_back({"/h/.ssh", "~/.ssh", Origin::Default("built-in")});
   p.env_allow = {"PATH", "LC_*"};
   p.env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", Origin::Default("marker")});
-  p.skipped.push_back({"writable root", "/missing", "missing", Origin::Env("TMPDIR")});
+  p.skipped.push_back({"writable root", "/missing", "missing", Origin::Env("TMPDIR"),
+                       SkipKind::kWritableRoot});
+  p.skipped.push_back({"local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
+                       Origin::Default("d"), SkipKind::kLocalWrapper});
   p.warnings.push_back({"many-mounts", "60 mounts", Origin::Default("count")});
   p.expectations.push_back(
       {Expectation::Kind::kWrite, "$WORKSPACE/x", true, Origin::Config("expect", "p.cwsp", 4, 1)});
@@ -81,12 +84,13 @@ LaunchPlan LauncherPlan() {
 LaunchPlan SeatbeltPlan() {
   LaunchPlan p = CommonPlan();
   p.kind = PlanKind::kMacosSeatbelt;
-  p.platform = "macos";
+  p.platform = Platform::kMacos;
   Seatbelt sb;
-  sb.params = {{"WRITABLE_ROOT_0", "/w", Origin::Default("r")}};
-  sb.darwin_cache = true;
-  sb.cargo_home = true;
-  sb.npm_cache = true;
+  sb.writable_roots = {{{"/w", Origin::Default("r")}, {{"/w/.codewhale", Origin::Default("p")}}}};
+  sb.darwin_cache = SeatbeltPath{"/c", Origin::Fact("darwin_user_cache_dir")};
+  sb.cargo_home = SeatbeltPath{"/h/.cargo", Origin::Env("HOME")};
+  sb.npm_cache = SeatbeltPath{"/h/.npm", Origin::Env("HOME")};
+  sb.denied_read = {{"/h/.ssh", Origin::Default("built-in")}};
   sb.loopback_proxy_ports = {8080};
   sb.network_dropped_for_proxy = true;
   p.seatbelt = sb;
@@ -204,10 +208,10 @@ TEST(Validate, EachKindNeedsItsOwnPartAndNoOther) {
 
 TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
   LaunchPlan p = BwrapPlan();
-  p.platform = "macos";
+  p.platform = Platform::kMacos;
   EXPECT_EQ(First(p), (PlanProblem{"/platform", "a linux-bwrap plan runs on linux, not 'macos'"}));
   p = SeatbeltPlan();
-  p.platform = "linux";
+  p.platform = Platform::kLinux;
   EXPECT_EQ(First(p),
             (PlanProblem{"/platform", "a macos-seatbelt plan runs on macos, not 'linux'"}));
   p = BwrapPlan();
@@ -246,6 +250,14 @@ TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
   p.remote->api_key.origin.file = "";
   EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/api_key/origin",
                                    "a config key source needs the config file"}));
+  p = SeatbeltPlan();
+  p.seatbelt->writable_roots[0].read_only[0].path = "w/.codewhale";
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt/writable_roots/0/read_only/0/path",
+                                   "expected an absolute path"}));
+  p = SeatbeltPlan();
+  p.seatbelt->loopback_proxy_ports = {0};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt/loopback_proxy_ports/0",
+                                   "expected 1 to 65535"}));
   p = RemotePlan();
   p.remote->execd_port = 0;
   EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/execd_port", "expected 1 to 65535"}));

@@ -37,7 +37,7 @@ Setting<std::string> S(std::string v, const char* key, int line) {
 
 ir::LaunchPlan BasePlan() {
   ir::LaunchPlan plan;
-  plan.platform = "linux";
+  plan.platform = ir::Platform::kLinux;
   plan.permission_mode = "ask";
   plan.cwd = "/home/dev/proj";
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;

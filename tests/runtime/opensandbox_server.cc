@@ -93,7 +93,7 @@ nlohmann::json TestServer::State() {
 ir::LaunchPlan RemotePlan(const std::string& contract, const std::string& url, bool with_key) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kOpenSandbox;
-  plan.platform = "linux";
+  plan.platform = ir::Platform::kLinux;
   plan.permission_mode = "ask";
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;
   plan.policy.writable_roots = {"/home/dev/proj"};
