@@ -12,6 +12,7 @@
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
+#include "ir/diagnostics.h"
 #include "ir/field_table.h"
 #include "ir/status_macros.h"
 
@@ -54,8 +55,8 @@ absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic
   PolicySpec spec;
   if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_MODE", "DEEPSEEK_SANDBOX_MODE")) {
     if (!NormalizeSandboxMode(v->second)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("env ", v->first, ": error: ", InvalidSandboxModeMessage(v->second), "\n"));
+      return ir::ErrorAt(absl::StrCat("env ", v->first), 0, 0,
+                         InvalidSandboxModeMessage(v->second));
     }
     spec.sandbox_mode = Setting<std::string>{v->second, Origin::Env(v->first)};
   }
@@ -202,9 +203,9 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
   if (info.type == FileType::kMissing) return out;
   auto text = facts.ReadFile(path);
   if (!text) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the managed config exists but cannot be read (it must be a "
-                           "regular file of at most 64 KiB)\n"));
+    return ir::ErrorAt(path, 0, 0,
+                       "the managed config exists but cannot be read (it must be a regular file "
+                       "of at most 64 KiB)");
   }
   ConfigLayer layer;
   if (absl::EndsWith(path, ".cwsp")) {  // a managed policy in the DSL (docs/dsl.md)
@@ -245,9 +246,9 @@ absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec
   if (path.empty() || facts.Path(path).type == FileType::kMissing) return out;
   auto text = facts.ReadFile(path);
   if (!text) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the requirements file exists but cannot be read (it must be a "
-                           "regular file of at most 64 KiB)\n"));
+    return ir::ErrorAt(path, 0, 0,
+                       "the requirements file exists but cannot be read (it must be a regular "
+                       "file of at most 64 KiB)");
   }
   CWSC_ASSIGN_OR_RETURN(RequirementsFile file, ParseRequirements(*text, path));
   out.path = path;

@@ -896,7 +896,7 @@ absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, con
   const Origin& o = s.origin;
   std::string msg = absl::StrCat(o.detail, ": ", p.status().message());
   if (o.file.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(o.Describe(), ": error: ", msg, "\n"));
+    return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
   }
   return ir::ErrorAt(o.file, o.line, o.col, msg);
 }

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "ir/diagnostic_status.h"
 #include "ir/field_table.h"
 #include "ir/validate.h"
 
@@ -518,16 +519,16 @@ absl::Status MalformedJson(const std::string& text, const std::string& file) {
   }
   int line = 0, col = 0;
   LineCol(text, at, &line, &col);
-  return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ":", col,
-                                                 ": error: malformed plan JSON",
-                                                 place.overflow ? ": number out of range" : "",
-                                                 "\n"));
+  return DiagnosticError({Diagnostic::Severity::kError, file, line, col,
+                          absl::StrCat("malformed plan JSON",
+                                       place.overflow ? ": number out of range" : ""),
+                          ""});
 }
 
 absl::Status BadPlanError(const std::string& file, const std::string& pointer,
                           const std::string& message) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(file, ": error: bad plan at '", pointer, "': ", message, "\n"));
+  return DiagnosticError({Diagnostic::Severity::kError, file, 0, 0,
+                          absl::StrCat("bad plan at '", pointer, "': ", message), ""});
 }
 
 }  // namespace
@@ -560,7 +561,8 @@ absl::StatusOr<LaunchPlan> PlanFromJson(const std::string& text, const std::stri
   } catch (const BadPlan& bad) {
     return BadPlanError(file, bad.pointer, bad.message);
   } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": error: bad plan: ", e.what(), "\n"));
+    return DiagnosticError(
+        {Diagnostic::Severity::kError, file, 0, 0, absl::StrCat("bad plan: ", e.what()), ""});
   }
   std::vector<PlanProblem> problems = Validate(plan);
   if (!problems.empty()) return BadPlanError(file, problems[0].pointer, problems[0].message);
