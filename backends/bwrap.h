@@ -17,6 +17,9 @@
 
 namespace cwsc::backends {
 
+// MountOpFlag is bwrap's spelling of a mount operation: "--ro-bind", "--bind", ...
+const char* MountOpFlag(ir::MountOp op);
+
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                           const std::vector<std::string>& program);
 

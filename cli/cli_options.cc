@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ir/diagnostic_status.h"
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
@@ -124,8 +125,18 @@ void PrintError(const std::string& message) {
   std::fputs(m.c_str(), stderr);
 }
 
+std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
+
+void PrintError(const absl::Status& status) {
+  if (std::optional<std::vector<ir::Diagnostic>> diagnostics = ir::DiagnosticsOf(status)) {
+    for (const ir::Diagnostic& d : *diagnostics) std::fputs(RenderDiagnostic(d).c_str(), stderr);
+    return;
+  }
+  PrintError(std::string(status.message()));
+}
+
 void PrintNotes(const std::vector<ir::Diagnostic>& notes) {
-  for (const auto& n : notes) std::fputs(n.Render().c_str(), stderr);
+  for (const auto& n : notes) std::fputs(RenderDiagnostic(n).c_str(), stderr);
 }
 
 }  // namespace cwsc::cli

@@ -54,7 +54,7 @@ int CmdCheck(const Args& args) {
   }
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(rest, {"--policy", "--input"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
@@ -74,7 +74,7 @@ int CmdCheck(const Args& args) {
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    PrintError(absl::StrCat(file, ": error: cannot read the file"));
+    PrintError(ir::ErrorAt(file, 0, 0, "cannot read the file"));
     return kExitUsage;
   }
   std::ostringstream ss;
@@ -84,19 +84,19 @@ int CmdCheck(const Args& args) {
 
   if (!dsl) {
     if (!o->policy.empty()) {
-      PrintError(absl::StrCat(file, ": error: --policy selects a policy of a .cwsp file"));
+      PrintError(ir::ErrorAt(file, 0, 0, "--policy selects a policy of a .cwsp file"));
       return kExitUsage;
     }
     absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
     if (!cfg.ok()) {
-      PrintError(std::string(cfg.status().message()));
+      PrintError(cfg.status());
       return kExitUsage;
     }
     PrintNotes(cfg->notes);
     // What every compile checks, in every mode (paths), and what every compile
     // of a managed launcher file refuses (docs/launcher.md).
     if (absl::Status paths = compiler::ValidateSpecPaths(cfg->spec); !paths.ok()) {
-      PrintError(std::string(paths.message()));
+      PrintError(paths);
       return kExitUsage;
     }
     if (managed && cfg->spec.tool_launcher) {
@@ -105,7 +105,7 @@ int CmdCheck(const Args& args) {
                              ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
                              : "";
       if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::Diagnostic{ir::Diagnostic::Severity::kError, o.file, o.line, o.col,
+        PrintError(ir::ErrorAt(o.file, o.line, o.col,
                                   cfg->spec.sandbox_mode
                                       ? absl::StrCat("a managed config with 'tool_launcher' must set "
                                                      "sandbox_mode to workspace-write or read-only, "
@@ -113,9 +113,7 @@ int CmdCheck(const Args& args) {
                                                      "'; every compile refuses it")
                                       : "a managed config with 'tool_launcher' must set sandbox_mode "
                                         "itself (workspace-write or read-only); every compile "
-                                        "refuses it",
-                                  ""}
-                       .Render());
+                                        "refuses it"));
         return kExitUsage;
       }
     }
@@ -134,7 +132,7 @@ int CmdCheck(const Args& args) {
 
   absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
   if (!parsed.ok()) {
-    PrintError(std::string(parsed.status().message()));
+    PrintError(parsed.status());
     return kExitUsage;
   }
   bool found = o->policy.empty();
@@ -144,7 +142,7 @@ int CmdCheck(const Args& args) {
     PrintPolicy(p, file);
   }
   if (!found) {
-    PrintError(absl::StrCat(file, ": error: no policy named '", o->policy, "'"));
+    PrintError(ir::ErrorAt(file, 0, 0, absl::StrCat("no policy named '", o->policy, "'")));
     return kExitUsage;
   }
   if (parsed->policies.empty()) std::printf("%s: valid, but defines no policy\n", file.c_str());

@@ -28,7 +28,7 @@ constexpr char kDoctorUsage[] =
 int CmdDoctor(const Args& args) {
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, {"--json"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kDoctorUsage, stderr);
     return kExitUsage;
   }
@@ -45,7 +45,7 @@ int CmdDoctor(const Args& args) {
       runtime::RunDoctor(o->config.empty() ? "/dev/null" : o->config, facts.get(),
                          runtime::ReadHostSignals());
   if (!r.ok()) {
-    PrintError(std::string(r.status().message()));
+    PrintError(r.status());
     return kExitUsage;
   }
   std::string text = o->json ? runtime::DoctorToJson(*r) : runtime::DoctorToText(*r);

@@ -26,7 +26,7 @@ int CmdFacts(const Args& args) {
   absl::StatusOr<CommonOptions> o =
       ParseCommonOptions(args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kUsage, stderr);
     return kExitUsage;
   }
@@ -40,12 +40,12 @@ int CmdFacts(const Args& args) {
     rec.SetUnlistedIsError(true);
     absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
     if (!copts.ok()) {
-      PrintError(std::string(copts.status().message()));
+      PrintError(copts.status());
       return kExitUsage;
     }
     absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, &rec);
     if (!r.ok()) {
-      PrintError(std::string(r.status().message()));
+      PrintError(r.status());
       return kExitUsage;
     }
   } else {
@@ -59,7 +59,7 @@ int CmdFacts(const Args& args) {
   }
   absl::StatusOr<std::string> yaml = rec.WriteYaml();
   if (!yaml.ok()) {
-    PrintError(std::string(yaml.status().message()));
+    PrintError(yaml.status());
     return kExitUsage;
   }
   if (o->output) {

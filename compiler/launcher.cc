@@ -229,7 +229,7 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
       out.push_back(
           ir::Mount{ir::MountOp::kTmpfs, "", d.path, absl::StrCat("deny read ", d.rule), d.origin});
     } else if (info.type != FileType::kMissing) {
-      out.push_back(ir::Mount{ir::MountOp::kRoBind, "/dev/null", d.path,
+      out.push_back(ir::Mount{ir::MountOp::kReadOnlyBind, "/dev/null", d.path,
                               absl::StrCat("deny read ", d.rule), d.origin});
     }
   }
@@ -238,11 +238,30 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
 
 bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i) {
   const ir::Mount& m = mounts[i];
-  bool remounted = i + 1 < mounts.size() && mounts[i + 1].op == ir::MountOp::kRemountRo &&
+  bool remounted = i + 1 < mounts.size() && mounts[i + 1].op == ir::MountOp::kRemountReadOnly &&
                    mounts[i + 1].dest == m.dest;
   return (m.op == ir::MountOp::kTmpfs && m.dest != "/tmp" && !remounted) ||
-         (m.op == ir::MountOp::kRoBind && m.source == "/dev/null");
+         (m.op == ir::MountOp::kReadOnlyBind && m.source == "/dev/null");
 }
+
+namespace {
+
+// ProbeFlag spells a deny mask for the probe argv, as backends::MountOpFlag
+// spells it for the plan's argv (launcher_test checks they agree).
+const char* ProbeFlag(ir::MountOp op) {
+  switch (op) {
+    case ir::MountOp::kReadOnlyBind: return "--ro-bind";
+    case ir::MountOp::kWritableBind: return "--bind";
+    case ir::MountOp::kDeviceBind: return "--dev-bind";
+    case ir::MountOp::kDev: return "--dev";
+    case ir::MountOp::kProc: return "--proc";
+    case ir::MountOp::kTmpfs: return "--tmpfs";
+    case ir::MountOp::kRemountReadOnly: return "--remount-ro";
+  }
+  return "--ro-bind";
+}
+
+}  // namespace
 
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks) {
   // The plain probe argv (docs/behavior.md B-40) with the deny masks before --chdir.
@@ -250,7 +269,7 @@ std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& ma
   auto chdir = std::find(base.begin(), base.end(), "--chdir");
   std::vector<std::string> argv(base.begin(), chdir);
   for (const ir::Mount& m : masks) {
-    argv.push_back(ir::MountOpFlag(m.op));
+    argv.push_back(ProbeFlag(m.op));
     if (!m.source.empty()) argv.push_back(m.source);
     argv.push_back(m.dest);
   }
@@ -403,7 +422,6 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
         Origin::Fact("launcher probe"));
   }
   plan->kind = PlanKind::kLauncherBwrap;
-  plan->share_net = pol.network_access;
   Origin marker = Origin::Default("bwrap child marker");
   plan->env_set.push_back({ir::kSandboxMarker, ir::kBwrapMarkerValue, marker});
   plan->env_set.push_back({ir::kSandboxMarkerLegacy, ir::kBwrapMarkerValue, marker});

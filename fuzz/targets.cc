@@ -114,7 +114,7 @@ void Artifacts(const ir::LaunchPlan& plan, bool compiled = true) {
     std::string text = backends::SeatbeltProfileText(*sb);
     backends::SbplParams params;
     if (plan.seatbelt) {
-      for (const auto& p : plan.seatbelt->params) params[p.key] = p.value;
+      for (const auto& p : backends::SeatbeltParams(*plan.seatbelt)) params[p.key] = p.value;
     }
     auto prof = backends::SbplProfile::Parse(text, params, "emitted.sb");
     if (compiled) Check(prof.ok(), "the SBPL evaluator rejects an emitted profile");

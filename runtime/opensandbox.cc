@@ -114,18 +114,15 @@ absl::StatusOr<RemoteOutcome> RunRemote(const RemoteRun& run) {
   Io io(run);
   const ir::Remote& rm = *run.plan->remote;
   absl::StatusOr<RemoteOutcome> r;
-  if (rm.contract == "codewhale") {
+  if (rm.contract == ir::Contract::kCodewhale) {
     r = RunCodewhale(run, io);
-  } else if (rm.contract == "execd") {
+  } else if (rm.contract == ir::Contract::kExecd) {
     r = RunExecd(run, io, rm.url, backends::ExecdAuth(run.api_key),
-                 rm.api_key_source.empty()
+                 rm.api_key.kind == ir::ApiKeySource::Kind::kNone
                      ? std::string("no access token was sent: the plan names no key")
-                     : absl::StrCat("the key from ", rm.api_key_source, " was refused"));
-  } else if (rm.contract == "lifecycle") {
-    r = RunLifecycle(run, io);
+                     : absl::StrCat("the key from ", rm.api_key.Describe(), " was refused"));
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown OpenSandbox contract \"", rm.contract, "\""));
+    r = RunLifecycle(run, io);
   }
   if (!r.ok()) {
     return absl::Status(r.status().code(), Redact(std::string(r.status().message()), run.api_key));
@@ -133,60 +130,50 @@ absl::StatusOr<RemoteOutcome> RunRemote(const RemoteRun& run) {
   return r;
 }
 
-absl::StatusOr<std::optional<std::string>> ReadApiKey(const std::string& source) {
-  if (source.empty()) return std::optional<std::string>();
-  if (source.rfind("env ", 0) == 0) {
-    std::string name = source.substr(4);
-    const char* v = std::getenv(name.c_str());
-    if (v == nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the plan takes the OpenSandbox API key from ", source, ", which is not set"));
-    }
-    return std::optional<std::string>(v);
+namespace {
+
+absl::StatusOr<std::optional<std::string>> ReadKeyFromEnv(const ir::ApiKeySource& source) {
+  const char* v = std::getenv(source.name.c_str());
+  if (v == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the plan takes the OpenSandbox API key from ", source.Describe(), ", which is not set"));
   }
-  if (source.rfind("file ", 0) == 0) {  // a .cwsp policy's `api_key file "PATH"`
-    std::string path = source.substr(5);
-    std::ifstream key_file(path, std::ios::binary);
-    if (!key_file) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot read the OpenSandbox API key file ", path));
-    }
-    std::stringstream ks;
-    ks << key_file.rdbuf();
-    std::string key = ks.str();
-    while (!key.empty() && (key.back() == '\n' || key.back() == '\r' || key.back() == ' ')) {
-      key.pop_back();
-    }
-    if (key.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the OpenSandbox API key file ", path, " is empty"));
-    }
-    return std::optional<std::string>(key);
+  return std::optional<std::string>(v);
+}
+
+// ReadKeyFromFile reads a .cwsp policy's `api_key file "PATH"`.
+absl::StatusOr<std::optional<std::string>> ReadKeyFromFile(const std::string& path) {
+  std::ifstream key_file(path, std::ios::binary);
+  if (!key_file) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read the OpenSandbox API key file ", path));
   }
-  // "<layer> sandbox_api_key at FILE:LINE:COL"
-  size_t at = source.find(" at ");
-  if (at == std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot read the OpenSandbox API key from \"", source, "\""));
+  std::stringstream ks;
+  ks << key_file.rdbuf();
+  std::string key = ks.str();
+  while (!key.empty() && (key.back() == '\n' || key.back() == '\r' || key.back() == ' ')) {
+    key.pop_back();
   }
-  std::string file = source.substr(at + 4);
-  for (int i = 0; i < 2; ++i) {
-    size_t colon = file.rfind(':');
-    if (colon != std::string::npos &&
-        file.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-      file.erase(colon);
-    }
+  if (key.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the OpenSandbox API key file ", path, " is empty"));
   }
+  return std::optional<std::string>(key);
+}
+
+// ReadKeyFromConfig re-reads the config layer that set sandbox_api_key.
+absl::StatusOr<std::optional<std::string>> ReadKeyFromConfig(const ir::Origin& origin) {
+  const std::string& file = origin.file;
   std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  if (file.empty() || !in) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot re-read the OpenSandbox API key: cannot open ", file));
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  compiler::Layer layer = source.rfind("managed ", 0) == 0   ? compiler::Layer::kManaged
-                          : source.rfind("project ", 0) == 0 ? compiler::Layer::kProject
-                                                             : compiler::Layer::kUser;
+  compiler::Layer layer = origin.kind == ir::Origin::Kind::kManaged   ? compiler::Layer::kManaged
+                          : origin.kind == ir::Origin::Kind::kProject ? compiler::Layer::kProject
+                                                                      : compiler::Layer::kUser;
   absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(ss.str(), file, layer);
   if (!cfg.ok()) {
     return absl::FailedPreconditionError(
@@ -198,6 +185,19 @@ absl::StatusOr<std::optional<std::string>> ReadApiKey(const std::string& source)
                      ", which no longer sets sandbox_api_key"));
   }
   return std::optional<std::string>(cfg->spec.sandbox_api_key->value);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::string>> ReadApiKey(const ir::ApiKeySource& source) {
+  using Kind = ir::ApiKeySource::Kind;
+  switch (source.kind) {
+    case Kind::kNone: return std::optional<std::string>();
+    case Kind::kEnv: return ReadKeyFromEnv(source);
+    case Kind::kFile: return ReadKeyFromFile(source.name);
+    case Kind::kConfig: return ReadKeyFromConfig(source.origin);
+  }
+  return std::optional<std::string>();
 }
 
 }  // namespace cwsc::runtime

@@ -304,8 +304,7 @@ absl::StatusOr<std::unique_ptr<HostFacts>> ParseRecordedFacts(const std::string&
 absl::StatusOr<std::unique_ptr<HostFacts>> LoadRecordedFacts(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": error: cannot read the facts file: ", std::strerror(errno), "\n"));
+    return ir::ErrorAt(file, 0, 0, absl::StrCat("cannot read the facts file: ", std::strerror(errno)));
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -67,7 +67,7 @@ inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Ro
                         std::vector<std::string> denied = {}) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kMacosSeatbelt;
-  plan.platform = "macos";
+  plan.platform = ir::Platform::kMacos;
   plan.cwd = "/Users/dev/proj";
   plan.policy.type = type;
   plan.policy.network_access = network;
@@ -104,14 +104,14 @@ inline std::vector<std::string> Argv(const ir::LaunchPlan& plan, std::vector<std
 }
 
 inline bool HasParam(const ir::LaunchPlan& plan, const std::string& key) {
-  for (const ir::Param& p : plan.seatbelt->params) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.key == key) return true;
   }
   return false;
 }
 
 inline std::string ParamValue(const ir::LaunchPlan& plan, const std::string& key) {
-  for (const ir::Param& p : plan.seatbelt->params) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.key == key) return p.value;
   }
   return "<absent>";

@@ -153,7 +153,7 @@ TEST(SeatbeltGolden, EveryModeNetworkAndDenyListCombination) {
       EXPECT_FALSE(plan->seatbelt.has_value());
       std::string why;
       for (const ir::Skipped& s : plan->skipped) {
-        if (s.what == "local wrapper") why = s.reason;
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
       }
       CheckGolden(c.name + ".params",
                   absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind), ": ", why, "\n"));

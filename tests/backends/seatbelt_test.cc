@@ -100,7 +100,10 @@ TEST(SeatbeltCase32, CargoHomeFromHome) {
 
   ir::LaunchPlan none = Lowered(DefaultPlan(), MacFacts(env, true, true, /*has_home=*/false));
   EXPECT_FALSE(absl::StrContains(Profile(none), "CARGO_HOME"));
-  for (const ir::Param& p : none.seatbelt->params) EXPECT_FALSE(absl::StartsWith(p.key, "CARGO_HOME"));
+  EXPECT_FALSE(none.seatbelt->cargo_home);
+  for (const SeatbeltParam& p : SeatbeltParams(*none.seatbelt)) {
+    EXPECT_FALSE(absl::StartsWith(p.key, "CARGO_HOME"));
+  }
 
   // An explicit CARGO_HOME wins and is canonicalized; blanks are ignored.
   ir::LaunchPlan explicit_home = Lowered(DefaultPlan(), MacFacts("  CARGO_HOME: /tmp/ch\n", true, true, true,

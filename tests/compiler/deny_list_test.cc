@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/bwrap.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::compiler {
@@ -98,7 +99,7 @@ TEST(DenyList, MasksByType) {
   std::vector<std::string> masks;
   for (const auto& m : p.mounts) {
     if (m.why.rfind("deny read", 0) == 0) {
-      masks.push_back(std::string(ir::MountOpFlag(m.op)) + " " + m.source + " " + m.dest);
+      masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.source + " " + m.dest);
     }
   }
   EXPECT_EQ(masks, (std::vector<std::string>{"--tmpfs  /home/dev/.ssh",

@@ -14,6 +14,7 @@
 #include "compiler/compile.h"
 #include "runtime/launcher_check.h"
 #include "ir/plan_json.h"
+#include "tests/compiler/shares_network.h"
 #include "tests/compiler/launcher_fixture.h"
 
 namespace cwsc::compiler {
@@ -54,7 +55,7 @@ TEST(LauncherPlan, TrustedManagedFileGivesLauncherBwrapArgv) {
   EXPECT_EQ(view->prefix, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
   EXPECT_EQ(view->Find("/home/dev/ws/x").access, backends::Access::kWritable);
   EXPECT_EQ(view->Find("/home/dev/other").access, backends::Access::kReadOnly);
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   EXPECT_EQ(
       p.posture_label,
       "workspace-write (writes inside the workspace; network blocked) (local OS sandbox applied)");
@@ -106,7 +107,7 @@ TEST(LauncherPlan, ManagedNetworkAccessAddsShareNet) {
       std::string(kLauncher) + "\n");
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
-  EXPECT_TRUE(p.share_net);
+  EXPECT_TRUE(testing::SharesNetwork(p));
   EXPECT_NE(Argv(p).find("--unshare-all --share-net --unshare-user"), std::string::npos);
 }
 
@@ -173,7 +174,7 @@ TEST(LauncherFailClosed, EscalationRulesStillApply) {
   LaunchPlan p = Plan(host, o);  // read-only → workspace-write is strictly wider
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.policy.type, ir::PolicyType::kWorkspaceWrite);
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   o.mode = "auto-review";
   auto r = Compile(host, o);
   ASSERT_FALSE(r.ok());
@@ -257,7 +258,7 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   for (size_t i = 0; i < p.mounts.size(); ++i) {
     const ir::Mount& m = p.mounts[i];
     if (IsMaskMount(p.mounts, i))
-      masks.push_back(std::string(ir::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
+      masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
   }
   EXPECT_EQ(masks, (std::vector<std::string>{
                        "--tmpfs /home/dev | deny read ~/.codewhale/secrets (masked at /home/dev: "
@@ -486,7 +487,7 @@ TEST(LauncherExample, ManagedLauncherExampleCompiles) {
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.launcher, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   EXPECT_TRUE(p.warnings.size() == 1 && p.warnings[0].code == "launcher-user");
   // The same file is a load error as a user config.
   auto r = Compile(Host(), {text.str()});

@@ -45,7 +45,7 @@ TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> binds;
   for (const auto& mnt : r->plan.mounts) {
-    if (mnt.op == ir::MountOp::kBind) binds.push_back(mnt.dest);
+    if (mnt.op == ir::MountOp::kWritableBind) binds.push_back(mnt.dest);
   }
   EXPECT_EQ(binds, (std::vector<std::string>{"/tmp", "/x/feature-worktree/crates/cli",
                                              "/x/main-repo/.git",
