@@ -8,13 +8,20 @@ namespace cwsc::backends {
 
 const char* MountOpFlag(ir::MountOp op) {
   switch (op) {
-    case ir::MountOp::kReadOnlyBind: return "--ro-bind";
-    case ir::MountOp::kWritableBind: return "--bind";
-    case ir::MountOp::kDeviceBind: return "--dev-bind";
-    case ir::MountOp::kDev: return "--dev";
-    case ir::MountOp::kProc: return "--proc";
-    case ir::MountOp::kTmpfs: return "--tmpfs";
-    case ir::MountOp::kRemountReadOnly: return "--remount-ro";
+    case ir::MountOp::kReadOnlyBind:
+      return "--ro-bind";
+    case ir::MountOp::kWritableBind:
+      return "--bind";
+    case ir::MountOp::kDeviceBind:
+      return "--dev-bind";
+    case ir::MountOp::kDev:
+      return "--dev";
+    case ir::MountOp::kProc:
+      return "--proc";
+    case ir::MountOp::kTmpfs:
+      return "--tmpfs";
+    case ir::MountOp::kRemountReadOnly:
+      return "--remount-ro";
   }
   return "--ro-bind";
 }
@@ -22,16 +29,17 @@ const char* MountOpFlag(ir::MountOp op) {
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                           const std::vector<std::string>& program) {
   if (plan.kind != ir::PlanKind::kLinuxBwrap && plan.kind != ir::PlanKind::kLauncherBwrap) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the plan does not use bubblewrap (kind ", ir::PlanKindName(plan.kind), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the plan does not use bubblewrap (kind ", ir::PlanKindName(plan.kind), ")"));
   }
   EmittedArgv out;
   // The managed file and line that set tool_launcher (older plans: a default).
   ir::Origin launcher = plan.launcher_origin.detail.empty() ? ir::Origin::Default("tool_launcher")
-                                                             : plan.launcher_origin;
+                                                            : plan.launcher_origin;
   for (const std::string& a : plan.launcher) out.push_back({a, launcher});
   ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (docs/behavior.md B-42)");
-  out.push_back({plan.wrapper.path.empty() ? std::string(ir::kBwrapPath) : plan.wrapper.path, wrapper});
+  out.push_back(
+      {plan.wrapper.path.empty() ? std::string(ir::kBwrapPath) : plan.wrapper.path, wrapper});
   out.push_back({"--unshare-all", ir::Origin::Default("isolate every namespace")});
   if (plan.policy.network_access) out.push_back({"--share-net", plan.policy.network_origin});
   // Hardening (docs/decisions.md): a user namespace always (fail closed

@@ -55,8 +55,8 @@ std::string TrimUrl(const std::string& url) {
   return out;
 }
 
-RemoteRequest CodewhaleRun(const std::string& base_url, const std::string& cmd,
-                           const EnvList& env, const std::optional<std::string>& key) {
+RemoteRequest CodewhaleRun(const std::string& base_url, const std::string& cmd, const EnvList& env,
+                           const std::optional<std::string>& key) {
   RemoteRequest r{"run", "POST", TrimUrl(base_url) + "/v1/sandbox/run", JsonHeaders(), ""};
   if (key) r.headers.push_back({"Authorization", "Bearer " + *key, true});
   OJson body;
@@ -71,9 +71,8 @@ std::vector<RemoteHeader> ExecdAuth(const std::optional<std::string>& token) {
   return {{"X-EXECD-ACCESS-TOKEN", *token, true}};
 }
 
-RemoteRequest ExecdCommand(const std::string& execd_url, const std::string& cmd,
-                           const EnvList& env, const std::string& cwd,
-                           std::optional<int64_t> timeout_ms,
+RemoteRequest ExecdCommand(const std::string& execd_url, const std::string& cmd, const EnvList& env,
+                           const std::string& cwd, std::optional<int64_t> timeout_ms,
                            const std::vector<RemoteHeader>& auth) {
   RemoteRequest r{"run command", "POST", TrimUrl(execd_url) + "/command", JsonHeaders(), ""};
   r.headers.push_back({"Accept", "text/event-stream"});
@@ -178,8 +177,8 @@ std::vector<RemoteRequest> ReviewRequests(const ir::LaunchPlan& plan,
     out.push_back(LifecycleEndpoint(rm.url, id, rm.execd_port, key));
     std::vector<RemoteHeader> endpoint_headers = {
         {"{endpoint.headers}", "<values returned with the endpoint>", true}};
-    out.push_back(ExecdCommand("{endpoint}", cmd, env, rm.remote_cwd, timeout_ms,
-                               endpoint_headers));
+    out.push_back(
+        ExecdCommand("{endpoint}", cmd, env, rm.remote_cwd, timeout_ms, endpoint_headers));
     out.push_back(ExecdInterrupt("{endpoint}", "{commandId}", endpoint_headers));
     out.back().step = "interrupt command (only on timeout or SIGINT)";
     if (!rm.keep) out.push_back(LifecycleDelete(rm.url, id, key));
@@ -227,10 +226,9 @@ std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<Remot
     absl::StrAppend(&out, "\n# ", ++n, ". ", r.step, "\n", r.method, " ", r.url, "\n");
     for (const RemoteHeader& h : r.headers) absl::StrAppend(&out, h.name, ": ", h.value, "\n");
     if (!r.body.empty()) {
-      absl::StrAppend(&out, "\n",
-                      OJson::parse(r.body).dump(2, ' ', false,
-                                                nlohmann::json::error_handler_t::replace),
-                      "\n");
+      absl::StrAppend(
+          &out, "\n",
+          OJson::parse(r.body).dump(2, ' ', false, nlohmann::json::error_handler_t::replace), "\n");
     }
   }
   return out;

@@ -36,7 +36,7 @@ struct RemoteRequest {
   std::string method;  // GET, POST, DELETE
   std::string url;
   std::vector<RemoteHeader> headers;
-  std::string body;    // compact JSON; empty when the request has no body
+  std::string body;  // compact JSON; empty when the request has no body
   bool operator==(const RemoteRequest&) const = default;
 };
 
@@ -60,11 +60,10 @@ std::string TrimUrl(const std::string& url);
 
 // Each builder takes the credential to put in its auth header (the key at run
 // time, a redaction text for review); nullopt = no auth header.
-RemoteRequest CodewhaleRun(const std::string& base_url, const std::string& cmd,
-                           const EnvList& env, const std::optional<std::string>& key);
-RemoteRequest ExecdCommand(const std::string& execd_url, const std::string& cmd,
-                           const EnvList& env, const std::string& cwd,
-                           std::optional<int64_t> timeout_ms,
+RemoteRequest CodewhaleRun(const std::string& base_url, const std::string& cmd, const EnvList& env,
+                           const std::optional<std::string>& key);
+RemoteRequest ExecdCommand(const std::string& execd_url, const std::string& cmd, const EnvList& env,
+                           const std::string& cwd, std::optional<int64_t> timeout_ms,
                            const std::vector<RemoteHeader>& auth);
 RemoteRequest ExecdInterrupt(const std::string& execd_url, const std::string& command_id,
                              const std::vector<RemoteHeader>& auth);

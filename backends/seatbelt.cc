@@ -15,7 +15,8 @@ namespace {
 using ir::Origin;
 
 const Origin& BaseOrigin() {
-  static const Origin* o = new Origin(Origin::Default("Seatbelt base policy (docs/behavior.md B-62)"));
+  static const Origin* o =
+      new Origin(Origin::Default("Seatbelt base policy (docs/behavior.md B-62)"));
   return *o;
 }
 
@@ -101,8 +102,7 @@ bool HasNetwork(const ir::Policy& p) {
 }
 
 bool FullDiskWrite(const ir::Policy& p) {
-  return p.type == ir::PolicyType::kDangerFullAccess ||
-         p.type == ir::PolicyType::kExternalSandbox;
+  return p.type == ir::PolicyType::kDangerFullAccess || p.type == ir::PolicyType::kExternalSandbox;
 }
 
 absl::Status EmitNetwork(const ir::LaunchPlan& plan, Lines* out) {
@@ -191,8 +191,7 @@ void EmitWritePolicy(const ir::Policy& policy, const ir::Seatbelt& sb, Lines* ou
     entries.emplace_back(alone ? filter : absl::StrCat("(require-all ", filter, ")"),
                          r.root.origin);
     entries.emplace_back(
-        absl::StrCat("(require-all (extension \"com.apple.app-sandbox.read-write\") ", filter,
-                     ")"),
+        absl::StrCat("(require-all (extension \"com.apple.app-sandbox.read-write\") ", filter, ")"),
         r.root.origin);
   }
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -324,7 +323,8 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
   argv.push_back({plan.wrapper.path.empty() ? std::string(kSandboxExecPath) : plan.wrapper.path,
                   wrapper_origin});
   argv.push_back({"-p", wrapper_origin});
-  argv.push_back({SeatbeltProfileText(*lines), Origin::Default("Seatbelt profile (docs/behavior.md B-62)")});
+  argv.push_back(
+      {SeatbeltProfileText(*lines), Origin::Default("Seatbelt profile (docs/behavior.md B-62)")});
   for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.value.find('\0') != std::string::npos) {
       return absl::InvalidArgumentError(

@@ -20,8 +20,8 @@
 
 #include "absl/status/statusor.h"
 #include "backends/emitted.h"
-#include "ir/plan.h"
 #include "ir/constants.h"
+#include "ir/plan.h"
 
 namespace cwsc::backends {
 

@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "backends/bwrap.h"
-#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
-#include "compiler/lower_seccomp.h"
+#include "backends/verify/seccomp_eval.h"
 #include "compiler/compile.h"
+#include "compiler/lower_seccomp.h"
 #include "ir/plan_json.h"
 
 namespace {

@@ -16,8 +16,8 @@ constexpr size_t kPage = 4096;
 void BM_FirstTouchPageFault(benchmark::State& state) {
   constexpr size_t kPages = 256;
   for (auto _ : state) {
-    void* raw = mmap(nullptr, kPages * kPage, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* raw =
+        mmap(nullptr, kPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) {
       state.SkipWithError("mmap failed");
       return;

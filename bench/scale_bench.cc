@@ -34,7 +34,8 @@ struct Scratch {
     }
     config = dir + "/config.toml";
     std::ofstream(config) << "sandbox_mode = \"workspace-write\"\n"
-                          << (kind == Kind::kRoots ? "sandbox_writable_roots" : "sandbox_denied_read_paths")
+                          << (kind == Kind::kRoots ? "sandbox_writable_roots"
+                                                   : "sandbox_denied_read_paths")
                           << " = [" << list << "]\n";
   }
   ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
@@ -44,11 +45,15 @@ struct Scratch {
     std::string y =
         "cwsc_facts: 1\nplatform: linux\n"
         "user: {uid: 1000, gid: 1000, groups: [1000], name: dev, home: /home/dev}\n"
-        "cwd: " + dir + "\nenv: {HOME: /home/dev, TMPDIR: null}\n"
+        "cwd: " +
+        dir +
+        "\nenv: {HOME: /home/dev, TMPDIR: null}\n"
         "secrets_set: {CODEWHALE_SANDBOX_API_KEY: false}\npaths:\n"
         "  /tmp: {type: directory, canonical: /tmp, mode: \"1777\", uid: 0, gid: 0}\n"
-        "  /usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\", uid: 0, gid: 0}\n"
-        "  " + dir + ": {type: directory, canonical: " + dir + ", mode: \"0755\", uid: 1000, gid: 1000}\n";
+        "  /usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\", uid: 0, gid: "
+        "0}\n"
+        "  " +
+        dir + ": {type: directory, canonical: " + dir + ", mode: \"0755\", uid: 1000, gid: 1000}\n";
     for (int i = 0; i < n; ++i) {
       std::string p = dir + "/d" + std::to_string(i);
       y += "  " + p + ": {type: directory, canonical: " + p +

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
+#include "backends/verify/sbpl_eval.h"
 #include "benchmark/benchmark.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/resolve.h"
@@ -46,7 +46,8 @@ BENCHMARK(BM_ResolveLowerAndEmit);
 void BM_EvaluatorParse(benchmark::State& state) {
   auto facts = MacFacts();
   auto plan = compiler::ResolvePlan(Input(), *facts);
-  auto call = backends::ParseSandboxExecArgv(backends::Texts(*backends::EmitSeatbeltArgv(*plan, {})));
+  auto call =
+      backends::ParseSandboxExecArgv(backends::Texts(*backends::EmitSeatbeltArgv(*plan, {})));
   for (auto _ : state) {
     auto p = backends::SbplProfile::Parse(call->profile, call->params);
     benchmark::DoNotOptimize(p);
@@ -58,7 +59,8 @@ BENCHMARK(BM_EvaluatorParse);
 void BM_EvaluatorCanWrite(benchmark::State& state) {
   auto facts = MacFacts();
   auto plan = compiler::ResolvePlan(Input(), *facts);
-  auto call = backends::ParseSandboxExecArgv(backends::Texts(*backends::EmitSeatbeltArgv(*plan, {})));
+  auto call =
+      backends::ParseSandboxExecArgv(backends::Texts(*backends::EmitSeatbeltArgv(*plan, {})));
   auto p = backends::SbplProfile::Parse(call->profile, call->params);
   for (auto _ : state) benchmark::DoNotOptimize(p->CanWrite("/Users/dev/proj/src/main.rs"));
 }

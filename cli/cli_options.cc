@@ -61,18 +61,31 @@ absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>&
         }
         value = args[++i];
       }
-      if (name == "--target") o.target = value;
-      else if (name == "--mode") { o.mode = value; o.mode_given = true; }
-      else if (name == "--facts") o.facts = value;
-      else if (name == "--cwd") o.cwd = value;
-      else if (name == "--format") o.format = value;
-      else if (name == "--policy") o.policy = value;
-      else if (name == "--input") o.input = value;
-      else if (name == "--escalate") o.escalate = value;
-      else if (name == "-o" || name == "--output") o.output = value;
-      else if (name == "--timeout") o.timeout = value;
-      else if (name == "--json-fd") o.json_fd = value;
-      else if (name == "--for") o.config = value;
+      if (name == "--target")
+        o.target = value;
+      else if (name == "--mode") {
+        o.mode = value;
+        o.mode_given = true;
+      } else if (name == "--facts")
+        o.facts = value;
+      else if (name == "--cwd")
+        o.cwd = value;
+      else if (name == "--format")
+        o.format = value;
+      else if (name == "--policy")
+        o.policy = value;
+      else if (name == "--input")
+        o.input = value;
+      else if (name == "--escalate")
+        o.escalate = value;
+      else if (name == "-o" || name == "--output")
+        o.output = value;
+      else if (name == "--timeout")
+        o.timeout = value;
+      else if (name == "--json-fd")
+        o.json_fd = value;
+      else if (name == "--for")
+        o.config = value;
       continue;
     }
     if (!o.config.empty()) {

@@ -21,24 +21,24 @@ namespace cwsc::cli {
 
 struct CommonOptions {
   bool help = false;
-  std::string config;                 // positional CONFIG (may be empty where optional)
+  std::string config;  // positional CONFIG (may be empty where optional)
   std::string target = "auto";
   std::string mode = "ask";
   bool mode_given = false;
-  std::optional<std::string> facts;   // --facts FILE
+  std::optional<std::string> facts;  // --facts FILE
   std::optional<std::string> cwd;
   std::optional<std::string> format;  // --format
   std::string policy;                 // --policy NAME (DSL)
   std::optional<std::string> input;   // --input toml|dsl
   std::optional<std::string> escalate;
-  std::optional<std::string> output;  // -o FILE
-  std::optional<std::string> timeout; // --timeout SECONDS (run/exec)
-  bool json = false;                  // --json (run/exec/doctor)
-  std::optional<std::string> json_fd; // --json-fd N (run/exec): the result's own channel
-  bool check = false;                 // --check (fmt)
-  bool no_project_config = false;     // --no-project-config (serve/exec style launch)
-  bool unlisted_as_missing = false;   // --unlisted-as-missing (recorded facts)
-  std::vector<std::string> program;   // after --
+  std::optional<std::string> output;   // -o FILE
+  std::optional<std::string> timeout;  // --timeout SECONDS (run/exec)
+  bool json = false;                   // --json (run/exec/doctor)
+  std::optional<std::string> json_fd;  // --json-fd N (run/exec): the result's own channel
+  bool check = false;                  // --check (fmt)
+  bool no_project_config = false;      // --no-project-config (serve/exec style launch)
+  bool unlisted_as_missing = false;    // --unlisted-as-missing (recorded facts)
+  std::vector<std::string> program;    // after --
   bool saw_dashdash = false;
 };
 

@@ -101,28 +101,31 @@ int CmdCheck(const Args& args) {
     }
     if (managed && cfg->spec.tool_launcher) {
       const ir::Origin& o = cfg->spec.tool_launcher->origin;
-      std::string mode = cfg->spec.sandbox_mode
-                             ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
-                             : "";
+      std::string mode =
+          cfg->spec.sandbox_mode
+              ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
+              : "";
       if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::ErrorAt(o.file, o.line, o.col,
-                                  cfg->spec.sandbox_mode
-                                      ? absl::StrCat("a managed config with 'tool_launcher' must set "
-                                                     "sandbox_mode to workspace-write or read-only, "
-                                                     "not '", cfg->spec.sandbox_mode->value,
-                                                     "'; every compile refuses it")
-                                      : "a managed config with 'tool_launcher' must set sandbox_mode "
-                                        "itself (workspace-write or read-only); every compile "
-                                        "refuses it"));
+        PrintError(ir::ErrorAt(
+            o.file, o.line, o.col,
+            cfg->spec.sandbox_mode
+                ? absl::StrCat("a managed config with 'tool_launcher' must set "
+                               "sandbox_mode to workspace-write or read-only, "
+                               "not '",
+                               cfg->spec.sandbox_mode->value, "'; every compile refuses it")
+                : "a managed config with 'tool_launcher' must set sandbox_mode "
+                  "itself (workspace-write or read-only); every compile "
+                  "refuses it"));
         return kExitUsage;
       }
     }
     size_t warnings = 0;
     for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
     if (warnings > 0) {
-      std::printf("%s: valid config with %zu warning%s; no expectations (only .cwsp policies carry "
-                  "them)\n",
-                  file.c_str(), warnings, warnings == 1 ? "" : "s");
+      std::printf(
+          "%s: valid config with %zu warning%s; no expectations (only .cwsp policies carry "
+          "them)\n",
+          file.c_str(), warnings, warnings == 1 ? "" : "s");
       return kExitOk;
     }
     std::printf("%s: valid config; no expectations (only .cwsp policies carry them)\n",

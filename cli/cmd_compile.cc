@@ -7,8 +7,8 @@
 #include "backends/bwrap.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
-#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
+#include "backends/verify/seccomp_eval.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "ir/plan_json.h"
@@ -17,7 +17,8 @@ namespace cwsc::cli {
 namespace {
 
 constexpr char kCompileUsage[] =
-    "usage: cwsc compile CONFIG [--target auto|bwrap|seatbelt|opensandbox|seccomp|seccomp-bpf|plan]\n"
+    "usage: cwsc compile CONFIG [--target "
+    "auto|bwrap|seatbelt|opensandbox|seccomp|seccomp-bpf|plan]\n"
     "                    [--mode MODE]\n"
     "                    [--facts FILE] [--cwd DIR] [--format lines|shell|json|nul|sbpl]\n"
     "                    [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
@@ -50,9 +51,16 @@ constexpr char kExplainUsage[] =
     "(config key with file:line:col, env variable, mode, host fact or default),\n"
     "then what the plan skipped and why.\n";
 
-const std::vector<std::string> kOptions = {"--target", "--mode",     "--facts",  "--cwd",
-                                           "--format", "--policy",   "--input",  "--escalate",
-                                           "--no-project-config", "--unlisted-as-missing"};
+const std::vector<std::string> kOptions = {"--target",
+                                           "--mode",
+                                           "--facts",
+                                           "--cwd",
+                                           "--format",
+                                           "--policy",
+                                           "--input",
+                                           "--escalate",
+                                           "--no-project-config",
+                                           "--unlisted-as-missing"};
 
 // Artifact is what a target produced: an argv with origins, or a text.
 struct Artifact {
@@ -83,10 +91,18 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   if (t == "auto") {
     switch (plan.kind) {
       case ir::PlanKind::kLinuxBwrap:
-      case ir::PlanKind::kLauncherBwrap: t = "bwrap"; break;
-      case ir::PlanKind::kMacosSeatbelt: t = "seatbelt"; break;
-      case ir::PlanKind::kNone: t = "none"; break;
-      case ir::PlanKind::kOpenSandbox: t = "opensandbox"; break;
+      case ir::PlanKind::kLauncherBwrap:
+        t = "bwrap";
+        break;
+      case ir::PlanKind::kMacosSeatbelt:
+        t = "seatbelt";
+        break;
+      case ir::PlanKind::kNone:
+        t = "none";
+        break;
+      case ir::PlanKind::kOpenSandbox:
+        t = "opensandbox";
+        break;
       default:
         std::fprintf(stderr, "cwsc: error: no emitter for plan kind %s in this build\n",
                      ir::PlanKindName(plan.kind));
@@ -136,7 +152,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   }
   if (t == "opensandbox") {  // the HTTP request(s) for review, key redacted
     if (plan.kind != ir::PlanKind::kOpenSandbox || !plan.remote) {
-      std::fprintf(stderr, "cwsc: error: --target opensandbox: plan kind %s does not use OpenSandbox\n",
+      std::fprintf(stderr,
+                   "cwsc: error: --target opensandbox: plan kind %s does not use OpenSandbox\n",
                    ir::PlanKindName(plan.kind));
       return kExitNotApplicable;
     }
@@ -144,7 +161,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       PrintError(s);
       return kExitUsage;
     }
-    std::vector<backends::RemoteRequest> reqs = backends::ReviewRequests(plan, program, std::nullopt);
+    std::vector<backends::RemoteRequest> reqs =
+        backends::ReviewRequests(plan, program, std::nullopt);
     out->text = backends::FormatReviewText(plan, reqs);
     out->json = backends::FormatReviewJson(plan, reqs);
     return kExitOk;
@@ -209,12 +227,14 @@ int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::Comp
   // about; another path means the policy changed since (docs/facts.md).
   std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
   if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
-    PrintError(ir::ErrorAt(*o.facts, 0, 0, absl::StrCat(
-        "the facts file does not record '", unlisted.front(), "'",
-        unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
-        ", which this compile asks about: the policy changed since the facts were recorded; "
-        "record them again with `cwsc facts --for CONFIG`, or pass --unlisted-as-missing to "
-        "treat unrecorded paths as missing")));
+    PrintError(ir::ErrorAt(
+        *o.facts, 0, 0,
+        absl::StrCat(
+            "the facts file does not record '", unlisted.front(), "'",
+            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+            ", which this compile asks about: the policy changed since the facts were recorded; "
+            "record them again with `cwsc facts --for CONFIG`, or pass --unlisted-as-missing to "
+            "treat unrecorded paths as missing")));
     return kExitUsage;
   }
   PrintNotes(r->notes);
@@ -263,7 +283,8 @@ int CmdCompile(const Args& args) {
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
   if (!art.is_argv) {
-    return WriteStdout(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
+    return WriteStdout(o->format && *o->format == "json" && !art.json.empty() ? art.json
+                                                                              : art.text);
   }
   const bool seatbelt_argv = r.plan.seatbelt.has_value() && !art.argv.empty() &&
                              o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
@@ -305,8 +326,8 @@ int CmdExplain(const Args& args) {
   compiler::CompileResult r;
   if (int rc = CompileFromOptions(*o, kExplainUsage, &r); rc != kExitOk) return rc;
   const ir::LaunchPlan& plan = r.plan;
-  std::string out = absl::StrCat("# plan kind: ", ir::PlanKindName(plan.kind), "\n# policy: ",
-                                 plan.posture_label, "\n");
+  std::string out = absl::StrCat("# plan kind: ", ir::PlanKindName(plan.kind),
+                                 "\n# policy: ", plan.posture_label, "\n");
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
     if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;

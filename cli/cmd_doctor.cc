@@ -41,9 +41,8 @@ int CmdDoctor(const Args& args) {
     return kExitUsage;
   }
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeLiveFacts();
-  absl::StatusOr<runtime::DoctorReport> r =
-      runtime::RunDoctor(o->config.empty() ? "/dev/null" : o->config, facts.get(),
-                         runtime::ReadHostSignals());
+  absl::StatusOr<runtime::DoctorReport> r = runtime::RunDoctor(
+      o->config.empty() ? "/dev/null" : o->config, facts.get(), runtime::ReadHostSignals());
   if (!r.ok()) {
     PrintError(r.status());
     return kExitUsage;

@@ -23,8 +23,8 @@ constexpr char kUsage[] =
 }  // namespace
 
 int CmdFacts(const Args& args) {
-  absl::StatusOr<CommonOptions> o =
-      ParseCommonOptions(args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
+  absl::StatusOr<CommonOptions> o = ParseCommonOptions(
+      args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
   if (!o.ok()) {
     PrintError(o.status());
     std::fputs(kUsage, stderr);

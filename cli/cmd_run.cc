@@ -56,8 +56,7 @@ constexpr char kExecUsage[] =
 absl::StatusOr<double> ParseTimeout(const std::optional<std::string>& text) {
   if (!text) return 0.0;
   double v = 0;
-  if (!absl::SimpleAtod(absl::string_view(text->data(), text->size()), &v) || !(v > 0) ||
-      v > 1e9) {
+  if (!absl::SimpleAtod(absl::string_view(text->data(), text->size()), &v) || !(v > 0) || v > 1e9) {
     return absl::InvalidArgumentError(
         absl::StrCat("--timeout: expected a positive number of seconds, got '", *text, "'"));
   }
@@ -108,11 +107,11 @@ absl::StatusOr<ResultChannel> OpenResultChannel(const CommonOptions& o) {
     if (!absl::SimpleAtoi(*o.json_fd, &fd) || fd < 3) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--json-fd: expected a descriptor number of 3 or more (0, 1 and 2 are the command's "
-          "own), got '", *o.json_fd, "'"));
+          "own), got '",
+          *o.json_fd, "'"));
     }
     if (fcntl(fd, F_GETFD) < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--json-fd ", fd, ": not an open descriptor"));
+      return absl::InvalidArgumentError(absl::StrCat("--json-fd ", fd, ": not an open descriptor"));
     }
     fcntl(fd, F_SETFD, FD_CLOEXEC);  // never the command's
     c.fd = fd;
@@ -146,7 +145,8 @@ void WriteResult(const ResultChannel& c, const std::string& line) {
     return;
   }
   std::string tmp = absl::StrCat(".", c.name, ".cwsc-", getpid());
-  int fd = openat(c.dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd =
+      openat(c.dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   bool ok = fd >= 0 && WriteAllTo(fd, line);
   int err = errno;
   if (fd >= 0) close(fd);
@@ -185,8 +185,10 @@ bool CheckProgram(const CommonOptions& o, const char* usage) {
     return false;
   }
   if (o.json && !o.output && !o.json_fd) {
-    std::fputs("cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr "
-               "cannot carry a result it could forge\n", stderr);
+    std::fputs(
+        "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr "
+        "cannot carry a result it could forge\n",
+        stderr);
     return false;
   }
   return true;
@@ -195,9 +197,9 @@ bool CheckProgram(const CommonOptions& o, const char* usage) {
 }  // namespace
 
 int CmdRun(const Args& args) {
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(
-      args, {"--mode", "--cwd", "--timeout", "--json", "--json-fd", "--policy", "--input",
-             "--escalate", "-o", "--output", "--no-project-config"});
+  absl::StatusOr<CommonOptions> o =
+      ParseCommonOptions(args, {"--mode", "--cwd", "--timeout", "--json", "--json-fd", "--policy",
+                                "--input", "--escalate", "-o", "--output", "--no-project-config"});
   if (!o.ok()) {
     PrintError(o.status());
     std::fputs(kRunUsage, stderr);

@@ -6,9 +6,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/file_text.h"
 #include "compiler/launcher.h"
 #include "compiler/layers.h"
@@ -78,19 +78,21 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   CompileResult result;
   std::optional<std::string> mode = NormalizeMode(options.mode);
   if (!mode) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "error: unknown permission mode '", options.mode,
-        "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, yolo)\n"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("error: unknown permission mode '", options.mode,
+                     "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
+                     "bypass, yolo)\n"));
   }
   CWSC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(options.config_path));
   ConfigFormat format = options.format;
   if (format == ConfigFormat::kAuto) {
-    format = absl::EndsWith(options.config_path, ".cwsp") ? ConfigFormat::kDsl : ConfigFormat::kToml;
+    format =
+        absl::EndsWith(options.config_path, ".cwsp") ? ConfigFormat::kDsl : ConfigFormat::kToml;
   }
   PolicySpec user;
   if (format == ConfigFormat::kDsl) {
-    CWSC_ASSIGN_OR_RETURN(DslResult dsl, ReadDslPolicy(text, options.config_path,
-                                                       options.policy_name, Layer::kUser));
+    CWSC_ASSIGN_OR_RETURN(
+        DslResult dsl, ReadDslPolicy(text, options.config_path, options.policy_name, Layer::kUser));
     user = std::move(dsl.spec);
   } else {
     if (!options.policy_name.empty()) {
@@ -98,7 +100,8 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
                          "--policy selects a policy of a .cwsp file; this is a TOML config (use "
                          "--input dsl if it is a policy)");
     }
-    CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(text, options.config_path, Layer::kUser));
+    CWSC_ASSIGN_OR_RETURN(ConfigLayer layer,
+                          ReadTomlConfig(text, options.config_path, Layer::kUser));
     user = std::move(layer.spec);
     result.notes = std::move(layer.notes);
   }
@@ -107,7 +110,8 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   Overlay(merged, env);
   CWSC_ASSIGN_OR_RETURN(ManagedLayer managed, ReadManagedLayer(*facts, merged, &result.notes));
   LauncherTrust trust;  // compiler/launcher.h: only a trusted managed file may set tool_launcher
-  if (managed.spec.tool_launcher) trust = CheckLauncherTrust(*facts, managed, merged.managed_config_path);
+  if (managed.spec.tool_launcher)
+    trust = CheckLauncherTrust(*facts, managed, merged.managed_config_path);
   Overlay(merged, managed.spec);
 
   std::string cwd = options.cwd ? *options.cwd : facts->Cwd();
@@ -126,7 +130,8 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   // the administrator's allow-list is a load error.
   CWSC_ASSIGN_OR_RETURN(Requirements req, ReadRequirements(*facts, merged));
   if (merged.sandbox_mode &&
-      !req.Allows(NormalizeSandboxMode(merged.sandbox_mode->value).value_or(merged.sandbox_mode->value))) {
+      !req.Allows(
+          NormalizeSandboxMode(merged.sandbox_mode->value).value_or(merged.sandbox_mode->value))) {
     const ir::Origin& o = merged.sandbox_mode->origin;
     std::string msg = absl::StrCat("sandbox_mode '", merged.sandbox_mode->value,
                                    "' is not allowed by requirements (", req.Describe(), ")");

@@ -29,20 +29,20 @@ namespace cwsc::compiler {
 enum class ConfigFormat { kAuto, kToml, kDsl };
 
 struct CompileOptions {
-  std::string config_path;             // the user config file
+  std::string config_path;  // the user config file
   ConfigFormat format = ConfigFormat::kAuto;
-  std::string mode = "ask";            // permission mode, raw (aliases accepted)
+  std::string mode = "ask";  // permission mode, raw (aliases accepted)
   ir::Origin mode_origin = ir::Origin::Default("permission mode ask");
-  std::optional<std::string> cwd;      // --cwd; default: facts->Cwd()
-  std::string policy_name;             // DSL: which named policy (--policy)
-  std::optional<std::string> escalate; // approved per-command escalation target
-  bool read_project_config = true;     // false for serve/exec style launches
+  std::optional<std::string> cwd;       // --cwd; default: facts->Cwd()
+  std::string policy_name;              // DSL: which named policy (--policy)
+  std::optional<std::string> escalate;  // approved per-command escalation target
+  bool read_project_config = true;      // false for serve/exec style launches
 };
 
 struct CompileResult {
   ir::LaunchPlan plan;
-  PolicySpec merged;                   // merged layers (holds the API key for the runtime)
-  std::vector<ir::Diagnostic> notes;   // warnings and notes (ignored keys, ...)
+  PolicySpec merged;                  // merged layers (holds the API key for the runtime)
+  std::vector<ir::Diagnostic> notes;  // warnings and notes (ignored keys, ...)
 };
 
 absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts);

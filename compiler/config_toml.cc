@@ -19,9 +19,12 @@ using ir::Diagnostic;
 
 ir::Origin::Kind OriginKind(Layer layer) {
   switch (layer) {
-    case Layer::kManaged: return ir::Origin::Kind::kManaged;
-    case Layer::kProject: return ir::Origin::Kind::kProject;
-    default: return ir::Origin::Kind::kConfig;
+    case Layer::kManaged:
+      return ir::Origin::Kind::kManaged;
+    case Layer::kProject:
+      return ir::Origin::Kind::kProject;
+    default:
+      return ir::Origin::Kind::kConfig;
   }
 }
 
@@ -115,13 +118,20 @@ class Reader {
 
   static std::string TypeName(const toml::node& n) {
     switch (n.type()) {
-      case toml::node_type::string: return "a string";
-      case toml::node_type::integer: return "an integer";
-      case toml::node_type::floating_point: return "a float";
-      case toml::node_type::boolean: return "a boolean";
-      case toml::node_type::array: return "a list";
-      case toml::node_type::table: return "a table";
-      default: return "a date/time";
+      case toml::node_type::string:
+        return "a string";
+      case toml::node_type::integer:
+        return "an integer";
+      case toml::node_type::floating_point:
+        return "a float";
+      case toml::node_type::boolean:
+        return "a boolean";
+      case toml::node_type::array:
+        return "a list";
+      case toml::node_type::table:
+        return "a table";
+      default:
+        return "a date/time";
     }
   }
 
@@ -226,8 +236,10 @@ const std::vector<KeyHandler>& Handlers() {
          if (!v) return;
          std::string api = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v->value));
          if (api != "codewhale" && api != "execd" && api != "lifecycle") {
-           r.Error(n, absl::StrCat("'", key, "' must be \"codewhale\", \"execd\" or "
-                                   "\"lifecycle\", not '", v->value, "'"));
+           r.Error(n, absl::StrCat("'", key,
+                                   "' must be \"codewhale\", \"execd\" or "
+                                   "\"lifecycle\", not '",
+                                   v->value, "'"));
            return;
          }
          spec.sandbox_opensandbox_api = *v;
@@ -330,7 +342,7 @@ std::string InvalidSandboxModeMessage(const std::string& value) {
 }
 
 absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
-                                                  const std::string& file) {
+                                                   const std::string& file) {
   toml::table table;
   std::string shown = MaskSecrets(text);
   try {
@@ -338,9 +350,10 @@ absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     int line = static_cast<int>(b.line), col = static_cast<int>(b.column);
-    return ir::ErrorAt(file, line, col,
-                       ScrubSecrets(text, absl::StrCat("malformed TOML: ", std::string(e.description()))),
-                       ir::SourceLineAt(shown, line));
+    return ir::ErrorAt(
+        file, line, col,
+        ScrubSecrets(text, absl::StrCat("malformed TOML: ", std::string(e.description()))),
+        ir::SourceLineAt(shown, line));
   }
   RequirementsFile out;
   const toml::node* list = table.get("allowed_sandbox_modes");
@@ -387,7 +400,8 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
     std::string description(e.description());
     std::string message =
         InSecretValue(text, line, col) && !absl::StrContains(description, "cannot redefine")
-            ? std::string("malformed TOML in the value of 'sandbox_api_key' (the value is not shown)")
+            ? std::string(
+                  "malformed TOML in the value of 'sandbox_api_key' (the value is not shown)")
             : ScrubSecrets(text, absl::StrCat("malformed TOML: ", description));
     return ir::ErrorAt(file, line, col, message, ir::SourceLineAt(MaskSecrets(text), line));
   } catch (const TomlCheckFailed& e) {
@@ -435,7 +449,8 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
       if (const auto* p = node_ptr->as_string()) {
         profile = p->get();
       } else {
-        r.Error(*node_ptr, absl::StrCat("'profile' must be a string, not ", Reader::TypeName(*node_ptr)));
+        r.Error(*node_ptr,
+                absl::StrCat("'profile' must be a string, not ", Reader::TypeName(*node_ptr)));
       }
     }
   }
@@ -448,7 +463,8 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
             std::string skey(sk.str());
             std::string where = absl::StrCat(path, ".", skey);
             if (IsSandboxKeyName(skey)) {
-              r.Note(snode, absl::StrCat("ignoring '", where, "': sandbox keys are read only at "
+              r.Note(snode, absl::StrCat("ignoring '", where,
+                                         "': sandbox keys are read only at "
                                          "the top level of the config"));
             } else {
               note_nested(where, snode);
@@ -474,7 +490,8 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
           const auto* ptable = pnode.as_table();
           if (ptable == nullptr) {
             if (IsSandboxKeyName(pname)) {
-              r.Note(pnode, absl::StrCat("ignoring 'profiles.", pname, "': sandbox keys are read "
+              r.Note(pnode, absl::StrCat("ignoring 'profiles.", pname,
+                                         "': sandbox keys are read "
                                          "only at the top level of the config or in a profile"));
             }
             continue;
@@ -497,13 +514,15 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
               continue;
             }
             if (!selected) {
-              r.Note(snode, absl::StrCat("ignoring '", where, "': profile '", pname,
-                                         "' is not selected (profile = \"", pname, "\" selects it)"));
+              r.Note(snode,
+                     absl::StrCat("ignoring '", where, "': profile '", pname,
+                                  "' is not selected (profile = \"", pname, "\" selects it)"));
               continue;
             }
             auto [it, inserted] = pseen.emplace(h->name, skey);
             if (!inserted) {
-              r.Error(snode, absl::StrCat("'", skey, "' repeats '", it->second, "' (the same setting)"));
+              r.Error(snode,
+                      absl::StrCat("'", skey, "' repeats '", it->second, "' (the same setting)"));
               continue;
             }
             h->read(r, profile_spec, where, snode);
@@ -517,10 +536,11 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
           for (const auto& [sk, snode] : *t) {
             std::string skey(sk.str());
             const char* use = CodexReplacement(skey);
-            r.Warn(snode, absl::StrCat("ignoring Codex's 'sandbox_workspace_write.", skey,
-                                       "': Codewhale does not read this table",
-                                       use ? absl::StrCat("; set '", use, "' at the top level instead")
-                                           : std::string()));
+            r.Warn(snode,
+                   absl::StrCat("ignoring Codex's 'sandbox_workspace_write.", skey,
+                                "': Codewhale does not read this table",
+                                use ? absl::StrCat("; set '", use, "' at the top level instead")
+                                    : std::string()));
           }
         }
         continue;
@@ -528,7 +548,8 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
       if (node.is_table() || node.is_array()) {
         note_nested(key, node);
       } else if (std::string near = NearMiss(key); !near.empty()) {
-        r.Warn(node, absl::StrCat("unknown key '", key, "' is ignored; did you mean '", near, "'?"));
+        r.Warn(node,
+               absl::StrCat("unknown key '", key, "' is ignored; did you mean '", near, "'?"));
       }
       continue;  // unrelated Codewhale keys are ignored silently
     }
@@ -547,9 +568,10 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
   if (r.diags().HasErrors()) return r.diags().ToStatus();
   out.notes = std::move(r.notes());
   // Tables iterate by key; report in the file's order.
-  std::stable_sort(out.notes.begin(), out.notes.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return a.line != b.line ? a.line < b.line : a.col < b.col;
-  });
+  std::stable_sort(out.notes.begin(), out.notes.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return a.line != b.line ? a.line < b.line : a.col < b.col;
+                   });
   return out;
 }
 

@@ -29,7 +29,8 @@ struct RequirementsFile {
   std::vector<std::string> allowed;
   ir::Origin origin;
 };
-absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text, const std::string& file);
+absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
+                                                   const std::string& file);
 
 // kSandboxModeError is the message for a bad sandbox_mode value ("%s" = value).
 std::string InvalidSandboxModeMessage(const std::string& value);

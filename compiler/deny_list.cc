@@ -10,20 +10,49 @@
 namespace cwsc::compiler {
 namespace {
 
-const char* const kHomeRules[] = {
-    ".ssh", ".gnupg", ".aws", ".config/gcloud", ".azure", ".kube", ".oci", ".config/doctl",
-    ".config/fly", ".vercel", ".wrangler/config", ".config/gh/hosts.yml", ".config/glab-cli",
-    ".netrc", "_netrc", ".pgpass", ".my.cnf", ".npmrc", ".pypirc", ".git-credentials",
-    ".cargo/credentials", ".cargo/credentials.toml", ".docker/config.json",
-    ".m2/settings-security.xml", ".gradle/gradle.properties", ".codewhale/secrets",
-    ".deepseek/secrets", ".codewhale/credentials", ".deepseek/credentials", ".kimi/credentials",
-    ".claude/.credentials.json", ".codewhale-cu/recordings", ".mozilla", ".config/google-chrome",
-    ".config/chromium", ".config/BraveSoftware"};
+const char* const kHomeRules[] = {".ssh",
+                                  ".gnupg",
+                                  ".aws",
+                                  ".config/gcloud",
+                                  ".azure",
+                                  ".kube",
+                                  ".oci",
+                                  ".config/doctl",
+                                  ".config/fly",
+                                  ".vercel",
+                                  ".wrangler/config",
+                                  ".config/gh/hosts.yml",
+                                  ".config/glab-cli",
+                                  ".netrc",
+                                  "_netrc",
+                                  ".pgpass",
+                                  ".my.cnf",
+                                  ".npmrc",
+                                  ".pypirc",
+                                  ".git-credentials",
+                                  ".cargo/credentials",
+                                  ".cargo/credentials.toml",
+                                  ".docker/config.json",
+                                  ".m2/settings-security.xml",
+                                  ".gradle/gradle.properties",
+                                  ".codewhale/secrets",
+                                  ".deepseek/secrets",
+                                  ".codewhale/credentials",
+                                  ".deepseek/credentials",
+                                  ".kimi/credentials",
+                                  ".claude/.credentials.json",
+                                  ".codewhale-cu/recordings",
+                                  ".mozilla",
+                                  ".config/google-chrome",
+                                  ".config/chromium",
+                                  ".config/BraveSoftware"};
 
-const char* const kMacHomeRules[] = {
-    "Library/Keychains", "Library/Application Support/Google/Chrome",
-    "Library/Application Support/Firefox", "Library/Application Support/BraveSoftware",
-    "Library/Safari", "Library/Cookies"};
+const char* const kMacHomeRules[] = {"Library/Keychains",
+                                     "Library/Application Support/Google/Chrome",
+                                     "Library/Application Support/Firefox",
+                                     "Library/Application Support/BraveSoftware",
+                                     "Library/Safari",
+                                     "Library/Cookies"};
 
 void AddUnique(std::vector<BuiltinDenyRule>& rules, std::string path, std::string label) {
   path = LexicalNormalize(path);
@@ -35,7 +64,8 @@ void AddUnique(std::vector<BuiltinDenyRule>& rules, std::string path, std::strin
 
 // HomeVariable reads a directory (or file) variable as Codewhale does:
 // trimmed, `~` and `$HOME` expanded; empty or still relative = not set.
-std::optional<std::string> HomeVariable(HostFacts& facts, const char* name, const std::string& home) {
+std::optional<std::string> HomeVariable(HostFacts& facts, const char* name,
+                                        const std::string& home) {
   auto raw = facts.Env(name);
   if (!raw) return std::nullopt;
   std::string v(absl::StripAsciiWhitespace(*raw));
@@ -102,7 +132,8 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
                                                           const PathVars& vars) {
   // Rules in order: built-ins (less exemptions), then user additions.
   std::vector<ir::DeniedPath> rules;
-  bool defaults = !spec.sandbox_read_denylist_defaults || spec.sandbox_read_denylist_defaults->value;
+  bool defaults =
+      !spec.sandbox_read_denylist_defaults || spec.sandbox_read_denylist_defaults->value;
   if (defaults) {
     std::vector<std::string> exempt;  // literal and resolved spellings
     if (spec.sandbox_read_denylist_exempt) {
@@ -119,10 +150,12 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
       std::string canon = facts.Path(r.path).canonical;
       bool dropped = false;
       for (const std::string& e : exempt) {
-        dropped = dropped || PathStartsWith(r.path, e) || (!canon.empty() && PathStartsWith(canon, e));
+        dropped =
+            dropped || PathStartsWith(r.path, e) || (!canon.empty() && PathStartsWith(canon, e));
       }
       if (dropped) continue;
-      rules.push_back({r.path, r.label, ir::Origin::Default(absl::StrCat("built-in deny list: ", r.label))});
+      rules.push_back(
+          {r.path, r.label, ir::Origin::Default(absl::StrCat("built-in deny list: ", r.label))});
     }
   }
   if (spec.sandbox_denied_read_paths) {

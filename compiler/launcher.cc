@@ -250,13 +250,20 @@ namespace {
 // spells it for the plan's argv (launcher_test checks they agree).
 const char* ProbeFlag(ir::MountOp op) {
   switch (op) {
-    case ir::MountOp::kReadOnlyBind: return "--ro-bind";
-    case ir::MountOp::kWritableBind: return "--bind";
-    case ir::MountOp::kDeviceBind: return "--dev-bind";
-    case ir::MountOp::kDev: return "--dev";
-    case ir::MountOp::kProc: return "--proc";
-    case ir::MountOp::kTmpfs: return "--tmpfs";
-    case ir::MountOp::kRemountReadOnly: return "--remount-ro";
+    case ir::MountOp::kReadOnlyBind:
+      return "--ro-bind";
+    case ir::MountOp::kWritableBind:
+      return "--bind";
+    case ir::MountOp::kDeviceBind:
+      return "--dev-bind";
+    case ir::MountOp::kDev:
+      return "--dev";
+    case ir::MountOp::kProc:
+      return "--proc";
+    case ir::MountOp::kTmpfs:
+      return "--tmpfs";
+    case ir::MountOp::kRemountReadOnly:
+      return "--remount-ro";
   }
   return "--ro-bind";
 }

@@ -8,9 +8,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/paths.h"
 #include "ir/diagnostics.h"
 #include "ir/field_table.h"
@@ -23,7 +23,8 @@ using ir::Diagnostic;
 using ir::Origin;
 
 // EnvValue returns the primary variable if set, else the legacy one, with its name.
-std::optional<std::pair<std::string, std::string>> EnvValue(HostFacts& facts, const std::string& primary,
+std::optional<std::pair<std::string, std::string>> EnvValue(HostFacts& facts,
+                                                            const std::string& primary,
                                                             const std::string& legacy) {
   if (auto v = facts.Env(primary)) return std::make_pair(primary, *v);
   if (auto v = facts.Env(legacy)) return std::make_pair(legacy, *v);
@@ -86,11 +87,11 @@ absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic
     std::string v = Norm(prefer->second);
     spec.prefer_bwrap = Setting<bool>{v == "1" || v == "true", Origin::Env(prefer->first)};
     if (v != "1" && v != "true" && v != "0" && v != "false" && notes != nullptr) {
-      notes->push_back(Diagnostic{
-          Diagnostic::Severity::kWarning, "", 0, 0,
-          absl::StrCat(prefer->first, "='", prefer->second, "' is read as false (only 1 or true "
-                       "mean true): bubblewrap is not used"),
-          ""});
+      notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
+                                  absl::StrCat(prefer->first, "='", prefer->second,
+                                               "' is read as false (only 1 or true "
+                                               "mean true): bubblewrap is not used"),
+                                  ""});
     }
     if (prefer->first == "DEEPSEEK_PREFER_BWRAP" && notes != nullptr) {
       notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
@@ -113,10 +114,10 @@ namespace {
 // Merge is how a higher layer's value of one PolicySpec field replaces the
 // value below it.
 enum class Merge {
-  kScalar,     // a set value wins
-  kList,       // a non-empty list wins
-  kApiKey,     // the key's sources move together: a layer naming any replaces all
-  kNotLayered, // the user policy's own (its expectations)
+  kScalar,      // a set value wins
+  kList,        // a non-empty list wins
+  kApiKey,      // the key's sources move together: a layer naming any replaces all
+  kNotLayered,  // the user policy's own (its expectations)
 };
 
 template <Merge K, typename M>

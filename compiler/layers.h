@@ -34,7 +34,7 @@ struct Requirements {
   std::vector<std::string> allowed;  // normalized allowed_sandbox_modes; empty = no list
   ir::Origin origin;                 // where allowed_sandbox_modes is
   bool Allows(const std::string& normalized_mode) const;
-  std::string Describe() const;      // "<path> allows a, b"
+  std::string Describe() const;  // "<path> allows a, b"
 };
 
 // ReadRequirements reads the requirements file named by requirements_path
@@ -42,7 +42,7 @@ struct Requirements {
 absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec& merged);
 
 struct ManagedLayer {
-  std::string path;     // the file read; empty when none exists
+  std::string path;                  // the file read; empty when none exists
   bool from_env_or_default = false;  // named by CODEWHALE_MANAGED_CONFIG_PATH or the default
   PolicySpec spec;
 };

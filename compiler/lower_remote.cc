@@ -48,10 +48,10 @@ std::vector<std::string> NotEnforced(const PolicySpec& spec, const ir::LaunchPla
   if (pol.type == PolicyType::kReadOnly) {
     out.push_back("read-only filesystem (the remote side decides what the command may write)");
   } else if (pol.type == PolicyType::kWorkspaceWrite) {
-    out.push_back(absl::StrCat("writes limited to the writable roots (",
-                               pol.writable_roots.empty() ? std::string("none")
-                                                          : absl::StrJoin(pol.writable_roots, ", "),
-                               "; the remote side decides what the command may write)"));
+    out.push_back(absl::StrCat(
+        "writes limited to the writable roots (",
+        pol.writable_roots.empty() ? std::string("none") : absl::StrJoin(pol.writable_roots, ", "),
+        "; the remote side decides what the command may write)"));
     std::vector<std::string> names = {".codewhale", ".deepseek"};
     if (spec.sandbox_protected_names) {
       for (const auto& n : spec.sandbox_protected_names->value) names.push_back(n.value);
@@ -64,8 +64,8 @@ std::vector<std::string> NotEnforced(const PolicySpec& spec, const ir::LaunchPla
     for (size_t i = 0; i < plan.denied_read.size() && i < 3; ++i) {
       first.push_back(plan.denied_read[i].path);
     }
-    out.push_back(absl::StrCat("read deny list (", plan.denied_read.size(), " paths: ",
-                               absl::StrJoin(first, ", "),
+    out.push_back(absl::StrCat("read deny list (", plan.denied_read.size(),
+                               " paths: ", absl::StrJoin(first, ", "),
                                plan.denied_read.size() > 3 ? ", ..." : "", ")"));
   } else if (!spec.sandbox_read_denylist_defaults || spec.sandbox_read_denylist_defaults->value ||
              spec.sandbox_denied_read_paths) {
@@ -109,7 +109,8 @@ std::optional<std::string> CheckRemoteUrl(const std::string& url) {
     return "it must start with http:// or https://";
   }
   size_t end = url.find_first_of("/?#", start);
-  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::string authority =
+      url.substr(start, end == std::string::npos ? std::string::npos : end - start);
   if (authority.find('@') != std::string::npos) {
     return "it must not contain user information (set the key with sandbox_api_key)";
   }
@@ -175,11 +176,11 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   if (std::optional<std::string> why = CheckRemoteUrl(url)) {
     bool has_userinfo = why->find("user information") != std::string::npos;
     Refuse(plan,
-           absl::StrCat(url_key, " ",
-                        // Escaped: the reason must stay text (and UTF-8 for the plan JSON).
-                        has_userinfo ? std::string("(value withheld)")
-                                     : "'" + absl::CHexEscape(url) + "'",
-                        " cannot be used: ", *why, "; shell execution is refused"),
+           absl::StrCat(
+               url_key, " ",
+               // Escaped: the reason must stay text (and UTF-8 for the plan JSON).
+               has_userinfo ? std::string("(value withheld)") : "'" + absl::CHexEscape(url) + "'",
+               " cannot be used: ", *why, "; shell execution is refused"),
            rm.url_origin);
     return;
   }

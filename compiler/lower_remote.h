@@ -29,7 +29,6 @@ enum class BackendKind { kNone, kOpenSandbox, kUnsupported };
 // local, the three OpenSandbox spellings are remote, anything else unsupported.
 BackendKind ParseBackend(const std::string& value);
 
-
 // kDefaultSandboxUrl is the Codewhale default for sandbox_url.
 inline constexpr char kDefaultSandboxUrl[] = "http://localhost:8080";
 

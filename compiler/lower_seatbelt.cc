@@ -238,8 +238,8 @@ std::optional<int> LoopbackProxyPort(absl::string_view value) {
 ProxyPortResult LoopbackProxyPorts(HostFacts& facts) {
   ProxyPortResult r;
   std::set<int> ports;
-  for (const char* key : {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY",
-                          "all_proxy"}) {
+  for (const char* key :
+       {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}) {
     std::optional<std::string> v = NonBlankEnv(facts, key);
     if (!v.has_value()) continue;
     r.proxy_vars_set = true;

@@ -34,8 +34,8 @@ absl::Status LowerSeatbelt(HostFacts& facts, const PolicySpec& spec, ir::LaunchP
 
 // ProxyPortResult is the outcome of inspecting the proxy variables.
 struct ProxyPortResult {
-  std::vector<int> ports;     // sorted, unique loopback proxy ports
-  bool proxy_vars_set = false;  // at least one proxy variable has a non-blank value
+  std::vector<int> ports;              // sorted, unique loopback proxy ports
+  bool proxy_vars_set = false;         // at least one proxy variable has a non-blank value
   std::vector<std::string> consulted;  // variables with a non-blank value, in check order
 };
 

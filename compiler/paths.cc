@@ -159,16 +159,16 @@ absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& va
       name = std::string(rest.substr(1, close - 1));
       used = close + 1;
     } else {
-      while (used < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[used])) ||
-                                    rest[used] == '_')) {
+      while (used < rest.size() &&
+             (std::isalnum(static_cast<unsigned char>(rest[used])) || rest[used] == '_')) {
         ++used;
       }
       name = std::string(rest.substr(0, used));
     }
     absl::string_view tail = rest.substr(used);
     if (!tail.empty() && !absl::StartsWith(tail, "/")) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown variable '$", name, tail.substr(0, 1),
-                                                     "...'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown variable '$", name, tail.substr(0, 1), "...'"));
     }
     const std::string* value = nullptr;
     if (name == "HOME") value = &vars.home;
@@ -176,8 +176,8 @@ absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& va
     if (name == "CWD") value = &vars.cwd;
     if (name == "TMPDIR") value = &vars.tmpdir;
     if (value == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown variable '$", name, "' (known: $HOME, $WORKSPACE, $CWD, $TMPDIR)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown variable '$", name, "' (known: $HOME, $WORKSPACE, $CWD, $TMPDIR)"));
     }
     if (value->empty()) {
       return absl::InvalidArgumentError(absl::StrCat("variable '$", name, "' is not set"));

@@ -23,7 +23,6 @@ std::vector<std::string> PathComponents(absl::string_view path);
 // comparing whole components.
 bool PathStartsWith(absl::string_view path, absl::string_view prefix);
 
-
 // JoinPath appends `rel` to `base` with one separator.
 std::string JoinPath(absl::string_view base, absl::string_view rel);
 

@@ -31,7 +31,7 @@ enum class Layer { kUser, kEnv, kManaged, kProject };
 
 struct PolicySpec {
   // Codewhale keys (docs/behavior.md B-1).
-  std::optional<Setting<std::string>> sandbox_mode;    // raw; normalized when resolved
+  std::optional<Setting<std::string>> sandbox_mode;  // raw; normalized when resolved
   std::optional<Setting<bool>> prefer_bwrap;
   std::optional<Setting<PathList>> bwrap_ro_roots;
   std::optional<Setting<PathList>> bwrap_dev_roots;

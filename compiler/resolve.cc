@@ -11,21 +11,44 @@
 #include "compiler/deny_list.h"
 #include "compiler/launcher.h"
 #include "compiler/lower_remote.h"
-#include "compiler/lower_seccomp.h"
 #include "compiler/lower_seatbelt.h"
+#include "compiler/lower_seccomp.h"
 #include "compiler/worktree.h"
+#include "ir/constants.h"
 #include "ir/diagnostics.h"
 #include "ir/status_macros.h"
-#include "ir/constants.h"
 
 namespace cwsc::compiler {
 
-const char* const kChildEnvAllowList[] = {
-    "PATH", "HOME", "USER", "USERNAME", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TERM",
-    "COLORTERM", "NO_COLOR", "FORCE_COLOR", "SHELL", "TMPDIR", "TMP", "TEMP",
-    "__CF_USER_TEXT_ENCODING", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "FTP_PROXY",
-    "PYTHONIOENCODING", "PYTHONUTF8", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "DOTNET_*",
-    nullptr};
+const char* const kChildEnvAllowList[] = {"PATH",
+                                          "HOME",
+                                          "USER",
+                                          "USERNAME",
+                                          "LOGNAME",
+                                          "LANG",
+                                          "LANGUAGE",
+                                          "LC_*",
+                                          "TERM",
+                                          "COLORTERM",
+                                          "NO_COLOR",
+                                          "FORCE_COLOR",
+                                          "SHELL",
+                                          "TMPDIR",
+                                          "TMP",
+                                          "TEMP",
+                                          "__CF_USER_TEXT_ENCODING",
+                                          "HTTP_PROXY",
+                                          "HTTPS_PROXY",
+                                          "NO_PROXY",
+                                          "ALL_PROXY",
+                                          "FTP_PROXY",
+                                          "PYTHONIOENCODING",
+                                          "PYTHONUTF8",
+                                          "CARGO_HOME",
+                                          "RUSTUP_HOME",
+                                          "RUSTUP_TOOLCHAIN",
+                                          "DOTNET_*",
+                                          nullptr};
 
 namespace {
 
@@ -44,9 +67,9 @@ constexpr size_t kMountWarnThreshold = 50;
 // read-only in place, masked files, masked directories.
 const char* const kKernelReadOnly[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
                                        "/proc/sysrq-trigger"};
-const char* const kKernelMaskedFiles[] = {"/proc/kcore",       "/proc/keys",
+const char* const kKernelMaskedFiles[] = {"/proc/kcore",         "/proc/keys",
                                           "/proc/latency_stats", "/proc/timer_list",
-                                          "/proc/timer_stats", "/proc/sched_debug"};
+                                          "/proc/timer_stats",   "/proc/sched_debug"};
 const char* const kKernelMaskedDirs[] = {"/proc/acpi", "/proc/asound", "/proc/scsi",
                                          "/sys/firmware"};
 
@@ -101,8 +124,9 @@ absl::Status ApplyEscalation(const ResolveInput& in, ir::Policy* p) {
   if (!in.escalate) return absl::OkStatus();
   std::string target = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*in.escalate));
   if (target != "workspace-write" && target != "danger-full-access") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--escalate: invalid value '", *in.escalate, "': expected workspace-write or danger-full-access"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--escalate: invalid value '", *in.escalate,
+                     "': expected workspace-write or danger-full-access"));
   }
   if (in.mode != "ask") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -125,9 +149,9 @@ absl::Status ApplyEscalation(const ResolveInput& in, ir::Policy* p) {
     p->network_origin = o;
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrCat("--escalate: '", target,
-                                                 "' is not strictly wider than this call's current '",
-                                                 ir::PolicyTypeName(p->type), "' posture"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--escalate: '", target, "' is not strictly wider than this call's current '",
+                   ir::PolicyTypeName(p->type), "' posture"));
 }
 
 class Resolver {
@@ -179,11 +203,13 @@ class Resolver {
       plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
       return std::move(plan_);
     }
-    if (plan_.policy.type == PolicyType::kWorkspaceWrite && plan_.policy.origin.kind != Origin::Kind::kCli) {
+    if (plan_.policy.type == PolicyType::kWorkspaceWrite &&
+        plan_.policy.origin.kind != Origin::Kind::kCli) {
       plan_.policy.writable_roots.push_back(in_.cwd);  // the workspace
     }
     CWSC_RETURN_IF_ERROR(AddConfiguredRoots());
-    for (const char* const* e = kChildEnvAllowList; *e != nullptr; ++e) plan_.env_allow.push_back(*e);
+    for (const char* const* e = kChildEnvAllowList; *e != nullptr; ++e)
+      plan_.env_allow.push_back(*e);
 
     // The remote backend is decided before any local wrapper or launcher.
     if (RemoteRequested()) {
@@ -235,7 +261,8 @@ class Resolver {
     }
     std::optional<std::string> mode = facts_.Env("CODEWHALE_SANDBOX_MODE");
     if (!mode && in_.spec.sandbox_mode) mode = in_.spec.sandbox_mode->value;
-    return !mode || absl::AsciiStrToLower(absl::StripAsciiWhitespace(*mode)) != "danger-full-access";
+    return !mode ||
+           absl::AsciiStrToLower(absl::StripAsciiWhitespace(*mode)) != "danger-full-access";
   }
 
   // LauncherCanReach: for a launcher plan, a bind whose source the launcher's
@@ -251,13 +278,15 @@ class Resolver {
 
   bool RemoteRequested() const {
     if (!in_.spec.sandbox_backend) return false;
-    std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(in_.spec.sandbox_backend->value));
+    std::string v =
+        absl::AsciiStrToLower(absl::StripAsciiWhitespace(in_.spec.sandbox_backend->value));
     return !v.empty() && v != "none";
   }
 
   absl::Status SelectRemote() {
     // The deny list is listed in the plan as what the remote side does not enforce.
-    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, in_.spec, ir::PlatformName(plan_.platform), vars_));
+    CWSC_ASSIGN_OR_RETURN(plan_.denied_read,
+                          BuildDenyList(facts_, in_.spec, ir::PlatformName(plan_.platform), vars_));
     LowerRemote(in_.spec, &plan_);  // compiler/lower_remote.h
     if (plan_.kind == PlanKind::kRefused) Refuse(plan_.refusal->reason, plan_.refusal->origin);
     return absl::OkStatus();
@@ -279,7 +308,8 @@ class Resolver {
         configured_origins_.push_back(r.origin);
       }
     }
-    if (in_.spec.sandbox_exclude_tmpdir) plan_.policy.exclude_tmpdir = in_.spec.sandbox_exclude_tmpdir->value;
+    if (in_.spec.sandbox_exclude_tmpdir)
+      plan_.policy.exclude_tmpdir = in_.spec.sandbox_exclude_tmpdir->value;
     if (in_.spec.sandbox_exclude_slash_tmp) {
       plan_.policy.exclude_slash_tmp = in_.spec.sandbox_exclude_slash_tmp->value;
     }
@@ -401,16 +431,18 @@ class Resolver {
     }
     Origin o = ProtectedOrigin(".git");
     for (const std::string& p : {wt.git_dir, wt.common_dir}) {
-      AddSkipped(SkipKind::kWorktreeMetadata, "worktree metadata", p, "kept read-only: '.git' is in sandbox_protected_names", o);
+      AddSkipped(SkipKind::kWorktreeMetadata, "worktree metadata", p,
+                 "kept read-only: '.git' is in sandbox_protected_names", o);
     }
     protected_git_.push_back(wt.common_dir);
     std::string worktree = wt.dot_git.substr(0, wt.dot_git.size() - 5);
-    plan_.warnings.push_back(ir::Warning{
-        "protected-git-worktree",
-        absl::StrCat("'.git' is protected: the git metadata of the worktree ", worktree, " (",
-                     wt.common_dir, " and its worktrees entry) stays read-only, so git cannot "
-                     "commit there"),
-        o});
+    plan_.warnings.push_back(
+        ir::Warning{"protected-git-worktree",
+                    absl::StrCat("'.git' is protected: the git metadata of the worktree ", worktree,
+                                 " (", wt.common_dir,
+                                 " and its worktrees entry) stays read-only, so git cannot "
+                                 "commit there"),
+                    o});
   }
 
   // AddTmpRoots: the host /tmp and TMPDIR, unless the policy excludes them.
@@ -420,11 +452,11 @@ class Resolver {
       std::string canon = facts_.Path("/tmp").canonical;
       if (!canon.empty()) {
         roots.push_back(NewRoot(canon, ir::RootSource::kSlashTmp,
-                                     Origin::Default("workspace-write shares the host /tmp")));
+                                Origin::Default("workspace-write shares the host /tmp")));
       }
     } else {
-      AddSkipped(SkipKind::kWritableRoot, "writable root", "/tmp", Launcher() ? kLauncherPrivateTmp : "excluded by the policy",
-                 ExcludeOrigin(true));
+      AddSkipped(SkipKind::kWritableRoot, "writable root", "/tmp",
+                 Launcher() ? kLauncherPrivateTmp : "excluded by the policy", ExcludeOrigin(true));
     }
     auto tmpdir = facts_.Env("TMPDIR");
     if (!tmpdir || tmpdir->empty()) return;
@@ -438,7 +470,8 @@ class Resolver {
     if (!canon.empty()) {
       roots.push_back(NewRoot(canon, ir::RootSource::kTmpdir, Origin::Env("TMPDIR")));
     } else {
-      AddSkipped(SkipKind::kWritableRoot, "writable root", *tmpdir, "TMPDIR does not resolve", Origin::Env("TMPDIR"));
+      AddSkipped(SkipKind::kWritableRoot, "writable root", *tmpdir, "TMPDIR does not resolve",
+                 Origin::Env("TMPDIR"));
     }
   }
 
@@ -476,11 +509,12 @@ class Resolver {
                          "is a symlink; the sandboxed command could have planted it",
                          ProtectedOrigin(name)};
       if (r.writable_bind) {
-        plan_.warnings.push_back(ir::Warning{
-            "protected-name-symlink",
-            absl::StrCat(p, " is a symlink: it is not protected, and what it names may be "
-                            "writable; replace it with a directory"),
-            ProtectedOrigin(name)});
+        plan_.warnings.push_back(
+            ir::Warning{"protected-name-symlink",
+                        absl::StrCat(p,
+                                     " is a symlink: it is not protected, and what it names may be "
+                                     "writable; replace it with a directory"),
+                        ProtectedOrigin(name)});
       }
       r.protected_paths.push_back(prot);
       return;
@@ -515,16 +549,18 @@ class Resolver {
       // A name of the policy's own may be meant as a file (.env): a
       // directory there would be in the way; say it stays creatable.
       if (r.writable_bind) {
-        plan_.warnings.push_back(ir::Warning{
-            "protected-name-missing",
-            absl::StrCat(p, " does not exist, so nothing protects it: the sandboxed "
-                            "command could create it; create it first to protect it"),
-            ProtectedOrigin(name)});
+        plan_.warnings.push_back(
+            ir::Warning{"protected-name-missing",
+                        absl::StrCat(p,
+                                     " does not exist, so nothing protects it: the sandboxed "
+                                     "command could create it; create it first to protect it"),
+                        ProtectedOrigin(name)});
       }
       return;
     }
     ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
-    if (!r.writable_bind && r.skip != RootSkip::kDuplicate) prot.skip_reason = "its root is not mounted";
+    if (!r.writable_bind && r.skip != RootSkip::kDuplicate)
+      prot.skip_reason = "its root is not mounted";
     r.protected_paths.push_back(prot);
   }
 
@@ -535,7 +571,8 @@ class Resolver {
       if (!r.writable_bind || !PathStartsWith(g, r.canonical) || g == r.canonical) continue;
       bool listed = false;
       for (const ir::Protected& q : r.protected_paths) listed = listed || q.canonical == g;
-      if (!listed) r.protected_paths.push_back(ir::Protected{g, g, false, "", ProtectedOrigin(".git")});
+      if (!listed)
+        r.protected_paths.push_back(ir::Protected{g, g, false, "", ProtectedOrigin(".git")});
     }
   }
 
@@ -548,7 +585,8 @@ class Resolver {
 
   Origin ExcludeOrigin(bool slash_tmp) const {
     if (Launcher()) return in_.spec.tool_launcher->origin;
-    const auto& setting = slash_tmp ? in_.spec.sandbox_exclude_slash_tmp : in_.spec.sandbox_exclude_tmpdir;
+    const auto& setting =
+        slash_tmp ? in_.spec.sandbox_exclude_slash_tmp : in_.spec.sandbox_exclude_tmpdir;
     if (setting) return setting->origin;
     return Origin::Default(slash_tmp ? "exclude_slash_tmp" : "exclude_tmpdir");
   }
@@ -560,22 +598,25 @@ class Resolver {
 
   void AddSkipped(ir::SkipKind kind, std::string what, std::string path, std::string reason,
                   Origin origin) {
-    plan_.skipped.push_back(ir::Skipped{std::move(what), std::move(path), std::move(reason),
-                                        std::move(origin), kind});
+    plan_.skipped.push_back(
+        ir::Skipped{std::move(what), std::move(path), std::move(reason), std::move(origin), kind});
   }
 
   void SelectWrapper() {
     const ir::Policy& pol = plan_.policy;
     if (Launcher()) {  // compiler/launcher.h decides launcher plans
       launcher_user_ = LowerLauncher(
-          facts_, LauncherInput{&in_.spec, in_.launcher_trusted, in_.launcher_trust_refusal}, &plan_);
+          facts_, LauncherInput{&in_.spec, in_.launcher_trusted, in_.launcher_trust_refusal},
+          &plan_);
       if (plan_.kind == PlanKind::kRefused) Refuse(plan_.refusal->reason, plan_.refusal->origin);
       return;
     }
     if (!pol.ShouldSandbox()) {
       plan_.kind = PlanKind::kNone;
-      AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "", absl::StrCat("policy ", ir::PolicyTypeName(pol.type),
-                                                   " does not request a sandbox"), pol.origin);
+      AddSkipped(
+          SkipKind::kLocalWrapper, "local wrapper", "",
+          absl::StrCat("policy ", ir::PolicyTypeName(pol.type), " does not request a sandbox"),
+          pol.origin);
       return;
     }
     if (plan_.platform == ir::Platform::kLinux) {
@@ -630,12 +671,15 @@ class Resolver {
       return;
     }
     plan_.kind = PlanKind::kNone;
-    AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "", absl::StrCat("no local wrapper is wired for platform ", ir::PlatformName(plan_.platform)),
-               Origin::Fact("platform"));
+    AddSkipped(
+        SkipKind::kLocalWrapper, "local wrapper", "",
+        absl::StrCat("no local wrapper is wired for platform ", ir::PlatformName(plan_.platform)),
+        Origin::Fact("platform"));
   }
 
   void AddMount(MountOp op, std::string src, std::string dest, std::string why, Origin origin) {
-    plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), std::move(why), std::move(origin)});
+    plan_.mounts.push_back(
+        Mount{op, std::move(src), std::move(dest), std::move(why), std::move(origin)});
   }
 
   // BuildMounts lists the bwrap mounts in argv order: the base view, device
@@ -654,7 +698,8 @@ class Resolver {
     if (plan_.policy.type == PolicyType::kReadOnly) AddReadOnlyTmpCwd();
     CWSC_RETURN_IF_ERROR(AddReadOnlyRoots());
     // Deny masks (docs/behavior.md B-43); for a launcher plan computed for the launcher's user.
-    for (ir::Mount& m : DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
+    for (ir::Mount& m :
+         DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
       plan_.mounts.push_back(std::move(m));
     }
     if (plan_.mounts.size() > kMountWarnThreshold) {
@@ -691,11 +736,13 @@ class Resolver {
     for (const ir::Root& r : plan_.roots) {
       if (r.writable_bind) writable.push_back(&r);
     }
-    std::sort(writable.begin(), writable.end(),
-              [](const ir::Root* a, const ir::Root* b) { return PathLess(a->canonical, b->canonical); });
+    std::sort(writable.begin(), writable.end(), [](const ir::Root* a, const ir::Root* b) {
+      return PathLess(a->canonical, b->canonical);
+    });
     absl::flat_hash_set<std::string> bound;
     for (const ir::Root* r : writable) {
-      if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin)) continue;
+      if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
+        continue;
       AddMount(MountOp::kWritableBind, r->canonical, r->canonical,
                absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
       bound.insert(r->canonical);
@@ -747,8 +794,10 @@ class Resolver {
         AddMount(MountOp::kRemountReadOnly, "", p.path, "the placeholder is read-only", p.origin);
         continue;
       }
-      if (!LauncherCanReach(p.path, SkipKind::kWritableRoot, "protected descendant", p.origin)) continue;
-      AddMount(MountOp::kReadOnlyBind, p.path, p.path, "protected descendant stays read-only", p.origin);
+      if (!LauncherCanReach(p.path, SkipKind::kWritableRoot, "protected descendant", p.origin))
+        continue;
+      AddMount(MountOp::kReadOnlyBind, p.path, p.path, "protected descendant stays read-only",
+               p.origin);
     }
   }
 
@@ -793,7 +842,8 @@ class Resolver {
       } else if (info.canonical == "/") {
         AddSkipped(SkipKind::kSetting, "bwrap_ro_roots", p, "canonicalizes to /", r.origin);
       } else if (LauncherCanReach(info.canonical, SkipKind::kSetting, "bwrap_ro_roots", r.origin)) {
-        AddMount(MountOp::kReadOnlyBind, info.canonical, info.canonical, "extra read-only root", r.origin);
+        AddMount(MountOp::kReadOnlyBind, info.canonical, info.canonical, "extra read-only root",
+                 r.origin);
       }
     }
     return absl::OkStatus();
@@ -835,8 +885,8 @@ class Resolver {
     PathInfo whole = facts_.Path(spelled);
     // Missing: nothing will be bound there. Canonical equals lexical: no
     // symlink changed the path.
-    if (!whole.is_symlink && (whole.type == FileType::kMissing ||
-                              whole.canonical == LexicalNormalize(spelled))) {
+    if (!whole.is_symlink &&
+        (whole.type == FileType::kMissing || whole.canonical == LexicalNormalize(spelled))) {
       return "";
     }
     std::string cur = "/";
@@ -865,10 +915,14 @@ class Resolver {
   // it, before any symlink was resolved.
   std::string SpelledRoot(const ir::Root& r) {
     switch (r.source) {
-      case ir::RootSource::kCwd: return in_.cwd;
-      case ir::RootSource::kSlashTmp: return "/tmp";
-      case ir::RootSource::kTmpdir: return facts_.Env("TMPDIR").value_or(r.path);
-      default: return r.path;
+      case ir::RootSource::kCwd:
+        return in_.cwd;
+      case ir::RootSource::kSlashTmp:
+        return "/tmp";
+      case ir::RootSource::kTmpdir:
+        return facts_.Env("TMPDIR").value_or(r.path);
+      default:
+        return r.path;
     }
   }
 
@@ -893,7 +947,7 @@ class Resolver {
   PathVars vars_;
   std::vector<Origin> configured_origins_;
   std::vector<std::string> protected_git_;  // main .git dirs of protected worktrees
-  std::optional<Identity> launcher_user_;  // set when a launcher probe passed
+  std::optional<Identity> launcher_user_;   // set when a launcher probe passed
 };
 
 }  // namespace
@@ -913,8 +967,9 @@ absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, con
 absl::Status ValidateSpecPaths(const PolicySpec& spec) {
   // Placeholders: the checks are the ones that hold for every host and mode.
   PathVars vars{"/home", "/workspace", "/workspace", "/tmp"};
-  for (const auto* list : {&spec.sandbox_writable_roots, &spec.bwrap_ro_roots, &spec.bwrap_dev_roots,
-                           &spec.sandbox_denied_read_paths, &spec.sandbox_read_denylist_exempt}) {
+  for (const auto* list :
+       {&spec.sandbox_writable_roots, &spec.bwrap_ro_roots, &spec.bwrap_dev_roots,
+        &spec.sandbox_denied_read_paths, &spec.sandbox_read_denylist_exempt}) {
     if (!*list) continue;
     for (const auto& p : (*list)->value) {
       CWSC_RETURN_IF_ERROR(ExpandSettingPath(p, vars).status());
@@ -927,20 +982,27 @@ std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_priv
   const ir::Policy& p = plan.policy;
   const char* net = p.network_access ? "network allowed" : "network blocked";
   if (plan.kind == PlanKind::kOpenSandbox) {
-    const char* tag = p.type == PolicyType::kDangerFullAccess ? "full-access" : ir::PolicyTypeName(p.type);
-    return absl::StrCat(tag, " policy (external execution backend configured; filesystem/network "
-                             "isolation unverified by Codewhale)");
+    const char* tag =
+        p.type == PolicyType::kDangerFullAccess ? "full-access" : ir::PolicyTypeName(p.type);
+    return absl::StrCat(tag,
+                        " policy (external execution backend configured; filesystem/network "
+                        "isolation unverified by Codewhale)");
   }
   std::string label;
   switch (p.type) {
-    case PolicyType::kDangerFullAccess: label = "full access (sandbox disabled)"; break;
+    case PolicyType::kDangerFullAccess:
+      label = "full access (sandbox disabled)";
+      break;
     case PolicyType::kReadOnly:
       label = "read-only (shell writes are blocked; ordinary approval does not change this)";
       break;
-    case PolicyType::kExternalSandbox: label = absl::StrCat("external sandbox (host-managed; ", net, ")"); break;
+    case PolicyType::kExternalSandbox:
+      label = absl::StrCat("external sandbox (host-managed; ", net, ")");
+      break;
     case PolicyType::kWorkspaceWrite:
-      label = absl::StrCat("workspace-write (writes inside the workspace",
-                           p.writable_roots.size() > 1 ? " and approved roots" : "", "; ", net, ")");
+      label =
+          absl::StrCat("workspace-write (writes inside the workspace",
+                       p.writable_roots.size() > 1 ? " and approved roots" : "", "; ", net, ")");
       break;
   }
   if (p.type == PolicyType::kDangerFullAccess && no_new_privs) {

@@ -19,14 +19,14 @@
 namespace cwsc::compiler {
 
 struct ResolveInput {
-  PolicySpec spec;              // merged layers
-  std::string mode;             // canonical permission mode
+  PolicySpec spec;   // merged layers
+  std::string mode;  // canonical permission mode
   ir::Origin mode_origin;
-  std::string cwd;              // absolute, as given
+  std::string cwd;                      // absolute, as given
   std::optional<std::string> escalate;  // approved per-command escalation target
   bool launcher_trusted = false;        // spec.tool_launcher passed the managed-file trust rules
-  std::string launcher_trust_refusal;   // why not (names the file and the rule); compiler/launcher.h
-  Requirements requirements;            // the allow-list of sandbox modes, if any
+  std::string launcher_trust_refusal;  // why not (names the file and the rule); compiler/launcher.h
+  Requirements requirements;           // the allow-list of sandbox modes, if any
 };
 
 absl::StatusOr<ir::LaunchPlan> ResolvePlan(const ResolveInput& in, HostFacts& facts);
@@ -43,7 +43,8 @@ absl::Status ValidateSpecPaths(const PolicySpec& spec);
 // PostureLabel is the byte-stable label of docs/behavior.md B-22 for the plan.
 // `no_new_privs` (whether cwsc run sets the flag at startup) adds the
 // full-access suffix of docs/behavior.md B-22; nullopt leaves it out.
-std::string PostureLabel(const ir::LaunchPlan& plan, std::optional<bool> no_new_privs = std::nullopt);
+std::string PostureLabel(const ir::LaunchPlan& plan,
+                         std::optional<bool> no_new_privs = std::nullopt);
 
 // kChildEnvAllowList is the spawn allow-list of docs/behavior.md B-32 ("X_*" = prefix).
 extern const char* const kChildEnvAllowList[];

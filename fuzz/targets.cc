@@ -13,10 +13,10 @@
 
 #include "backends/argv_format.h"
 #include "backends/bwrap.h"
-#include "backends/verify/bwrap_interp.h"
 #include "backends/opensandbox.h"
-#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
+#include "backends/verify/bwrap_interp.h"
+#include "backends/verify/sbpl_eval.h"
 #include "compiler/compile.h"
 #include "compiler/dsl_format.h"
 #include "compiler/facts/host_facts.h"
@@ -38,9 +38,10 @@ std::string ReadAll(const std::string& path) {
 const std::vector<std::string>& FactsTexts() {
   static const std::vector<std::string> texts = [] {
     std::vector<std::string> out;
-    for (const char* name : {"linux-workspace", "linux-locked-down", "macos-workspace",
-                             "linux-readonly"}) {
-      std::string t = ReadAll(std::string(CWSC_FUZZ_SOURCE_ROOT "/examples/facts/") + name + ".yaml");
+    for (const char* name :
+         {"linux-workspace", "linux-locked-down", "macos-workspace", "linux-readonly"}) {
+      std::string t =
+          ReadAll(std::string(CWSC_FUZZ_SOURCE_ROOT "/examples/facts/") + name + ".yaml");
       Check(!t.empty(), "cannot read examples/facts (CWSC_FUZZ_SOURCE_ROOT)");
       out.push_back(std::move(t));
     }
@@ -184,9 +185,8 @@ void Dsl(std::string_view data) {
 void Facts(std::string_view data) {
   static InMemoryFile file;
   // A local and a remote config, so env overrides reach both lowerings.
-  static const std::string configs[] = {
-      ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/workspace.toml"),
-      ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/remote.toml")};
+  static const std::string configs[] = {ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/workspace.toml"),
+                                        ReadAll(CWSC_FUZZ_SOURCE_ROOT "/examples/remote.toml")};
   const std::string& config = configs[(data.size() / 4) % 2];
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts =
       compiler::ParseRecordedFacts(std::string(data), "facts.yaml");
@@ -223,10 +223,10 @@ void PlanJson(std::string_view data) {
 }
 
 void Sbpl(std::string_view data) {
-  backends::SbplParams params = {{"WRITABLE_ROOT_0", "/work"}, {"CWD", "/work"},
-                                 {"HOME", "/Users/dev"}};
-  auto prof = backends::SbplProfile::Parse(absl::string_view(data.data(), data.size()), params,
-                                           "fuzz.sb");
+  backends::SbplParams params = {
+      {"WRITABLE_ROOT_0", "/work"}, {"CWD", "/work"}, {"HOME", "/Users/dev"}};
+  auto prof =
+      backends::SbplProfile::Parse(absl::string_view(data.data(), data.size()), params, "fuzz.sb");
   if (!prof.ok()) {
     Check(!prof.status().message().empty(), "an empty SBPL error");
     return;
@@ -278,8 +278,8 @@ void BwrapArgv(std::string_view data) {
   }
   absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(argv);
   if (!view.ok()) return;
-  for (const char* p : {"/", "/home/dev/proj", "/home/dev/.ssh/id_rsa", "/tmp/x", "/dev/null",
-                        "/proc/self"}) {
+  for (const char* p :
+       {"/", "/home/dev/proj", "/home/dev/.ssh/id_rsa", "/tmp/x", "/dev/null", "/proc/self"}) {
     (void)view->Find(p);
   }
 }

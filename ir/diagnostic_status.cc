@@ -1,7 +1,6 @@
 #include "ir/diagnostic_status.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "absl/strings/cord.h"
@@ -13,9 +12,8 @@ constexpr char kPayloadUrl[] = "type.cwsc/diagnostics";
 
 using Json = nlohmann::json;
 
-const Diagnostic::Severity kSeverities[] = {Diagnostic::Severity::kError,
-                                            Diagnostic::Severity::kWarning,
-                                            Diagnostic::Severity::kNote};
+const Diagnostic::Severity kSeverities[] = {
+    Diagnostic::Severity::kError, Diagnostic::Severity::kWarning, Diagnostic::Severity::kNote};
 
 }  // namespace
 

@@ -10,9 +10,12 @@ namespace {
 
 const char* SeverityName(Diagnostic::Severity s) {
   switch (s) {
-    case Diagnostic::Severity::kError: return "error";
-    case Diagnostic::Severity::kWarning: return "warning";
-    case Diagnostic::Severity::kNote: return "note";
+    case Diagnostic::Severity::kError:
+      return "error";
+    case Diagnostic::Severity::kWarning:
+      return "warning";
+    case Diagnostic::Severity::kNote:
+      return "note";
   }
   return "error";
 }

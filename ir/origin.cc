@@ -6,14 +6,22 @@ namespace cwsc::ir {
 
 const char* Origin::KindName(Kind kind) {
   switch (kind) {
-    case Kind::kDefault: return "default";
-    case Kind::kConfig: return "config";
-    case Kind::kManaged: return "managed";
-    case Kind::kProject: return "project";
-    case Kind::kEnv: return "env";
-    case Kind::kMode: return "mode";
-    case Kind::kFact: return "fact";
-    case Kind::kCli: return "cli";
+    case Kind::kDefault:
+      return "default";
+    case Kind::kConfig:
+      return "config";
+    case Kind::kManaged:
+      return "managed";
+    case Kind::kProject:
+      return "project";
+    case Kind::kEnv:
+      return "env";
+    case Kind::kMode:
+      return "mode";
+    case Kind::kFact:
+      return "fact";
+    case Kind::kCli:
+      return "cli";
   }
   return "default";
 }

@@ -4,21 +4,30 @@ namespace cwsc::ir {
 
 const char* PlanKindName(PlanKind kind) {
   switch (kind) {
-    case PlanKind::kNone: return "none";
-    case PlanKind::kLinuxBwrap: return "linux-bwrap";
-    case PlanKind::kMacosSeatbelt: return "macos-seatbelt";
-    case PlanKind::kLauncherBwrap: return "launcher+bwrap";
-    case PlanKind::kOpenSandbox: return "opensandbox";
-    case PlanKind::kRefused: return "refused";
+    case PlanKind::kNone:
+      return "none";
+    case PlanKind::kLinuxBwrap:
+      return "linux-bwrap";
+    case PlanKind::kMacosSeatbelt:
+      return "macos-seatbelt";
+    case PlanKind::kLauncherBwrap:
+      return "launcher+bwrap";
+    case PlanKind::kOpenSandbox:
+      return "opensandbox";
+    case PlanKind::kRefused:
+      return "refused";
   }
   return "none";
 }
 
 const char* PlatformName(Platform platform) {
   switch (platform) {
-    case Platform::kLinux: return "linux";
-    case Platform::kMacos: return "macos";
-    case Platform::kWindows: return "windows";
+    case Platform::kLinux:
+      return "linux";
+    case Platform::kMacos:
+      return "macos";
+    case Platform::kWindows:
+      return "windows";
   }
   return "linux";
 }
@@ -32,57 +41,84 @@ std::optional<Platform> PlatformFromName(const std::string& name) {
 
 const char* SkipKindName(SkipKind kind) {
   switch (kind) {
-    case SkipKind::kSetting: return "setting";
-    case SkipKind::kLocalWrapper: return "local-wrapper";
-    case SkipKind::kWritableRoot: return "writable-root";
-    case SkipKind::kWorktreeMetadata: return "worktree-metadata";
-    case SkipKind::kSyscallFilter: return "syscall-filter";
-    case SkipKind::kNetworkAccess: return "network-access";
-    case SkipKind::kSeatbeltPath: return "seatbelt-path";
+    case SkipKind::kSetting:
+      return "setting";
+    case SkipKind::kLocalWrapper:
+      return "local-wrapper";
+    case SkipKind::kWritableRoot:
+      return "writable-root";
+    case SkipKind::kWorktreeMetadata:
+      return "worktree-metadata";
+    case SkipKind::kSyscallFilter:
+      return "syscall-filter";
+    case SkipKind::kNetworkAccess:
+      return "network-access";
+    case SkipKind::kSeatbeltPath:
+      return "seatbelt-path";
   }
   return "setting";
 }
 
 const char* PolicyTypeName(PolicyType type) {
   switch (type) {
-    case PolicyType::kReadOnly: return "read-only";
-    case PolicyType::kWorkspaceWrite: return "workspace-write";
-    case PolicyType::kDangerFullAccess: return "danger-full-access";
-    case PolicyType::kExternalSandbox: return "external-sandbox";
+    case PolicyType::kReadOnly:
+      return "read-only";
+    case PolicyType::kWorkspaceWrite:
+      return "workspace-write";
+    case PolicyType::kDangerFullAccess:
+      return "danger-full-access";
+    case PolicyType::kExternalSandbox:
+      return "external-sandbox";
   }
   return "read-only";
 }
 
 const char* RootSourceName(RootSource source) {
   switch (source) {
-    case RootSource::kConfigured: return "configured";
-    case RootSource::kCwd: return "cwd";
-    case RootSource::kWorktreeGitDir: return "worktree-git-dir";
-    case RootSource::kWorktreeCommonDir: return "worktree-common-dir";
-    case RootSource::kSlashTmp: return "slash-tmp";
-    case RootSource::kTmpdir: return "tmpdir";
+    case RootSource::kConfigured:
+      return "configured";
+    case RootSource::kCwd:
+      return "cwd";
+    case RootSource::kWorktreeGitDir:
+      return "worktree-git-dir";
+    case RootSource::kWorktreeCommonDir:
+      return "worktree-common-dir";
+    case RootSource::kSlashTmp:
+      return "slash-tmp";
+    case RootSource::kTmpdir:
+      return "tmpdir";
   }
   return "configured";
 }
 
 const char* ExpectationKindName(Expectation::Kind kind) {
   switch (kind) {
-    case Expectation::Kind::kRead: return "read";
-    case Expectation::Kind::kWrite: return "write";
-    case Expectation::Kind::kNetwork: return "network";
+    case Expectation::Kind::kRead:
+      return "read";
+    case Expectation::Kind::kWrite:
+      return "write";
+    case Expectation::Kind::kNetwork:
+      return "network";
   }
   return "read";
 }
 
 const char* MountOpName(MountOp op) {
   switch (op) {
-    case MountOp::kReadOnlyBind: return "read-only-bind";
-    case MountOp::kWritableBind: return "writable-bind";
-    case MountOp::kDeviceBind: return "device-bind";
-    case MountOp::kDev: return "dev";
-    case MountOp::kProc: return "proc";
-    case MountOp::kTmpfs: return "tmpfs";
-    case MountOp::kRemountReadOnly: return "remount-read-only";
+    case MountOp::kReadOnlyBind:
+      return "read-only-bind";
+    case MountOp::kWritableBind:
+      return "writable-bind";
+    case MountOp::kDeviceBind:
+      return "device-bind";
+    case MountOp::kDev:
+      return "dev";
+    case MountOp::kProc:
+      return "proc";
+    case MountOp::kTmpfs:
+      return "tmpfs";
+    case MountOp::kRemountReadOnly:
+      return "remount-read-only";
   }
   return "read-only-bind";
 }
@@ -93,42 +129,60 @@ bool MountOpHasSource(MountOp op) {
 
 const char* RootSkipName(RootSkip skip) {
   switch (skip) {
-    case RootSkip::kNone: return "none";
-    case RootSkip::kMissing: return "missing";
-    case RootSkip::kNotADirectory: return "not-a-directory";
-    case RootSkip::kCanonicalizesToRoot: return "canonicalizes-to-root";
-    case RootSkip::kPlantedSymlink: return "planted-symlink";
-    case RootSkip::kDuplicate: return "duplicate";
-    case RootSkip::kLauncherPrivateTmp: return "launcher-private-tmp";
+    case RootSkip::kNone:
+      return "none";
+    case RootSkip::kMissing:
+      return "missing";
+    case RootSkip::kNotADirectory:
+      return "not-a-directory";
+    case RootSkip::kCanonicalizesToRoot:
+      return "canonicalizes-to-root";
+    case RootSkip::kPlantedSymlink:
+      return "planted-symlink";
+    case RootSkip::kDuplicate:
+      return "duplicate";
+    case RootSkip::kLauncherPrivateTmp:
+      return "launcher-private-tmp";
   }
   return "none";
 }
 
 const char* ContractName(Contract contract) {
   switch (contract) {
-    case Contract::kCodewhale: return "codewhale";
-    case Contract::kExecd: return "execd";
-    case Contract::kLifecycle: return "lifecycle";
+    case Contract::kCodewhale:
+      return "codewhale";
+    case Contract::kExecd:
+      return "execd";
+    case Contract::kLifecycle:
+      return "lifecycle";
   }
   return "codewhale";
 }
 
 const char* ApiKeySourceKindName(ApiKeySource::Kind kind) {
   switch (kind) {
-    case ApiKeySource::Kind::kNone: return "none";
-    case ApiKeySource::Kind::kConfig: return "config";
-    case ApiKeySource::Kind::kEnv: return "env";
-    case ApiKeySource::Kind::kFile: return "file";
+    case ApiKeySource::Kind::kNone:
+      return "none";
+    case ApiKeySource::Kind::kConfig:
+      return "config";
+    case ApiKeySource::Kind::kEnv:
+      return "env";
+    case ApiKeySource::Kind::kFile:
+      return "file";
   }
   return "none";
 }
 
 std::string ApiKeySource::Describe() const {
   switch (kind) {
-    case Kind::kNone: return "";
-    case Kind::kConfig: return origin.Describe();
-    case Kind::kEnv: return "env " + name;
-    case Kind::kFile: return "file " + name;
+    case Kind::kNone:
+      return "";
+    case Kind::kConfig:
+      return origin.Describe();
+    case Kind::kEnv:
+      return "env " + name;
+    case Kind::kFile:
+      return "file " + name;
   }
   return "";
 }

@@ -52,7 +52,14 @@ struct Policy {
 };
 
 // RootSource says why a path is in the writable-root list (docs/behavior.md B-20).
-enum class RootSource { kConfigured, kCwd, kWorktreeGitDir, kWorktreeCommonDir, kSlashTmp, kTmpdir };
+enum class RootSource {
+  kConfigured,
+  kCwd,
+  kWorktreeGitDir,
+  kWorktreeCommonDir,
+  kSlashTmp,
+  kTmpdir
+};
 const char* RootSourceName(RootSource source);
 
 // RootSkip says why a writable root gets no writable bind (kNone: it gets one).
@@ -69,9 +76,9 @@ const char* RootSkipName(RootSkip skip);  // "none", "missing", ...
 
 // Protected is a `.codewhale`/`.deepseek` (or policy-named) descendant of a root.
 struct Protected {
-  std::string path;       // root/<name>, spelled from the listed root
-  std::string canonical;  // canonical form; empty when it does not resolve
-  bool applied = false;   // remounted read-only by bwrap
+  std::string path;         // root/<name>, spelled from the listed root
+  std::string canonical;    // canonical form; empty when it does not resolve
+  bool applied = false;     // remounted read-only by bwrap
   std::string skip_reason;  // why not applied (empty when applied)
   Origin origin;
   // The name does not exist: bwrap mounts an empty read-only directory
@@ -87,9 +94,9 @@ struct Root {
   std::string canonical;  // canonical form; empty when it does not resolve
   RootSource source = RootSource::kConfigured;
   std::vector<Protected> protected_paths;
-  bool writable_bind = false;  // the local sandbox binds it writable
+  bool writable_bind = false;       // the local sandbox binds it writable
   RootSkip skip = RootSkip::kNone;  // why it gets no writable bind
-  std::string skip_reason;     // the same for people (empty when bound)
+  std::string skip_reason;          // the same for people (empty when bound)
   Origin origin;
   bool operator==(const Root&) const = default;
 };
@@ -144,7 +151,7 @@ const char* SkipKindName(SkipKind kind);  // "setting", "local-wrapper", ...
 
 // Skipped records something the policy asked for that the plan leaves out.
 struct Skipped {
-  std::string what;    // for people: "writable root", "bwrap_ro_roots", "local wrapper", ...
+  std::string what;  // for people: "writable root", "bwrap_ro_roots", "local wrapper", ...
   std::string path;
   std::string reason;  // "missing", "not a directory", "canonicalizes to /", ...
   Origin origin;
@@ -202,10 +209,10 @@ struct ArgTest {
 // SyscallRule refuses one system call with `errno_value` when every ArgTest
 // holds (no tests: always).
 struct SyscallRule {
-  std::string syscall;         // kernel name, e.g. "ioctl"
+  std::string syscall;  // kernel name, e.g. "ioctl"
   std::vector<ArgTest> args;
-  int errno_value = 1;         // EPERM
-  std::string why;             // short human reason
+  int errno_value = 1;  // EPERM
+  std::string why;      // short human reason
   Origin origin;
   bool operator==(const SyscallRule&) const = default;
 };
@@ -221,12 +228,12 @@ struct SyscallFilter {
 
 // Wrapper describes the local wrapper binary and its probe.
 struct Wrapper {
-  std::string path;            // "/usr/bin/bwrap" or "/usr/bin/sandbox-exec"
-  bool preferred = true;       // prefer_bwrap after layering (Linux)
+  std::string path;       // "/usr/bin/bwrap" or "/usr/bin/sandbox-exec"
+  bool preferred = true;  // prefer_bwrap after layering (Linux)
   Origin preferred_origin;
-  bool executable = false;     // regular file with an execute bit
-  bool probe_ok = false;       // wrapped /bin/true succeeded
-  std::string probe_message;   // the wrapper's own error when the probe failed
+  bool executable = false;    // regular file with an execute bit
+  bool probe_ok = false;      // wrapped /bin/true succeeded
+  std::string probe_message;  // the wrapper's own error when the probe failed
   bool operator==(const Wrapper&) const = default;
 };
 
@@ -250,13 +257,13 @@ struct SeatbeltRoot {
 // Every path is absolute (lowering skips, and lists in `skipped`, one that
 // is not).
 struct Seatbelt {
-  std::vector<SeatbeltRoot> writable_roots;   // in the policy's root order
-  std::optional<SeatbeltPath> darwin_cache;   // DARWIN_USER_CACHE_DIR
-  std::optional<SeatbeltPath> cargo_home;     // its registry/ and git/ are writable
+  std::vector<SeatbeltRoot> writable_roots;  // in the policy's root order
+  std::optional<SeatbeltPath> darwin_cache;  // DARWIN_USER_CACHE_DIR
+  std::optional<SeatbeltPath> cargo_home;    // its registry/ and git/ are writable
   std::optional<SeatbeltPath> npm_cache;
-  std::vector<SeatbeltPath> denied_read;      // the read deny list
-  std::vector<int> loopback_proxy_ports;      // read-only + network: allowed local ports
-  bool network_dropped_for_proxy = false;     // proxy vars set, no port inferable
+  std::vector<SeatbeltPath> denied_read;   // the read deny list
+  std::vector<int> loopback_proxy_ports;   // read-only + network: allowed local ports
+  bool network_dropped_for_proxy = false;  // proxy vars set, no port inferable
   bool operator==(const Seatbelt&) const = default;
 };
 
@@ -281,15 +288,15 @@ const char* ApiKeySourceKindName(ApiKeySource::Kind kind);  // "none", "config",
 // Remote describes an OpenSandbox endpoint. It never holds the API key itself.
 struct Remote {
   Contract contract = Contract::kCodewhale;
-  std::string url;              // base URL, trailing '/' trimmed
+  std::string url;  // base URL, trailing '/' trimmed
   Origin url_origin;
-  ApiKeySource api_key;         // where the key is read at run time
+  ApiKeySource api_key;                   // where the key is read at run time
   std::vector<std::string> not_enforced;  // policy parts the remote side cannot enforce
   // Native API settings (docs/opensandbox.md); unused by the codewhale contract.
-  std::string image;            // lifecycle: container image URI
-  int execd_port = 44772;       // lifecycle: execd port inside the sandbox
-  bool keep = false;            // lifecycle: keep the sandbox after the run
-  std::string remote_cwd;       // execd/lifecycle: remote working directory ("" = server's)
+  std::string image;       // lifecycle: container image URI
+  int execd_port = 44772;  // lifecycle: execd port inside the sandbox
+  bool keep = false;       // lifecycle: keep the sandbox after the run
+  std::string remote_cwd;  // execd/lifecycle: remote working directory ("" = server's)
   bool operator==(const Remote&) const = default;
 };
 
@@ -309,20 +316,20 @@ struct LaunchPlan {
   std::string permission_mode;  // "plan", "ask", "auto-review", "full-access"
   Origin mode_origin;
   Policy policy;
-  std::string posture_label;    // docs/behavior.md B-22
-  std::string cwd;              // working directory, as given (--chdir)
-  std::string home;             // home the deny list was expanded against ("" = none)
-  std::vector<Root> roots;      // docs/behavior.md B-20 list (empty unless workspace-write)
+  std::string posture_label;            // docs/behavior.md B-22
+  std::string cwd;                      // working directory, as given (--chdir)
+  std::string home;                     // home the deny list was expanded against ("" = none)
+  std::vector<Root> roots;              // docs/behavior.md B-20 list (empty unless workspace-write)
   std::vector<DeniedPath> denied_read;  // deny list after docs/behavior.md B-53 expansion
   Wrapper wrapper;
-  std::vector<Mount> mounts;    // mounts in order (bwrap kinds only)
-  std::vector<std::string> launcher;  // launcher argv prefix (launcher+bwrap)
-  Origin launcher_origin;             // the managed tool_launcher key (when launcher is set)
-  std::vector<std::string> env_allow; // child env allow-list (names; "LC_*" style prefixes)
-  std::vector<EnvVar> env_set;        // markers and overrides, in order
-  std::optional<Seatbelt> seatbelt;   // macos-seatbelt only
-  std::optional<Remote> remote;       // opensandbox only
-  std::optional<Refusal> refusal;     // refused only
+  std::vector<Mount> mounts;           // mounts in order (bwrap kinds only)
+  std::vector<std::string> launcher;   // launcher argv prefix (launcher+bwrap)
+  Origin launcher_origin;              // the managed tool_launcher key (when launcher is set)
+  std::vector<std::string> env_allow;  // child env allow-list (names; "LC_*" style prefixes)
+  std::vector<EnvVar> env_set;         // markers and overrides, in order
+  std::optional<Seatbelt> seatbelt;    // macos-seatbelt only
+  std::optional<Remote> remote;        // opensandbox only
+  std::optional<Refusal> refusal;      // refused only
   std::optional<SyscallFilter> syscall_filter;  // bwrap kinds: the seccomp stage
   std::vector<Skipped> skipped;
   std::vector<Warning> warnings;

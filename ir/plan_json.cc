@@ -1,9 +1,8 @@
 #include "ir/plan_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <climits>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
 
@@ -33,11 +32,11 @@ constexpr auto kProtectedFields = std::make_tuple(
     Field("applied", &Protected::applied), Field("skip_reason", &Protected::skip_reason),
     Field("placeholder", &Protected::placeholder), Field("origin", &Protected::origin));
 
-constexpr auto kRootFields = std::make_tuple(
-    Field("path", &Root::path), Field("canonical", &Root::canonical),
-    Field("source", &Root::source), Field("writable_bind", &Root::writable_bind),
-    Field("skip", &Root::skip), Field("skip_reason", &Root::skip_reason),
-    Field("protected", &Root::protected_paths), Field("origin", &Root::origin));
+constexpr auto kRootFields =
+    std::make_tuple(Field("path", &Root::path), Field("canonical", &Root::canonical),
+                    Field("source", &Root::source), Field("writable_bind", &Root::writable_bind),
+                    Field("skip", &Root::skip), Field("skip_reason", &Root::skip_reason),
+                    Field("protected", &Root::protected_paths), Field("origin", &Root::origin));
 
 constexpr auto kMountFields = std::make_tuple(
     Field("op", &Mount::op), Field("source", &Mount::source), Field("dest", &Mount::dest),
@@ -48,13 +47,11 @@ constexpr auto kDeniedPathFields =
                     Field("origin", &DeniedPath::origin));
 
 constexpr auto kSkippedFields = std::make_tuple(
-    Field("what", &Skipped::what), Field("path", &Skipped::path),
-    Field("reason", &Skipped::reason), Field("origin", &Skipped::origin),
-    Field("kind", &Skipped::kind));
+    Field("what", &Skipped::what), Field("path", &Skipped::path), Field("reason", &Skipped::reason),
+    Field("origin", &Skipped::origin), Field("kind", &Skipped::kind));
 
-constexpr auto kEnvVarFields =
-    std::make_tuple(Field("name", &EnvVar::name), Field("value", &EnvVar::value),
-                    Field("origin", &EnvVar::origin));
+constexpr auto kEnvVarFields = std::make_tuple(
+    Field("name", &EnvVar::name), Field("value", &EnvVar::value), Field("origin", &EnvVar::origin));
 
 constexpr auto kWarningFields =
     std::make_tuple(Field("code", &Warning::code), Field("message", &Warning::message),
@@ -63,18 +60,18 @@ constexpr auto kWarningFields =
 constexpr auto kRefusalFields =
     std::make_tuple(Field("reason", &Refusal::reason), Field("origin", &Refusal::origin));
 
-constexpr auto kExpectationFields = std::make_tuple(
-    Field("kind", &Expectation::kind), Field("path", &Expectation::path),
-    Field("allowed", &Expectation::allowed), Field("origin", &Expectation::origin));
+constexpr auto kExpectationFields =
+    std::make_tuple(Field("kind", &Expectation::kind), Field("path", &Expectation::path),
+                    Field("allowed", &Expectation::allowed), Field("origin", &Expectation::origin));
 
 constexpr auto kArgTestFields =
     std::make_tuple(Field("index", &ArgTest::index), Field("mask", &ArgTest::mask),
                     Field("value", &ArgTest::value));
 
-constexpr auto kSyscallRuleFields = std::make_tuple(
-    Field("syscall", &SyscallRule::syscall), Field("args", &SyscallRule::args),
-    Field("errno", &SyscallRule::errno_value), Field("why", &SyscallRule::why),
-    Field("origin", &SyscallRule::origin));
+constexpr auto kSyscallRuleFields =
+    std::make_tuple(Field("syscall", &SyscallRule::syscall), Field("args", &SyscallRule::args),
+                    Field("errno", &SyscallRule::errno_value), Field("why", &SyscallRule::why),
+                    Field("origin", &SyscallRule::origin));
 
 constexpr auto kWrapperFields = std::make_tuple(
     Field("path", &Wrapper::path), Field("preferred", &Wrapper::preferred),
@@ -82,8 +79,8 @@ constexpr auto kWrapperFields = std::make_tuple(
     Field("executable", &Wrapper::executable), Field("probe_ok", &Wrapper::probe_ok),
     Field("probe_message", &Wrapper::probe_message));
 
-constexpr auto kSeatbeltPathFields = std::make_tuple(Field("path", &SeatbeltPath::path),
-                                                     Field("origin", &SeatbeltPath::origin));
+constexpr auto kSeatbeltPathFields =
+    std::make_tuple(Field("path", &SeatbeltPath::path), Field("origin", &SeatbeltPath::origin));
 
 constexpr auto kSeatbeltRootFields = std::make_tuple(Field("root", &SeatbeltRoot::root),
                                                      Field("read_only", &SeatbeltRoot::read_only));
@@ -99,12 +96,12 @@ constexpr auto kApiKeySourceFields =
     std::make_tuple(Field("kind", &ApiKeySource::kind), Field("name", &ApiKeySource::name),
                     Field("origin", &ApiKeySource::origin));
 
-constexpr auto kRemoteFields = std::make_tuple(
-    Field("contract", &Remote::contract), Field("url", &Remote::url),
-    Field("url_origin", &Remote::url_origin), Field("api_key", &Remote::api_key),
-    Field("not_enforced", &Remote::not_enforced), Field("image", &Remote::image),
-    Field("execd_port", &Remote::execd_port), Field("keep", &Remote::keep),
-    Field("remote_cwd", &Remote::remote_cwd));
+constexpr auto kRemoteFields =
+    std::make_tuple(Field("contract", &Remote::contract), Field("url", &Remote::url),
+                    Field("url_origin", &Remote::url_origin), Field("api_key", &Remote::api_key),
+                    Field("not_enforced", &Remote::not_enforced), Field("image", &Remote::image),
+                    Field("execd_port", &Remote::execd_port), Field("keep", &Remote::keep),
+                    Field("remote_cwd", &Remote::remote_cwd));
 
 // The plan's common part, in key order.
 constexpr auto kPlanFields = std::make_tuple(
@@ -122,10 +119,9 @@ constexpr auto kPlanFields = std::make_tuple(
 // The plan's launch part: the fields of one kind, under "launch".
 constexpr auto kLaunchFields = std::make_tuple(
     Field("launcher", &LaunchPlan::launcher),
-    Field("launcher_origin", &LaunchPlan::launcher_origin),
-    Field("mounts", &LaunchPlan::mounts), Field("syscall_filter", &LaunchPlan::syscall_filter),
-    Field("seatbelt", &LaunchPlan::seatbelt), Field("remote", &LaunchPlan::remote),
-    Field("refusal", &LaunchPlan::refusal));
+    Field("launcher_origin", &LaunchPlan::launcher_origin), Field("mounts", &LaunchPlan::mounts),
+    Field("syscall_filter", &LaunchPlan::syscall_filter), Field("seatbelt", &LaunchPlan::seatbelt),
+    Field("remote", &LaunchPlan::remote), Field("refusal", &LaunchPlan::refusal));
 
 template <typename T, typename Table>
 constexpr bool Covers() {
@@ -144,10 +140,13 @@ static_assert(Covers<Expectation, decltype(kExpectationFields)>(), "Expectation 
 static_assert(Covers<ArgTest, decltype(kArgTestFields)>(), "an ArgTest field is not in its table");
 static_assert(Covers<SyscallRule, decltype(kSyscallRuleFields)>(), "SyscallRule table incomplete");
 static_assert(Covers<Wrapper, decltype(kWrapperFields)>(), "a Wrapper field is not in its table");
-static_assert(Covers<SeatbeltPath, decltype(kSeatbeltPathFields)>(), "SeatbeltPath table incomplete");
-static_assert(Covers<SeatbeltRoot, decltype(kSeatbeltRootFields)>(), "SeatbeltRoot table incomplete");
+static_assert(Covers<SeatbeltPath, decltype(kSeatbeltPathFields)>(),
+              "SeatbeltPath table incomplete");
+static_assert(Covers<SeatbeltRoot, decltype(kSeatbeltRootFields)>(),
+              "SeatbeltRoot table incomplete");
 static_assert(Covers<Seatbelt, decltype(kSeatbeltFields)>(), "Seatbelt table incomplete");
-static_assert(Covers<ApiKeySource, decltype(kApiKeySourceFields)>(), "ApiKeySource table incomplete");
+static_assert(Covers<ApiKeySource, decltype(kApiKeySourceFields)>(),
+              "ApiKeySource table incomplete");
 static_assert(Covers<Remote, decltype(kRemoteFields)>(), "a Remote field is not in its table");
 static_assert(FieldCount<SyscallFilter>() == 1, "SyscallFilter is written by hand: update it");
 static_assert(FieldCount<Origin>() == 5, "Origin is written by hand: update it");
@@ -175,7 +174,9 @@ constexpr const auto& TableOf(const ApiKeySource*) { return kApiKeySourceFields;
 constexpr const auto& TableOf(const Remote*) { return kRemoteFields; }
 
 template <typename T>
-concept Tabled = requires { TableOf(static_cast<const T*>(nullptr)); };
+concept Tabled = requires {
+  TableOf(static_cast<const T*>(nullptr));
+};
 
 // ---- enums -----------------------------------------------------------------
 // Each enum's values, spelled by its name function.
@@ -183,31 +184,28 @@ concept Tabled = requires { TableOf(static_cast<const T*>(nullptr)); };
 template <typename E>
 struct EnumSpelling;
 
-#define CWSC_ENUM_SPELLING(E, NAME, ...)                       \
-  template <>                                                  \
-  struct EnumSpelling<E> {                                     \
-    static constexpr E kValues[] = {__VA_ARGS__};              \
-    static const char* Name(E v) { return NAME(v); }           \
+#define CWSC_ENUM_SPELLING(E, NAME, ...)             \
+  template <>                                        \
+  struct EnumSpelling<E> {                           \
+    static constexpr E kValues[] = {__VA_ARGS__};    \
+    static const char* Name(E v) { return NAME(v); } \
   }
 
 CWSC_ENUM_SPELLING(PlanKind, PlanKindName, PlanKind::kNone, PlanKind::kLinuxBwrap,
                    PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap, PlanKind::kOpenSandbox,
                    PlanKind::kRefused);
-CWSC_ENUM_SPELLING(Platform, PlatformName, Platform::kLinux, Platform::kMacos,
-                   Platform::kWindows);
+CWSC_ENUM_SPELLING(Platform, PlatformName, Platform::kLinux, Platform::kMacos, Platform::kWindows);
 CWSC_ENUM_SPELLING(SkipKind, SkipKindName, SkipKind::kSetting, SkipKind::kLocalWrapper,
                    SkipKind::kWritableRoot, SkipKind::kWorktreeMetadata, SkipKind::kSyscallFilter,
                    SkipKind::kNetworkAccess, SkipKind::kSeatbeltPath);
-CWSC_ENUM_SPELLING(PolicyType, PolicyTypeName, PolicyType::kReadOnly,
-                   PolicyType::kWorkspaceWrite, PolicyType::kDangerFullAccess,
-                   PolicyType::kExternalSandbox);
+CWSC_ENUM_SPELLING(PolicyType, PolicyTypeName, PolicyType::kReadOnly, PolicyType::kWorkspaceWrite,
+                   PolicyType::kDangerFullAccess, PolicyType::kExternalSandbox);
 CWSC_ENUM_SPELLING(RootSource, RootSourceName, RootSource::kConfigured, RootSource::kCwd,
                    RootSource::kWorktreeGitDir, RootSource::kWorktreeCommonDir,
                    RootSource::kSlashTmp, RootSource::kTmpdir);
 CWSC_ENUM_SPELLING(RootSkip, RootSkipName, RootSkip::kNone, RootSkip::kMissing,
                    RootSkip::kNotADirectory, RootSkip::kCanonicalizesToRoot,
-                   RootSkip::kPlantedSymlink, RootSkip::kDuplicate,
-                   RootSkip::kLauncherPrivateTmp);
+                   RootSkip::kPlantedSymlink, RootSkip::kDuplicate, RootSkip::kLauncherPrivateTmp);
 CWSC_ENUM_SPELLING(MountOp, MountOpName, MountOp::kReadOnlyBind, MountOp::kWritableBind,
                    MountOp::kDeviceBind, MountOp::kDev, MountOp::kProc, MountOp::kTmpfs,
                    MountOp::kRemountReadOnly);
@@ -218,23 +216,27 @@ CWSC_ENUM_SPELLING(Contract, ContractName, Contract::kCodewhale, Contract::kExec
 CWSC_ENUM_SPELLING(ApiKeySource::Kind, ApiKeySourceKindName, ApiKeySource::Kind::kNone,
                    ApiKeySource::Kind::kConfig, ApiKeySource::Kind::kEnv,
                    ApiKeySource::Kind::kFile);
-CWSC_ENUM_SPELLING(Origin::Kind, Origin::KindName, Origin::Kind::kDefault,
-                   Origin::Kind::kConfig, Origin::Kind::kManaged, Origin::Kind::kProject,
-                   Origin::Kind::kEnv, Origin::Kind::kMode, Origin::Kind::kFact,
-                   Origin::Kind::kCli);
+CWSC_ENUM_SPELLING(Origin::Kind, Origin::KindName, Origin::Kind::kDefault, Origin::Kind::kConfig,
+                   Origin::Kind::kManaged, Origin::Kind::kProject, Origin::Kind::kEnv,
+                   Origin::Kind::kMode, Origin::Kind::kFact, Origin::Kind::kCli);
 #undef CWSC_ENUM_SPELLING
 
 // LaunchFieldUsed says which launch fields a plan kind has.
 bool LaunchFieldUsed(PlanKind kind, const std::string& name) {
   switch (kind) {
-    case PlanKind::kNone: return false;
-    case PlanKind::kLinuxBwrap: return name == "mounts" || name == "syscall_filter";
+    case PlanKind::kNone:
+      return false;
+    case PlanKind::kLinuxBwrap:
+      return name == "mounts" || name == "syscall_filter";
     case PlanKind::kLauncherBwrap:
       return name == "launcher" || name == "launcher_origin" || name == "mounts" ||
              name == "syscall_filter";
-    case PlanKind::kMacosSeatbelt: return name == "seatbelt";
-    case PlanKind::kOpenSandbox: return name == "remote";
-    case PlanKind::kRefused: return name == "refusal";
+    case PlanKind::kMacosSeatbelt:
+      return name == "seatbelt";
+    case PlanKind::kOpenSandbox:
+      return name == "remote";
+    case PlanKind::kRefused:
+      return name == "refusal";
   }
   return false;
 }
@@ -257,10 +259,7 @@ Json Write(int v) { return v; }
 Json Write(uint64_t v) { return Hex(v); }  // syscall argument masks and values
 
 template <typename E>
-  requires std::is_enum_v<E>
-Json Write(E v) {
-  return EnumSpelling<E>::Name(v);
-}
+requires std::is_enum_v<E> Json Write(E v) { return EnumSpelling<E>::Name(v); }
 
 Json Write(const Origin& o) {
   Json j;
@@ -298,9 +297,8 @@ Json Write(const T& v) {
 }
 
 Json Write(const SyscallFilter& f) {
-  return Json{{"default", "allow"},
-              {"other_architectures", "kill-process"},
-              {"rules", Write(f.rules)}};
+  return Json{
+      {"default", "allow"}, {"other_architectures", "kill-process"}, {"rules", Write(f.rules)}};
 }
 
 Json PlanJson(const LaunchPlan& p) {
@@ -393,7 +391,7 @@ void Read(const Reader& r, int* out) { *out = r.Int(); }
 void Read(const Reader& r, uint64_t* out) { *out = r.HexU64(); }
 
 template <typename E>
-  requires std::is_enum_v<E>
+requires std::is_enum_v<E>
 void Read(const Reader& r, E* out) {
   std::string s = r.Str();
   for (E v : EnumSpelling<E>::kValues) {
@@ -519,10 +517,9 @@ absl::Status MalformedJson(const std::string& text, const std::string& file) {
   }
   int line = 0, col = 0;
   LineCol(text, at, &line, &col);
-  return DiagnosticError({Diagnostic::Severity::kError, file, line, col,
-                          absl::StrCat("malformed plan JSON",
-                                       place.overflow ? ": number out of range" : ""),
-                          ""});
+  return DiagnosticError(
+      {Diagnostic::Severity::kError, file, line, col,
+       absl::StrCat("malformed plan JSON", place.overflow ? ": number out of range" : ""), ""});
 }
 
 absl::Status BadPlanError(const std::string& file, const std::string& pointer,

@@ -6,9 +6,9 @@
 #define CWSC_STATUS_CONCAT_INNER_(a, b) a##b
 #define CWSC_STATUS_CONCAT_(a, b) CWSC_STATUS_CONCAT_INNER_(a, b)
 
-#define CWSC_RETURN_IF_ERROR(expr)           \
-  do {                                       \
-    ::absl::Status cwsc_status_ = (expr);    \
+#define CWSC_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::absl::Status cwsc_status_ = (expr);        \
     if (!cwsc_status_.ok()) return cwsc_status_; \
   } while (0)
 

@@ -48,9 +48,9 @@ class Checker {
     }
     bool local_sandbox = IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kMacosSeatbelt;
     if (local_sandbox && !plan_.policy.ShouldSandbox()) {
-      Problem("/policy/type", absl::StrCat("a ", PolicyTypeName(plan_.policy.type),
-                                           " policy runs unconfined, not in ", AKind(),
-                                           " sandbox"));
+      Problem("/policy/type",
+              absl::StrCat("a ", PolicyTypeName(plan_.policy.type),
+                           " policy runs unconfined, not in ", AKind(), " sandbox"));
     }
   }
 
@@ -65,8 +65,8 @@ class Checker {
                 absl::StrCat("a root skipped as ", RootSkipName(r.skip), " is not bound"));
       }
       if (skipped == r.skip_reason.empty()) {
-        Problem(absl::StrCat(at, "/skip_reason"), skipped ? "a skipped root needs a reason"
-                                                          : "a root nothing skips has no reason");
+        Problem(absl::StrCat(at, "/skip_reason"),
+                skipped ? "a skipped root needs a reason" : "a root nothing skips has no reason");
       }
       if (r.writable_bind && (r.canonical.empty() || r.canonical[0] != '/')) {
         Problem(absl::StrCat(at, "/canonical"), "a bound root needs its absolute canonical path");

@@ -13,8 +13,8 @@ constexpr std::string_view kReadOnlyFs = "Read-only file system";
 
 std::string_view TrimLeft(std::string_view s) {
   size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\v' ||
-                          s[i] == '\f')) {
+  while (i < s.size() &&
+         (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f')) {
     ++i;
   }
   return s.substr(i);
@@ -50,7 +50,8 @@ void StderrScanner::Feed(std::string_view chunk) {
   }
   size_t keep = std::min(chunk.size(), kReadOnlyFs.size() - 1);
   tail_.append(chunk.substr(chunk.size() - keep));
-  if (tail_.size() > kReadOnlyFs.size() - 1) tail_.erase(0, tail_.size() - (kReadOnlyFs.size() - 1));
+  if (tail_.size() > kReadOnlyFs.size() - 1)
+    tail_.erase(0, tail_.size() - (kReadOnlyFs.size() - 1));
 
   while (!chunk.empty()) {
     size_t nl = chunk.find('\n');

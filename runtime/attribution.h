@@ -33,9 +33,9 @@ class StderrScanner {
  private:
   void EndLine(std::string_view line, StderrSummary* s) const;
   StderrSummary summary_;
-  std::string line_;      // current partial line (capped)
-  size_t line_len_ = 0;   // full length of the current line
-  std::string tail_;      // last bytes seen, for matches across chunks
+  std::string line_;     // current partial line (capped)
+  size_t line_len_ = 0;  // full length of the current line
+  std::string tail_;     // last bytes seen, for matches across chunks
 };
 
 struct Denial {

@@ -34,8 +34,8 @@ bool FileExists(const char* path) {
 }
 
 std::string Collapse(const std::string& s) {
-  std::vector<std::string> parts =
-      absl::StrSplit(absl::string_view(s.data(), s.size()), absl::ByAnyChar(" \t\n"), absl::SkipEmpty());
+  std::vector<std::string> parts = absl::StrSplit(absl::string_view(s.data(), s.size()),
+                                                  absl::ByAnyChar(" \t\n"), absl::SkipEmpty());
   return absl::StrJoin(parts, " ");
 }
 
@@ -51,7 +51,8 @@ nlohmann::ordered_json OptString(const std::optional<std::string>& s) {
 
 HostSignals ReadHostSignals() {
   HostSignals s;
-  s.apparmor_restrict_userns = ReadTrimmed("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  s.apparmor_restrict_userns =
+      ReadTrimmed("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
   s.max_user_namespaces = ReadTrimmed("/proc/sys/user/max_user_namespaces");
   s.unprivileged_userns_clone = ReadTrimmed("/proc/sys/kernel/unprivileged_userns_clone");
   s.uid_map = Collapse(ReadTrimmed("/proc/self/uid_map").value_or(""));
@@ -92,25 +93,28 @@ std::vector<Cause> DiagnoseWrapper(const compiler::PathInfo& info,
   }
   if (probe.ok) return out;
   if (host.apparmor_restrict_userns && *host.apparmor_restrict_userns == "1") {
-    out.push_back({"apparmor-userns-restricted",
-                   "kernel.apparmor_restrict_unprivileged_userns = 1: AppArmor denies user "
-                   "namespaces to unconfined programs",
-                   "give bwrap alone the right with an AppArmor profile, e.g. /etc/apparmor.d/bwrap "
-                   "containing `abi <abi/4.0>, include <tunables/global> profile bwrap "
-                   "/usr/bin/bwrap flags=(unconfined) { userns, }`, then `apparmor_parser -r "
-                   "/etc/apparmor.d/bwrap`; setting the sysctl to 0 works too but lifts the "
-                   "restriction for every program"});
+    out.push_back(
+        {"apparmor-userns-restricted",
+         "kernel.apparmor_restrict_unprivileged_userns = 1: AppArmor denies user "
+         "namespaces to unconfined programs",
+         "give bwrap alone the right with an AppArmor profile, e.g. /etc/apparmor.d/bwrap "
+         "containing `abi <abi/4.0>, include <tunables/global> profile bwrap "
+         "/usr/bin/bwrap flags=(unconfined) { userns, }`, then `apparmor_parser -r "
+         "/etc/apparmor.d/bwrap`; setting the sysctl to 0 works too but lifts the "
+         "restriction for every program"});
   }
   if (host.max_user_namespaces && *host.max_user_namespaces == "0") {
-    out.push_back({"userns-disabled", "user.max_user_namespaces = 0: no user namespace may be created",
+    out.push_back({"userns-disabled",
+                   "user.max_user_namespaces = 0: no user namespace may be created",
                    "allow user namespaces: `sysctl -w user.max_user_namespaces=15000` and persist "
                    "it in /etc/sysctl.d/"});
   }
   if (host.unprivileged_userns_clone && *host.unprivileged_userns_clone == "0") {
-    out.push_back({"userns-clone-disabled",
-                   "kernel.unprivileged_userns_clone = 0: unprivileged users may not create user "
-                   "namespaces",
-                   "`sysctl -w kernel.unprivileged_userns_clone=1` and persist it in /etc/sysctl.d/"});
+    out.push_back(
+        {"userns-clone-disabled",
+         "kernel.unprivileged_userns_clone = 0: unprivileged users may not create user "
+         "namespaces",
+         "`sysctl -w kernel.unprivileged_userns_clone=1` and persist it in /etc/sysctl.d/"});
   }
   if (InContainer(host)) {
     std::vector<std::string> marks;
@@ -130,13 +134,14 @@ std::vector<Cause> DiagnoseWrapper(const compiler::PathInfo& info,
                    "unmask=/proc/sys), or run cwsc on the host"});
   }
   if (out.empty()) {
-    out.push_back({"probe-failed",
-                   absl::StrCat("the probe failed with bwrap's own message: ",
-                                probe.message.empty() ? absl::StrCat("exit status ", probe.exit_code)
-                                                      : probe.message),
-                   "run the probe by hand to investigate: /usr/bin/bwrap --unshare-all "
-                   "--die-with-parent --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --chdir / "
-                   "-- /bin/true"});
+    out.push_back(
+        {"probe-failed",
+         absl::StrCat(
+             "the probe failed with bwrap's own message: ",
+             probe.message.empty() ? absl::StrCat("exit status ", probe.exit_code) : probe.message),
+         "run the probe by hand to investigate: /usr/bin/bwrap --unshare-all "
+         "--die-with-parent --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --chdir / "
+         "-- /bin/true"});
   }
   return out;
 }
@@ -192,8 +197,8 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
   const char* env_mode = std::getenv("CODEWHALE_SANDBOX_MODE");
   if (env_mode != nullptr) startup_mode = env_mode;
   const char* nnp = std::getenv("CODEWHALE_NO_NEW_PRIVS");
-  r.no_new_privs_at_run = DecideNoNewPrivs(
-      nnp ? std::optional<std::string>(nnp) : std::nullopt, startup_mode, false);
+  r.no_new_privs_at_run =
+      DecideNoNewPrivs(nnp ? std::optional<std::string>(nnp) : std::nullopt, startup_mode, false);
 
   if (r.platform != "linux") {
     r.reason = absl::StrCat("cwsc doctor checks bubblewrap, which exists only on Linux (platform ",
@@ -213,9 +218,10 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
     } else if (!r.wrapper_executable) {
       r.reason = "/usr/bin/bwrap is not a regular executable file";
     } else {
-      r.reason = absl::StrCat("the bwrap probe failed: ",
-                              r.probe.message.empty() ? absl::StrCat("exit status ", r.probe.exit_code)
-                                                      : r.probe.message);
+      r.reason =
+          absl::StrCat("the bwrap probe failed: ",
+                       r.probe.message.empty() ? absl::StrCat("exit status ", r.probe.exit_code)
+                                               : r.probe.message);
     }
   } else if (!r.wrapper_preferred) {
     r.reason = absl::StrCat("bubblewrap works but is not preferred (", r.preference_origin, ")");
@@ -234,7 +240,8 @@ std::string DoctorToJson(const DoctorReport& r) {
   using J = nlohmann::ordered_json;
   J j;
   j["platform"] = r.platform;
-  j["sandbox"] = {{"available", r.sandbox_available}, {"kind", OptString(r.sandbox_kind)},
+  j["sandbox"] = {{"available", r.sandbox_available},
+                  {"kind", OptString(r.sandbox_kind)},
                   {"reason", OptString(r.reason)},
                   {"tool_launcher", r.tool_launcher.empty() ? J(nullptr) : J(r.tool_launcher)}};
   if (r.tool_launcher.empty()) {
@@ -249,20 +256,25 @@ std::string DoctorToJson(const DoctorReport& r) {
                      {"refusal", OptString(r.launcher_refusal)},
                      {"warnings", warnings}};
   }
-  J probe = {{"ran", r.probe.ran}, {"ok", r.probe.ok},
-             {"exit_code", r.probe.ran && r.probe.exit_code >= 0 ? J(r.probe.exit_code) : J(nullptr)},
-             {"message", OptString(r.probe.message)}};
-  j["wrapper"] = {{"path", r.wrapper_path},         {"type", r.wrapper_type},
-                  {"executable", r.wrapper_executable}, {"setuid", r.host.bwrap_setuid},
-                  {"preferred", r.wrapper_preferred}, {"preference_origin", r.preference_origin},
+  J probe = {
+      {"ran", r.probe.ran},
+      {"ok", r.probe.ok},
+      {"exit_code", r.probe.ran && r.probe.exit_code >= 0 ? J(r.probe.exit_code) : J(nullptr)},
+      {"message", OptString(r.probe.message)}};
+  j["wrapper"] = {{"path", r.wrapper_path},
+                  {"type", r.wrapper_type},
+                  {"executable", r.wrapper_executable},
+                  {"setuid", r.host.bwrap_setuid},
+                  {"preferred", r.wrapper_preferred},
+                  {"preference_origin", r.preference_origin},
                   {"probe", probe}};
   J causes = J::array();
-  for (const Cause& c : r.causes) causes.push_back({{"code", c.code}, {"detail", c.detail}, {"fix", c.fix}});
+  for (const Cause& c : r.causes)
+    causes.push_back({{"code", c.code}, {"detail", c.detail}, {"fix", c.fix}});
   j["causes"] = causes;
-  j["no_new_privs"] = {
-      {"active", r.no_new_privs_active ? J(*r.no_new_privs_active) : J(nullptr)},
-      {"run_applies", r.no_new_privs_at_run.apply},
-      {"run_reason", r.no_new_privs_at_run.reason}};
+  j["no_new_privs"] = {{"active", r.no_new_privs_active ? J(*r.no_new_privs_active) : J(nullptr)},
+                       {"run_applies", r.no_new_privs_at_run.apply},
+                       {"run_reason", r.no_new_privs_at_run.reason}};
   j["backend"] = r.backend;
   J modes = J::array();
   for (const ModePolicy& m : r.modes) {
@@ -274,12 +286,13 @@ std::string DoctorToJson(const DoctorReport& r) {
                      {"refusal", OptString(m.refusal)}});
   }
   j["modes"] = modes;
-  j["host"] = {{"uid", r.host.uid},
-               {"in_container", InContainer(r.host)},
-               {"uid_map", r.host.uid_map},
-               {"max_user_namespaces", OptString(r.host.max_user_namespaces)},
-               {"apparmor_restrict_unprivileged_userns", OptString(r.host.apparmor_restrict_userns)},
-               {"unprivileged_userns_clone", OptString(r.host.unprivileged_userns_clone)}};
+  j["host"] = {
+      {"uid", r.host.uid},
+      {"in_container", InContainer(r.host)},
+      {"uid_map", r.host.uid_map},
+      {"max_user_namespaces", OptString(r.host.max_user_namespaces)},
+      {"apparmor_restrict_unprivileged_userns", OptString(r.host.apparmor_restrict_userns)},
+      {"unprivileged_userns_clone", OptString(r.host.unprivileged_userns_clone)}};
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -293,17 +306,19 @@ std::string DoctorToText(const DoctorReport& r) {
                   ")\n");
   absl::StrAppend(&out, "  preferred: ", r.wrapper_preferred ? "yes" : "no", " (",
                   r.preference_origin, ")\n");
-  absl::StrAppend(&out, "  probe: ",
-                  !r.probe.ran ? std::string("not run")
-                  : r.probe.ok ? std::string("ok")
-                               : absl::StrCat("failed: ", r.probe.message.empty()
-                                                              ? absl::StrCat("exit status ", r.probe.exit_code)
-                                                              : r.probe.message),
-                  "\n");
+  absl::StrAppend(
+      &out, "  probe: ",
+      !r.probe.ran ? std::string("not run")
+      : r.probe.ok ? std::string("ok")
+                   : absl::StrCat("failed: ", r.probe.message.empty()
+                                                  ? absl::StrCat("exit status ", r.probe.exit_code)
+                                                  : r.probe.message),
+      "\n");
   if (!r.tool_launcher.empty()) {
     absl::StrAppend(&out, "launcher: ", absl::StrJoin(r.tool_launcher, " "),
-                    r.launcher_refusal.empty() ? std::string(" (probe passed)")
-                                               : absl::StrCat(" (refused: ", r.launcher_refusal, ")"),
+                    r.launcher_refusal.empty()
+                        ? std::string(" (probe passed)")
+                        : absl::StrCat(" (refused: ", r.launcher_refusal, ")"),
                     "\n");
     for (const auto& [code, message] : r.launcher_warnings) {
       absl::StrAppend(&out, "  warning [", code, "]: ", message, "\n");
@@ -313,8 +328,9 @@ std::string DoctorToText(const DoctorReport& r) {
     absl::StrAppend(&out, "cause [", c.code, "]: ", c.detail, "\n  fix: ", c.fix, "\n");
   }
   absl::StrAppend(&out, "no-new-privs: ",
-                  !r.no_new_privs_active ? std::string("unknown")
-                  : *r.no_new_privs_active ? std::string("active") : std::string("not active"),
+                  !r.no_new_privs_active   ? std::string("unknown")
+                  : *r.no_new_privs_active ? std::string("active")
+                                           : std::string("not active"),
                   " in this process; `cwsc run` ",
                   r.no_new_privs_at_run.apply ? "applies it" : "skips it", " (",
                   r.no_new_privs_at_run.reason, ")\n");

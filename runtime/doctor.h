@@ -24,14 +24,16 @@ namespace cwsc::runtime {
 
 // HostSignals are the host settings that commonly break bubblewrap.
 struct HostSignals {
-  std::optional<std::string> apparmor_restrict_userns;  // kernel.apparmor_restrict_unprivileged_userns
-  std::optional<std::string> max_user_namespaces;       // user.max_user_namespaces
-  std::optional<std::string> unprivileged_userns_clone; // kernel.unprivileged_userns_clone (Debian)
-  std::string uid_map;                                  // /proc/self/uid_map, whitespace-collapsed
-  bool dockerenv = false;                               // /.dockerenv exists
-  bool containerenv = false;                            // /run/.containerenv exists
-  std::string container_env;                            // $container (systemd convention)
-  bool bwrap_setuid = false;                            // /usr/bin/bwrap has the setuid bit
+  std::optional<std::string>
+      apparmor_restrict_userns;                    // kernel.apparmor_restrict_unprivileged_userns
+  std::optional<std::string> max_user_namespaces;  // user.max_user_namespaces
+  std::optional<std::string>
+      unprivileged_userns_clone;  // kernel.unprivileged_userns_clone (Debian)
+  std::string uid_map;            // /proc/self/uid_map, whitespace-collapsed
+  bool dockerenv = false;         // /.dockerenv exists
+  bool containerenv = false;      // /run/.containerenv exists
+  std::string container_env;      // $container (systemd convention)
+  bool bwrap_setuid = false;      // /usr/bin/bwrap has the setuid bit
   uint32_t uid = 0;
 };
 
@@ -62,7 +64,7 @@ struct ModePolicy {
   std::string sandbox_kind;  // plan kind
   bool network = false;
   std::string posture;
-  std::string refusal;       // refusal reason or compile error
+  std::string refusal;  // refusal reason or compile error
 };
 
 struct DoctorReport {
@@ -77,7 +79,7 @@ struct DoctorReport {
   bool wrapper_preferred = true;
   std::string preference_origin;
   compiler::ProbeResult probe;
-  std::string reason;        // why not available ("" when available)
+  std::string reason;  // why not available ("" when available)
   std::vector<Cause> causes;
   // tool_launcher (docs/launcher.md): the configured argv (empty: none), why
   // the ask-mode launcher plan is refused ("" when it runs), its warnings.
@@ -88,7 +90,7 @@ struct DoctorReport {
   std::optional<bool> no_new_privs_active;  // this process, now
   NoNewPrivsDecision no_new_privs_at_run;   // what `cwsc run` would decide
   // backend
-  std::string backend;       // "local" or the remote backend name
+  std::string backend;  // "local" or the remote backend name
   std::vector<ModePolicy> modes;
   HostSignals host;
 };

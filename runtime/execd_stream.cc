@@ -1,10 +1,9 @@
 #include "runtime/execd_stream.h"
 
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -239,15 +238,32 @@ bool ExecdStream::StreamText() {
     char e = buf_[i + 1];
     const char* simple = nullptr;
     switch (e) {
-      case '"': simple = "\""; break;
-      case '\\': simple = "\\"; break;
-      case '/': simple = "/"; break;
-      case 'b': simple = "\b"; break;
-      case 'f': simple = "\f"; break;
-      case 'n': simple = "\n"; break;
-      case 'r': simple = "\r"; break;
-      case 't': simple = "\t"; break;
-      default: break;
+      case '"':
+        simple = "\"";
+        break;
+      case '\\':
+        simple = "\\";
+        break;
+      case '/':
+        simple = "/";
+        break;
+      case 'b':
+        simple = "\b";
+        break;
+      case 'f':
+        simple = "\f";
+        break;
+      case 'n':
+        simple = "\n";
+        break;
+      case 'r':
+        simple = "\r";
+        break;
+      case 't':
+        simple = "\t";
+        break;
+      default:
+        break;
     }
     if (simple != nullptr) {
       text += simple;
@@ -266,8 +282,7 @@ bool ExecdStream::StreamText() {
     }
     size_t used = 6;
     if (cp >= 0xD800 && cp <= 0xDBFF) {  // a high surrogate: a low one should follow
-      if (i + 12 > n && (i + 6 >= n || buf_[i + 6] == '\\') &&
-          (i + 7 >= n || buf_[i + 7] == 'u')) {
+      if (i + 12 > n && (i + 6 >= n || buf_[i + 6] == '\\') && (i + 7 >= n || buf_[i + 7] == 'u')) {
         break;  // wait for the rest of the pair
       }
       long low = -1;
@@ -386,8 +401,8 @@ bool ExecdStream::Event(const std::string& block) {
         exit_code_ = 128 + sig;
         return true;
       }
-      return Fail(absl::StrCat("execd reported CommandExecError: ", evalue, " (traceback: ",
-                               traceback, ")"));
+      return Fail(absl::StrCat("execd reported CommandExecError: ", evalue,
+                               " (traceback: ", traceback, ")"));
     }
     return Fail(absl::StrCat("execd reported ", ename.empty() ? "an error" : ename,
                              evalue.empty() ? "" : ": ", evalue));

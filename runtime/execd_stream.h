@@ -47,9 +47,9 @@ class ExecdStream {
   Sink out_, err_;
   std::size_t max_event_;
   std::string buf_;
-  size_t scanned_ = 0;  // buf_ holds no "\n\n" before this offset
-  std::string streaming_;      // "stdout"/"stderr": buf_ is inside a long event's text
-  bool streamed_ = false;      // that text has ended; buf_ holds the rest of its event
+  size_t scanned_ = 0;     // buf_ holds no "\n\n" before this offset
+  std::string streaming_;  // "stdout"/"stderr": buf_ is inside a long event's text
+  bool streamed_ = false;  // that text has ended; buf_ holds the rest of its event
   std::string streamed_type_;
   std::string error_;
   std::string id_;

@@ -7,25 +7,24 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
-
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
-#include "backends/verify/bwrap_interp.h"
 #include "backends/seccomp_filter.h"
+#include "backends/verify/bwrap_interp.h"
+#include "ir/constants.h"
 #include "ir/status_macros.h"
-#include "runtime/launcher_check.h"
 #include "nlohmann/json.hpp"
 #include "runtime/attribution.h"
 #include "runtime/foreground.h"
-#include "runtime/opensandbox.h"
 #include "runtime/host/probe_cache.h"
 #include "runtime/host/spawn.h"
-#include "ir/constants.h"
+#include "runtime/launcher_check.h"
+#include "runtime/opensandbox.h"
 
 extern char** environ;
 
@@ -77,10 +76,11 @@ absl::Status CheckHome(const LaunchPlan& plan, compiler::HostFacts& facts) {
   if (home.empty()) home = facts.User().home;
   while (home.size() > 1 && home.back() == '/') home.pop_back();
   if (!plan.home.empty() && !home.empty() && plan.home != home) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the plan's deny list was compiled for the home directory ", plan.home,
-        ", but HOME here is ", home, ", whose credential stores it would not hide; compile the "
-        "plan again as this user"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the plan's deny list was compiled for the home directory ", plan.home,
+                     ", but HOME here is ", home,
+                     ", whose credential stores it would not hide; compile the "
+                     "plan again as this user"));
   }
   return absl::OkStatus();
 }
@@ -123,11 +123,11 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
   bool creatable = d.type == FileType::kMissing && !d.is_symlink &&
                    view.Find(ParentOf(m.dest)).access == backends::Access::kWritable;
   if (d.type != FileType::kDirectory && !creatable) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
-        ") expects a directory, but ", m.dest, " is now ",
-        d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
-        "; compile the plan again"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
+                     ") expects a directory, but ", m.dest, " is now ",
+                     d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
+                     "; compile the plan again"));
   }
   return absl::OkStatus();
 }
@@ -139,30 +139,30 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
 absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& facts) {
   PathInfo s = facts.Path(m.source);
   bool ok = s.type != FileType::kMissing;
-  bool kernel = m.source == m.dest && (absl::StartsWith(m.source, "/proc/") ||
-                                       absl::StartsWith(m.source, "/sys/"));
+  bool kernel = m.source == m.dest &&
+                (absl::StartsWith(m.source, "/proc/") || absl::StartsWith(m.source, "/sys/"));
   if (m.op == MountOp::kDeviceBind) {
     ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
   } else if (m.source != "/dev/null" && !kernel) {
     ok = s.type == FileType::kDirectory;
   }
   if (!ok) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why, ") needs ",
-        m.source, ", which is now ",
-        s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
-        "; compile the plan again"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why,
+                     ") needs ", m.source, ", which is now ",
+                     s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
+                     "; compile the plan again"));
   }
   if (m.source != "/dev/null" && s.canonical != m.source) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why, "): ",
-        m.source, " now resolves to ", s.canonical.empty() ? "nothing" : s.canonical,
-        "; compile the plan again"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why,
+                     "): ", m.source, " now resolves to ",
+                     s.canonical.empty() ? "nothing" : s.canonical, "; compile the plan again"));
   }
   if (m.source == "/dev/null" && facts.Path(m.dest).type == FileType::kDirectory) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "mount ", i + 1, " (", m.why, ") masks the file ", m.dest,
-        ", which is now a directory; compile the plan again"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("mount ", i + 1, " (", m.why, ") masks the file ", m.dest,
+                     ", which is now a directory; compile the plan again"));
   }
   return absl::OkStatus();
 }
@@ -202,9 +202,10 @@ absl::Status CheckKernelMasks(const LaunchPlan& plan, compiler::HostFacts& facts
     backends::Access a = view.Find(k).access;
     if (a == backends::Access::kWritable ||
         (a == backends::Access::kNone && absl::StartsWith(k, "/proc/"))) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the kernel interface ", k, " exists on this host but the plan does not mask it; "
-          "compile the plan again"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the kernel interface ", k,
+                       " exists on this host but the plan does not mask it; "
+                       "compile the plan again"));
     }
   }
   return absl::OkStatus();
@@ -264,8 +265,8 @@ absl::Status CheckProtectedLinks(const LaunchPlan& plan) {
         return absl::FailedPreconditionError(absl::StrCat(
             "the protected file ", linked,
             " has more than one hard link; a name for it outside the protected directory may "
-            "be writable in the sandbox; remove the extra links (find ", r.canonical,
-            " -samefile ", linked, ")"));
+            "be writable in the sandbox; remove the extra links (find ",
+            r.canonical, " -samefile ", linked, ")"));
       }
     }
   }
@@ -292,9 +293,9 @@ absl::Status CheckWorkingDirectory(const LaunchPlan& plan, compiler::HostFacts& 
     by = absl::StrCat(" (hidden by `", l.op, l.source.empty() ? "" : " " + l.source, " ", l.dest,
                       "`)");
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "the working directory ", plan.cwd, " would not be visible inside the sandbox", by,
-      "; run from a directory outside it or choose a mode that binds it"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("the working directory ", plan.cwd, " would not be visible inside the sandbox",
+                   by, "; run from a directory outside it or choose a mode that binds it"));
 }
 
 // CheckBwrapPlan re-checks what an emitted bwrap argv relies on, one row of
@@ -399,9 +400,9 @@ std::vector<std::string> ChildEnv(const LaunchPlan& plan, const std::vector<std:
 absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
   std::string platform = facts->Platform();
   if (ir::PlatformName(plan.platform) != platform) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the plan was compiled for ", ir::PlatformName(plan.platform), ", but this host is ",
-        platform));
+    return absl::FailedPreconditionError(absl::StrCat("the plan was compiled for ",
+                                                      ir::PlatformName(plan.platform),
+                                                      ", but this host is ", platform));
   }
   // A host whose managed config pins a launcher runs nothing else (docs/launcher.md).
   if (platform == "linux") {
@@ -429,8 +430,8 @@ absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
   // The one place that decides how each plan kind runs.
   switch (plan.kind) {
     case PlanKind::kRefused:
-      return absl::FailedPreconditionError(
-          plan.refusal ? plan.refusal->reason : std::string("the plan is refused"));
+      return absl::FailedPreconditionError(plan.refusal ? plan.refusal->reason
+                                                        : std::string("the plan is refused"));
     case PlanKind::kOpenSandbox:
       return absl::FailedPreconditionError(
           "opensandbox plans run on a remote OpenSandbox server (ExecutePlan sends them "
@@ -443,12 +444,12 @@ absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
       cmd.argv = program;
       cmd.cwd = plan.cwd;
       if (plan.policy.ShouldSandbox()) {
-        cmd.warnings.push_back(absl::StrCat(
-            "the command runs without a sandbox although the policy is ",
-            ir::PolicyTypeName(plan.policy.type),
-            plan.skipped.empty() ? std::string()
-                                 : absl::StrCat(" (", plan.skipped.back().what, ": ",
-                                                plan.skipped.back().reason, ")")));
+        cmd.warnings.push_back(
+            absl::StrCat("the command runs without a sandbox although the policy is ",
+                         ir::PolicyTypeName(plan.policy.type),
+                         plan.skipped.empty() ? std::string()
+                                              : absl::StrCat(" (", plan.skipped.back().what, ": ",
+                                                             plan.skipped.back().reason, ")")));
       }
       break;
     case PlanKind::kLinuxBwrap:
@@ -554,10 +555,10 @@ std::string ResultToJson(const ExecOutcome& o) {
   j["signal"] = o.signal ? nlohmann::ordered_json(*o.signal) : nlohmann::ordered_json(nullptr);
   j["timed_out"] = o.timed_out;
   j["sandbox_denied"] = o.sandbox_denied;
-  j["denial_message"] = o.sandbox_denied ? nlohmann::ordered_json(o.denial_message)
-                                         : nlohmann::ordered_json(nullptr);
-  j["refused"] = o.refusal.empty() ? nlohmann::ordered_json(nullptr)
-                                   : nlohmann::ordered_json(o.refusal);
+  j["denial_message"] =
+      o.sandbox_denied ? nlohmann::ordered_json(o.denial_message) : nlohmann::ordered_json(nullptr);
+  j["refused"] =
+      o.refusal.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.refusal);
   j["error"] = o.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.error);
   j["cwsc_exit_code"] = o.cwsc_exit_code;
   if (o.sandbox_kind == "opensandbox") j["not_enforced"] = o.not_enforced;

@@ -24,10 +24,10 @@
 namespace cwsc::runtime {
 
 // Exit codes of `cwsc run` / `cwsc exec` that are not the command's own.
-inline constexpr int kExitTimedOut = 124;     // --timeout fired; the tree was ended
-inline constexpr int kExitRefused = 125;      // nothing ran: refused plan, failed re-check, ...
-inline constexpr int kExitCannotExec = 126;   // program found but not executable (unwrapped)
-inline constexpr int kExitNotFound = 127;     // program not found (unwrapped)
+inline constexpr int kExitTimedOut = 124;    // --timeout fired; the tree was ended
+inline constexpr int kExitRefused = 125;     // nothing ran: refused plan, failed re-check, ...
+inline constexpr int kExitCannotExec = 126;  // program found but not executable (unwrapped)
+inline constexpr int kExitNotFound = 127;    // program not found (unwrapped)
 
 struct ExecRequest {
   std::vector<std::string> program;  // PROGRAM ARGS...
@@ -37,25 +37,25 @@ struct ExecRequest {
 
 // PreparedCommand is what will be spawned.
 struct PreparedCommand {
-  std::string sandbox_kind;            // "none", "linux-bwrap", "launcher+bwrap"
+  std::string sandbox_kind;  // "none", "linux-bwrap", "launcher+bwrap"
   std::vector<std::string> argv;
-  std::vector<std::string> env;        // "NAME=VALUE"
-  std::optional<std::string> cwd;      // chdir for unwrapped runs
-  std::vector<std::string> warnings;   // printed as "cwsc: warning: ..."
+  std::vector<std::string> env;       // "NAME=VALUE"
+  std::optional<std::string> cwd;     // chdir for unwrapped runs
+  std::vector<std::string> warnings;  // printed as "cwsc: warning: ..."
 };
 
 // ExecOutcome is the result of a run, also rendered by ResultToJson.
 struct ExecOutcome {
   std::string sandbox_kind;
-  bool ran = false;                  // the command was started
-  int exit_code = 0;                 // command status (128+N for signal N) when ran
+  bool ran = false;   // the command was started
+  int exit_code = 0;  // command status (128+N for signal N) when ran
   std::optional<int> signal;
   bool timed_out = false;
   bool sandbox_denied = false;
   std::string denial_message;
-  std::string refusal;               // why nothing ran (refused plan or failed check)
-  std::string error;                 // spawn failure text
-  int cwsc_exit_code = 0;            // what cwsc exits with
+  std::string refusal;                    // why nothing ran (refused plan or failed check)
+  std::string error;                      // spawn failure text
+  int cwsc_exit_code = 0;                 // what cwsc exits with
   std::vector<std::string> not_enforced;  // opensandbox: what the remote side does not enforce
 };
 

@@ -44,8 +44,9 @@ NoNewPrivsDecision DecideNoNewPrivs(const std::optional<std::string>& env_overri
     return {false, "startup sandbox mode resolved to danger-full-access (#5723)"};
   }
   if (launcher_plan) {
-    return {false, "skipped for a launcher plan: the launcher must switch user (bwrap still sets "
-                   "no-new-privs for the command)"};
+    return {false,
+            "skipped for a launcher plan: the launcher must switch user (bwrap still sets "
+            "no-new-privs for the command)"};
   }
   return {true, startup_mode.has_value()
                     ? absl::StrCat("startup sandbox mode '", *startup_mode, "' keeps the flag")

@@ -44,10 +44,10 @@ struct HardeningStep {
 };
 
 struct HardeningReport {
-  HardeningStep dumpable;       // PR_SET_DUMPABLE 0
-  HardeningStep no_new_privs;   // PR_SET_NO_NEW_PRIVS 1
+  HardeningStep dumpable;      // PR_SET_DUMPABLE 0
+  HardeningStep no_new_privs;  // PR_SET_NO_NEW_PRIVS 1
   std::string no_new_privs_reason;
-  HardeningStep core_limit;     // RLIMIT_CORE {0,0}
+  HardeningStep core_limit;  // RLIMIT_CORE {0,0}
   // Warnings lists one line per failed step.
   std::vector<std::string> Warnings() const;
 };

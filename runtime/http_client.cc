@@ -21,7 +21,8 @@ namespace {
 
 // CurlApi is the part of libcurl cwsc uses. Only OpenSandbox plans need
 // HTTP, so libcurl (and the ~30 libraries it pulls in) is loaded on the first
-// request instead of at every start of cwsc (docs/runtime.md "Performance", docs/opensandbox.md "Bounds").
+// request instead of at every start of cwsc (docs/runtime.md "Performance", docs/opensandbox.md
+// "Bounds").
 struct CurlApi {
   CURLcode (*global_init)(long);
   CURL* (*easy_init)();
@@ -137,7 +138,8 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
     long status = 0;
     t->api->easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
     auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - t->start).count();
+                      std::chrono::steady_clock::now() - t->start)
+                      .count();
     if (status == 0 && waited > t->options->response_timeout_ms) {
       t->no_response = true;
       return 1;
@@ -243,15 +245,15 @@ absl::StatusOr<HttpResponse> HttpSend(const HttpRequest& request, const HttpOpti
   }
   std::string detail = errbuf[0] != 0 ? std::string(errbuf) : api.easy_strerror(rc);
   if (t.no_response) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        where, ": no response within ", options.response_timeout_ms, " ms"));
+    return absl::DeadlineExceededError(
+        absl::StrCat(where, ": no response within ", options.response_timeout_ms, " ms"));
   }
   if (t.cancelled || rc == CURLE_ABORTED_BY_CALLBACK) {
     return absl::CancelledError(absl::StrCat(where, ": interrupted"));
   }
   if (t.too_large) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        where, ": response body larger than ", options.max_body_bytes, " bytes"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat(where, ": response body larger than ", options.max_body_bytes, " bytes"));
   }
   if (t.sink_failed) {
     std::string why = options.sink_error != nullptr && !options.sink_error->empty()
@@ -264,11 +266,11 @@ absl::StatusOr<HttpResponse> HttpSend(const HttpRequest& request, const HttpOpti
       curl_off_t connect_us = 0;
       api.easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
       if (connect_us == 0) {
-        return absl::DeadlineExceededError(absl::StrCat(
-            where, ": no connection within ", options.connect_timeout_ms, " ms"));
+        return absl::DeadlineExceededError(
+            absl::StrCat(where, ": no connection within ", options.connect_timeout_ms, " ms"));
       }
-      return absl::DeadlineExceededError(absl::StrCat(
-          where, ": no complete response within ", options.total_timeout_ms, " ms"));
+      return absl::DeadlineExceededError(
+          absl::StrCat(where, ": no complete response within ", options.total_timeout_ms, " ms"));
     }
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:

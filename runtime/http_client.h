@@ -29,7 +29,7 @@ struct HttpRequest {
   std::string method = "GET";  // GET, POST, DELETE
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;  // name, value
-  std::string body;            // sent for POST (may be empty)
+  std::string body;                                          // sent for POST (may be empty)
 };
 
 // BodySink receives the body of a 2xx response as it arrives; returning false
@@ -38,17 +38,17 @@ using BodySink = std::function<bool(std::string_view chunk)>;
 
 struct HttpOptions {
   long connect_timeout_ms = 10000;
-  long total_timeout_ms = 30000;          // 0 = no total bound
-  long response_timeout_ms = 0;           // until the status line arrives; 0 = none
-  std::size_t max_body_bytes = 64u << 20; // buffered bodies (and error bodies)
-  BodySink sink;                          // set: 2xx bodies stream here, unbuffered
-  std::string* sink_error = nullptr;      // message the sink left when it aborted
+  long total_timeout_ms = 30000;              // 0 = no total bound
+  long response_timeout_ms = 0;               // until the status line arrives; 0 = none
+  std::size_t max_body_bytes = 64u << 20;     // buffered bodies (and error bodies)
+  BodySink sink;                              // set: 2xx bodies stream here, unbuffered
+  std::string* sink_error = nullptr;          // message the sink left when it aborted
   const std::atomic<bool>* cancel = nullptr;  // becomes true: abort (Cancelled)
 };
 
 struct HttpResponse {
   long status = 0;
-  std::string body;  // empty when a sink consumed it
+  std::string body;                                          // empty when a sink consumed it
   std::vector<std::pair<std::string, std::string>> headers;  // lower-case names
 };
 

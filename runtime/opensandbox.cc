@@ -5,9 +5,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -166,8 +165,8 @@ absl::StatusOr<std::optional<std::string>> ReadKeyFromConfig(const ir::Origin& o
   const std::string& file = origin.file;
   std::ifstream in(file, std::ios::binary);
   if (file.empty() || !in) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot re-read the OpenSandbox API key: cannot open ", file));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot re-read the OpenSandbox API key: cannot open ", file));
   }
   std::stringstream ss;
   ss << in.rdbuf();
@@ -192,10 +191,14 @@ absl::StatusOr<std::optional<std::string>> ReadKeyFromConfig(const ir::Origin& o
 absl::StatusOr<std::optional<std::string>> ReadApiKey(const ir::ApiKeySource& source) {
   using Kind = ir::ApiKeySource::Kind;
   switch (source.kind) {
-    case Kind::kNone: return std::optional<std::string>();
-    case Kind::kEnv: return ReadKeyFromEnv(source);
-    case Kind::kFile: return ReadKeyFromFile(source.name);
-    case Kind::kConfig: return ReadKeyFromConfig(source.origin);
+    case Kind::kNone:
+      return std::optional<std::string>();
+    case Kind::kEnv:
+      return ReadKeyFromEnv(source);
+    case Kind::kFile:
+      return ReadKeyFromFile(source.name);
+    case Kind::kConfig:
+      return ReadKeyFromConfig(source.origin);
   }
   return std::optional<std::string>();
 }

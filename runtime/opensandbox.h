@@ -30,30 +30,30 @@ namespace cwsc::runtime {
 using OutputSink = std::function<void(std::string_view)>;
 
 struct RemoteRun {
-  const ir::LaunchPlan* plan = nullptr;    // kind opensandbox, remote set
-  std::optional<std::string> api_key;      // the secret, read at run time
-  std::vector<std::string> program;        // argv; sent as a shell-quoted command
-  std::optional<int64_t> timeout_ms;       // command timeout (--timeout)
+  const ir::LaunchPlan* plan = nullptr;          // kind opensandbox, remote set
+  std::optional<std::string> api_key;            // the secret, read at run time
+  std::vector<std::string> program;              // argv; sent as a shell-quoted command
+  std::optional<int64_t> timeout_ms;             // command timeout (--timeout)
   const std::atomic<bool>* interrupt = nullptr;  // set by SIGINT/SIGTERM
-  OutputSink out;                          // default: write(1)
-  OutputSink err;                          // default: write(2)
+  OutputSink out;                                // default: write(1)
+  OutputSink err;                                // default: write(2)
 
   // Bounds (docs/opensandbox.md lists the defaults).
   long connect_timeout_ms = 10000;
-  long codewhale_timeout_ms = 30000;       // the shim's total bound (docs/behavior.md B-70)
-  long request_timeout_ms = 30000;         // each lifecycle / interrupt request
-  std::size_t max_body_bytes = 64u << 20;  // a buffered response
-  std::size_t max_event_bytes = 16u << 20; // one execd event
-  long start_timeout_ms = 120000;          // lifecycle: until Running
-  long poll_interval_ms = 500;             // lifecycle: between polls
-  long grace_ms = 5000;                    // execd: after `timeout` before we cancel
+  long codewhale_timeout_ms = 30000;        // the shim's total bound (docs/behavior.md B-70)
+  long request_timeout_ms = 30000;          // each lifecycle / interrupt request
+  std::size_t max_body_bytes = 64u << 20;   // a buffered response
+  std::size_t max_event_bytes = 16u << 20;  // one execd event
+  long start_timeout_ms = 120000;           // lifecycle: until Running
+  long poll_interval_ms = 500;              // lifecycle: between polls
+  long grace_ms = 5000;                     // execd: after `timeout` before we cancel
 };
 
 struct RemoteOutcome {
-  int exit_code = 0;         // the command's code; 124 on timeout, 130 on interrupt
+  int exit_code = 0;  // the command's code; 124 on timeout, 130 on interrupt
   bool timed_out = false;
   bool interrupted = false;
-  std::string sandbox_id;    // lifecycle: the sandbox used
+  std::string sandbox_id;  // lifecycle: the sandbox used
   bool sandbox_deleted = false;
 };
 
@@ -84,10 +84,10 @@ absl::StatusOr<int> ReadCodewhaleBody(const std::string& body, const OutputSink&
 // ReadExecdStream feeds `chunks` (as they would arrive) through execd's event
 // stream reader and ends the stream.
 struct ExecdStreamResult {
-  bool ok = false;            // false: malformed; `error` says why
+  bool ok = false;  // false: malformed; `error` says why
   std::string error;
-  std::string command_id;     // from the init event
-  bool complete = false;      // execution_complete seen
+  std::string command_id;  // from the init event
+  bool complete = false;   // execution_complete seen
   std::optional<int> exit_code;
 };
 ExecdStreamResult ReadExecdStream(const std::vector<std::string_view>& chunks,

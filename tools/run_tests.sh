@@ -2,17 +2,18 @@
 # Install what is missing, build, run every test suite, and end with the plain
 # line `N passed, N failed, N skipped` (GoogleTest cases that really ran in
 # build/). Before that line, the stages CI also needs (each prints its time):
+#   format    every tracked C++ file matches .clang-format (tools/check_format.sh)
 #   sanitize  every suite again in build-fuzz/ (clang, ASan + UBSan, the
 #             libFuzzer programs built alongside)
 #   fuzz      each fuzz target for CWSC_FUZZ_SECONDS (default 60) on its corpus
 #   coverage  every suite in build-cov/ (-Db_coverage=true), then line and
 #             branch totals per folder (gcovr)
-# CWSC_STAGES picks the stages (default "sanitize fuzz coverage"; "" = only
+# CWSC_STAGES picks the stages (default "format sanitize fuzz coverage"; "" = only
 # the plain suite). docs/fuzzing.md.
 set -u
 cd "$(dirname "$0")/.."
 tools/install_deps.sh || exit 1
-stages=${CWSC_STAGES-sanitize fuzz coverage}
+stages=${CWSC_STAGES-format sanitize fuzz coverage}
 status=0
 timings=""
 
@@ -67,6 +68,10 @@ fuzz() {
   tools/fuzz.sh all "${CWSC_FUZZ_SECONDS:-60}"
 }
 
+format() {
+  tools/check_format.sh
+}
+
 coverage() {
   if [ ! -f build-cov/build.ninja ]; then
     meson setup build-cov --wrap-mode=nodownload -Db_coverage=true -Dtests=enabled \
@@ -86,7 +91,7 @@ timed tests plain
 tests_rc=$?
 for s in $stages; do
   case "$s" in
-    sanitize|fuzz|coverage) timed "$s" "$s" ;;
+    format|sanitize|fuzz|coverage) timed "$s" "$s" ;;
     *) echo "tools/run_tests.sh: unknown stage '$s'" >&2; status=1 ;;
   esac
 done

@@ -47,12 +47,18 @@ bool Under(const std::string& path, const std::string& dest, std::string* rel) {
 
 const char* AccessName(Access a) {
   switch (a) {
-    case Access::kNone: return "none";
-    case Access::kReadOnly: return "read-only";
-    case Access::kWritable: return "writable";
-    case Access::kHidden: return "hidden";
-    case Access::kPrivate: return "private";
-    case Access::kDevice: return "device";
+    case Access::kNone:
+      return "none";
+    case Access::kReadOnly:
+      return "read-only";
+    case Access::kWritable:
+      return "writable";
+    case Access::kHidden:
+      return "hidden";
+    case Access::kPrivate:
+      return "private";
+    case Access::kDevice:
+      return "device";
   }
   return "none";
 }

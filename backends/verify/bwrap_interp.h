@@ -42,13 +42,13 @@ struct Lookup {
 struct BwrapView {
   std::vector<std::string> prefix;  // launcher argv before bwrap
   std::vector<MountLayer> layers;
-  bool network_isolated = false;    // --unshare-all (or --unshare-net) without --share-net
+  bool network_isolated = false;  // --unshare-all (or --unshare-net) without --share-net
   bool die_with_parent = false;
-  bool unshare_user = false;           // --unshare-user: fail rather than run without one
-  bool nested_userns_disabled = false; // --disable-userns
-  bool caps_dropped = false;           // --cap-drop ALL
-  bool new_session = false;            // --new-session
-  std::string seccomp_fd;              // --seccomp FD ("" when none)
+  bool unshare_user = false;            // --unshare-user: fail rather than run without one
+  bool nested_userns_disabled = false;  // --disable-userns
+  bool caps_dropped = false;            // --cap-drop ALL
+  bool new_session = false;             // --new-session
+  std::string seccomp_fd;               // --seccomp FD ("" when none)
   std::string chdir;
   std::vector<std::string> program;
 

@@ -19,15 +19,24 @@ namespace {
 // Bounds the cost of compiling and matching one (regex ...) literal.
 constexpr size_t kMaxRegexBytes = 1024;
 
-
 using sbpl_internal::Node;
 
 // --- Rules -------------------------------------------------------------------
 
 struct Filter {
   enum class Kind {
-    kSubpath, kLiteral, kRegex, kAll, kAny, kNot, kExtension, kVnode, kTarget,
-    kGlobalName, kRemoteIp, kRemoteUnix
+    kSubpath,
+    kLiteral,
+    kRegex,
+    kAll,
+    kAny,
+    kNot,
+    kExtension,
+    kVnode,
+    kTarget,
+    kGlobalName,
+    kRemoteIp,
+    kRemoteUnix
   };
   Kind kind = Kind::kLiteral;
   std::string value;               // path, extension, vnode type, name, unix socket path
@@ -47,14 +56,34 @@ struct Rule {
 };
 
 const std::set<std::string>& KnownOperations() {
-  static const std::set<std::string>* ops = new std::set<std::string>{
-      "default", "file-read*", "file-read-data", "file-read-metadata", "file-write*",
-      "file-write-data", "file-write-create", "file-write-unlink", "file-ioctl",
-      "process-exec", "process-fork", "signal", "process-info*", "user-preference-read",
-      "sysctl-read", "ipc-posix-sem", "ipc-posix-shm-read*", "ipc-posix-shm-write-create",
-      "ipc-posix-shm-write-data", "ipc-posix-shm-write-unlink", "pseudo-tty", "mach-lookup",
-      "network-outbound", "network-inbound", "network-bind", "system-socket",
-      "appleevent-send", "lsopen"};
+  static const std::set<std::string>* ops = new std::set<std::string>{"default",
+                                                                      "file-read*",
+                                                                      "file-read-data",
+                                                                      "file-read-metadata",
+                                                                      "file-write*",
+                                                                      "file-write-data",
+                                                                      "file-write-create",
+                                                                      "file-write-unlink",
+                                                                      "file-ioctl",
+                                                                      "process-exec",
+                                                                      "process-fork",
+                                                                      "signal",
+                                                                      "process-info*",
+                                                                      "user-preference-read",
+                                                                      "sysctl-read",
+                                                                      "ipc-posix-sem",
+                                                                      "ipc-posix-shm-read*",
+                                                                      "ipc-posix-shm-write-create",
+                                                                      "ipc-posix-shm-write-data",
+                                                                      "ipc-posix-shm-write-unlink",
+                                                                      "pseudo-tty",
+                                                                      "mach-lookup",
+                                                                      "network-outbound",
+                                                                      "network-inbound",
+                                                                      "network-bind",
+                                                                      "system-socket",
+                                                                      "appleevent-send",
+                                                                      "lsopen"};
   return *ops;
 }
 
@@ -85,9 +114,8 @@ bool FilterMatches(const Filter& f, const SbplRequest& r) {
     case Filter::Kind::kSubpath:
       if (r.path.empty()) return false;
       if (f.value == "/") return r.path[0] == '/';
-      return r.path == f.value ||
-             (absl::StartsWith(r.path, f.value) && r.path.size() > f.value.size() &&
-              r.path[f.value.size()] == '/');
+      return r.path == f.value || (absl::StartsWith(r.path, f.value) &&
+                                   r.path.size() > f.value.size() && r.path[f.value.size()] == '/');
     case Filter::Kind::kLiteral:
       return !r.path.empty() && r.path == f.value;
     case Filter::Kind::kRegex:
@@ -249,15 +277,15 @@ class Compiler {
       }
       f.kind = Filter::Kind::kRegex;
       if (n.items[1].text.size() > kMaxRegexBytes) {
-        return Err(n.items[1], absl::StrCat("regular expression longer than ", kMaxRegexBytes,
-                                            " bytes"));
+        return Err(n.items[1],
+                   absl::StrCat("regular expression longer than ", kMaxRegexBytes, " bytes"));
       }
       try {
         // __polynomial (libstdc++) matches breadth-first: time polynomial in
         // the pattern and the path. The default depth-first matcher takes
         // exponential time on patterns like #"#****J**Q" (fuzz target sbpl).
-        f.re = std::make_shared<std::regex>(n.items[1].text,
-                                            std::regex::extended | std::regex_constants::__polynomial);
+        f.re = std::make_shared<std::regex>(
+            n.items[1].text, std::regex::extended | std::regex_constants::__polynomial);
       } catch (const std::regex_error&) {
         return Err(n.items[1], "invalid regular expression");
       }
@@ -287,9 +315,9 @@ class Compiler {
       return f;
     }
     if (head == "vnode-type") {
-      static const std::set<std::string> kTypes = {"REGULAR-FILE", "DIRECTORY", "SYMLINK",
-                                                   "CHARACTER-DEVICE", "BLOCK-DEVICE", "FIFO",
-                                                   "SOCKET"};
+      static const std::set<std::string> kTypes = {
+          "REGULAR-FILE", "DIRECTORY", "SYMLINK", "CHARACTER-DEVICE",
+          "BLOCK-DEVICE", "FIFO",      "SOCKET"};
       if (n.items.size() != 2 || n.items[1].kind != Node::Kind::kSymbol ||
           !kTypes.count(n.items[1].text)) {
         return Err(n, "(vnode-type ...) takes one vnode type symbol");

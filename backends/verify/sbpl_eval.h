@@ -92,11 +92,11 @@ class SbplProfile {
 
 // SandboxExecCall is an emitted `sandbox-exec` argv taken apart again.
 struct SandboxExecCall {
-  std::string wrapper;                // argv[0]
-  std::string profile;                // the -p value
-  SbplParams params;                  // every -DKEY=VALUE
+  std::string wrapper;                   // argv[0]
+  std::string profile;                   // the -p value
+  SbplParams params;                     // every -DKEY=VALUE
   std::vector<std::string> param_order;  // keys in argv order
-  std::vector<std::string> program;   // everything after "--"
+  std::vector<std::string> program;      // everything after "--"
 };
 
 // ParseSandboxExecArgv splits `/usr/bin/sandbox-exec -p P -DK=V ... -- prog...`.

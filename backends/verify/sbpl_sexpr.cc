@@ -58,8 +58,8 @@ class Reader {
   }
 
   static bool IsSymbolChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '*' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '*' || c == '_' || c == '.';
   }
 
   absl::StatusOr<Node> ReadNode(int depth) {

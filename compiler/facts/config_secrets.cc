@@ -92,9 +92,10 @@ std::vector<Found> FindAll(const std::string& t) {
         while (k < t.size() && (t[k] == ' ' || t[k] == '\t')) ++k;
         Found f = ValueAt(t, k);
         f.span.first_line = LineOf(t, f.span.begin);
-        f.span.last_line = f.span.first_line +
-                           static_cast<int>(std::count(t.begin() + static_cast<long>(f.span.begin),
-                                                       t.begin() + static_cast<long>(f.span.end), '\n'));
+        f.span.last_line =
+            f.span.first_line +
+            static_cast<int>(std::count(t.begin() + static_cast<long>(f.span.begin),
+                                        t.begin() + static_cast<long>(f.span.end), '\n'));
         out.push_back(f);
         i = std::max(f.span.end, j);
         continue;

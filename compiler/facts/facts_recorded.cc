@@ -49,8 +49,9 @@ uint32_t Uint(const YAML::Node& n, const std::string& what, int base = 10) {
   } else {
     ok = absl::SimpleAtoi(s, &v) && v <= 0xffffffffu;
   }
-  if (!ok) Fail(n, absl::StrCat(what, " must be ", base == 8 ? "an octal mode like \"0755\"" :
-                                                              "a non-negative integer"));
+  if (!ok)
+    Fail(n, absl::StrCat(what, " must be ",
+                         base == 8 ? "an octal mode like \"0755\"" : "a non-negative integer"));
   return static_cast<uint32_t>(v);
 }
 
@@ -175,8 +176,8 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
   auto f = std::make_unique<RecordedFacts>();
   ExpectMap(root, "the facts file");
   CheckKeys(root,
-            {"cwsc_facts", "unlisted", "platform", "user", "cwd", "env", "secrets_set", "paths", "files",
-             "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir", "launcher_probe"},
+            {"cwsc_facts", "unlisted", "platform", "user", "cwd", "env", "secrets_set", "paths",
+             "files", "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir", "launcher_probe"},
             "the facts file");
   if (!root["cwsc_facts"]) Fail(root, "missing 'cwsc_facts: 1' (format version)");
   if (Uint(root["cwsc_facts"], "cwsc_facts") != 1) {
@@ -235,7 +236,8 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
       if (!n["type"]) Fail(n, "paths entry needs a 'type'");
       std::optional<FileType> t = ParseFileType(Str(n["type"], "type"));
       if (!t) {
-        Fail(n["type"], "type must be missing, file, directory, char-device, block-device or other");
+        Fail(n["type"],
+             "type must be missing, file, directory, char-device, block-device or other");
       }
       info.type = *t;
       if (n["symlink"]) info.is_symlink = Bool(n["symlink"], "symlink");
@@ -304,7 +306,8 @@ absl::StatusOr<std::unique_ptr<HostFacts>> ParseRecordedFacts(const std::string&
 absl::StatusOr<std::unique_ptr<HostFacts>> LoadRecordedFacts(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    return ir::ErrorAt(file, 0, 0, absl::StrCat("cannot read the facts file: ", std::strerror(errno)));
+    return ir::ErrorAt(file, 0, 0,
+                       absl::StrCat("cannot read the facts file: ", std::strerror(errno)));
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -197,9 +197,9 @@ absl::StatusOr<std::string> FactsRecorder::WriteYaml() const {
     const ProbeResult* p = r.launcher_probe ? &*r.launcher_probe : nullptr;
     bool user_ok = u != nullptr && u->ok;
     std::string message = u != nullptr && !u->ok ? u->message : p != nullptr ? p->message : "";
-    out << YAML::Key << "launcher_probe" << YAML::Value << YAML::Flow << YAML::BeginMap
-        << YAML::Key << "ran" << YAML::Value << (u != nullptr ? u->ran : p->ran) << YAML::Key
-        << "ok" << YAML::Value << (user_ok && p != nullptr && p->ok);
+    out << YAML::Key << "launcher_probe" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "ran" << YAML::Value << (u != nullptr ? u->ran : p->ran) << YAML::Key << "ok"
+        << YAML::Value << (user_ok && p != nullptr && p->ok);
     if (user_ok) {
       out << YAML::Key << "uid" << YAML::Value << u->uid << YAML::Key << "gids" << YAML::Value
           << YAML::Flow << u->gids;

@@ -27,15 +27,15 @@ namespace cwsc::compiler {
 
 // FileType is the type of a path after following symlinks.
 enum class FileType { kMissing, kRegular, kDirectory, kCharDevice, kBlockDevice, kOther };
-const char* FileTypeName(FileType type);                       // "missing", "file", "directory", ...
+const char* FileTypeName(FileType type);  // "missing", "file", "directory", ...
 std::optional<FileType> ParseFileType(absl::string_view name);
 
 // PathInfo answers stat(2) (following symlinks), lstat(2)'s symlink bit and realpath(3).
 struct PathInfo {
   FileType type = FileType::kMissing;
-  bool is_symlink = false;   // the path itself is a symlink (lstat)
-  std::string canonical;     // realpath; empty when it fails (missing, loop, EACCES)
-  uint32_t mode = 0;         // permission bits incl. setuid/setgid/sticky (07777)
+  bool is_symlink = false;  // the path itself is a symlink (lstat)
+  std::string canonical;    // realpath; empty when it fails (missing, loop, EACCES)
+  uint32_t mode = 0;        // permission bits incl. setuid/setgid/sticky (07777)
   uint32_t uid = 0;
   uint32_t gid = 0;
   bool operator==(const PathInfo&) const = default;
@@ -47,24 +47,24 @@ struct UserInfo {
   uint32_t gid = 0;
   std::vector<uint32_t> groups;  // supplementary groups, sorted
   std::string name;
-  std::string home;              // passwd home directory (HOME env is separate)
+  std::string home;  // passwd home directory (HOME env is separate)
   bool operator==(const UserInfo&) const = default;
 };
 
 // ProbeResult is the outcome of one wrapped /bin/true run.
 struct ProbeResult {
-  bool ran = false;        // false when not attempted (binary missing or not executable)
-  bool ok = false;         // exit status 0 within the deadline
-  int exit_code = -1;      // -1 when killed or not started
-  std::string message;     // the wrapper's own stderr (first line) or spawn error
+  bool ran = false;     // false when not attempted (binary missing or not executable)
+  bool ok = false;      // exit status 0 within the deadline
+  int exit_code = -1;   // -1 when killed or not started
+  std::string message;  // the wrapper's own stderr (first line) or spawn error
   bool operator==(const ProbeResult&) const = default;
 };
 
 // LauncherUser is what the launcher probe learned about the launcher's user
 // (`<launcher...> /usr/bin/id -u` and `-G`), docs/launcher.md.
 struct LauncherUser {
-  bool ran = false;            // the launcher was started
-  bool ok = false;             // both commands succeeded and printed ids
+  bool ran = false;  // the launcher was started
+  bool ok = false;   // both commands succeeded and printed ids
   uint32_t uid = 0;
   std::vector<uint32_t> gids;  // `id -G` (primary group included), sorted
   std::string message;         // why not ok (the launcher's own stderr line, ...)

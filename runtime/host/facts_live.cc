@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "compiler/file_text.h"
 #include "compiler/facts/host_facts.h"
+#include "compiler/file_text.h"
 #include "ir/constants.h"
 #include "runtime/host/launcher_probe.h"
 #include "runtime/host/live_facts.h"
@@ -198,8 +198,9 @@ class LiveFacts : public HostFacts {
     if (info.type == FileType::kRegular && (info.mode & 0111) != 0) {
       r = RunProbe(BwrapProbeArgv());
     } else {
-      r.message = info.type == FileType::kMissing ? absl::StrCat(ir::kBwrapPath, " is missing")
-                                                  : absl::StrCat(ir::kBwrapPath, " is not a regular executable file");
+      r.message = info.type == FileType::kMissing
+                      ? absl::StrCat(ir::kBwrapPath, " is missing")
+                      : absl::StrCat(ir::kBwrapPath, " is not a regular executable file");
     }
     bwrap_ = r;
     return r;
@@ -208,8 +209,8 @@ class LiveFacts : public HostFacts {
   ProbeResult SeatbeltProbe() override {
     ProbeResult r;
 #if defined(__APPLE__)
-    r = RunProbe({ir::kSandboxExecPath, "-p", "(version 1)(allow default)", "--",
-                  ir::kMacTruePath});
+    r = RunProbe(
+        {ir::kSandboxExecPath, "-p", "(version 1)(allow default)", "--", ir::kMacTruePath});
 #else
     r.message = "sandbox-exec exists only on macOS";
 #endif

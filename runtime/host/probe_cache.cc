@@ -74,8 +74,8 @@ class CachingFacts : public compiler::ForwardingFacts {
       std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
       int64_t expiry = 0;
       if (lines.size() >= 3 && lines[0] == kMagic && lines[1] == key &&
-          absl::SimpleAtoi(lines[2], &expiry) &&
-          std::time(nullptr) < expiry && expiry - std::time(nullptr) <= kTtlSeconds) {
+          absl::SimpleAtoi(lines[2], &expiry) && std::time(nullptr) < expiry &&
+          expiry - std::time(nullptr) <= kTtlSeconds) {
         compiler::ProbeResult r;
         r.ran = true;
         r.ok = true;
@@ -89,8 +89,8 @@ class CachingFacts : public compiler::ForwardingFacts {
       std::string tmp = absl::StrCat(*file, ".", getpid());
       int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
       if (fd >= 0) {
-        std::string body = absl::StrCat(kMagic, "\n", key, "\n",
-                                        static_cast<int64_t>(std::time(nullptr)) + kTtlSeconds, "\n");
+        std::string body = absl::StrCat(
+            kMagic, "\n", key, "\n", static_cast<int64_t>(std::time(nullptr)) + kTtlSeconds, "\n");
         bool ok = write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
         close(fd);
         if (!ok || rename(tmp.c_str(), file->c_str()) != 0) unlink(tmp.c_str());
@@ -110,7 +110,7 @@ class CachingFacts : public compiler::ForwardingFacts {
 std::string ProbeCacheKey() {
   utsname u{};
   uname(&u);
-  struct stat st{};
+  struct stat st {};
   std::string bwrap = "missing";
   if (stat(ir::kBwrapPath, &st) == 0) {
     bwrap = absl::StrCat(st.st_dev, ":", st.st_ino, ":", st.st_size, ":", st.st_mtim.tv_sec, ".",

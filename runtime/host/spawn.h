@@ -33,10 +33,10 @@ struct SpawnRequest {
   // argv[0] is executed as given when it contains a '/'; otherwise it is
   // searched in the PATH of `env` (default "/usr/local/bin:/usr/bin:/bin").
   std::vector<std::string> argv;
-  std::vector<std::string> env;           // complete child environment, "NAME=VALUE"
-  std::optional<std::string> cwd;         // chdir(2) in the child before exec
-  double timeout_seconds = 0;             // 0: no timeout
-  double kill_grace_seconds = 2;          // TERM → KILL delay on timeout
+  std::vector<std::string> env;    // complete child environment, "NAME=VALUE"
+  std::optional<std::string> cwd;  // chdir(2) in the child before exec
+  double timeout_seconds = 0;      // 0: no timeout
+  double kill_grace_seconds = 2;   // TERM → KILL delay on timeout
   // When set, the child's stderr is a pipe whose bytes are copied unchanged
   // to our stderr and handed to this sink; when empty, the child inherits
   // our stderr directly.
@@ -54,11 +54,11 @@ struct SpawnRequest {
 };
 
 struct SpawnResult {
-  int exit_code = 0;                 // status of the command, 128+N for signal N
-  std::optional<int> signal;         // set when the direct child died of a signal
-  bool timed_out = false;            // the timeout fired and the tree was ended
+  int exit_code = 0;                    // status of the command, 128+N for signal N
+  std::optional<int> signal;            // set when the direct child died of a signal
+  bool timed_out = false;               // the timeout fired and the tree was ended
   std::optional<int> forwarded_signal;  // last signal forwarded to the group
-  int pid = 0;                       // pid of the direct child
+  int pid = 0;                          // pid of the direct child
 };
 
 // SpawnAndWait starts the command and waits for it and every descendant.
@@ -66,11 +66,10 @@ struct SpawnResult {
 // executed (message names the program and errno text; `exec_errno` is set),
 // Internal for an OS failure before the child was started.
 struct SpawnError {
-  int exec_errno = 0;   // errno of the failed execve (ENOENT, EACCES, ...), 0 otherwise
+  int exec_errno = 0;  // errno of the failed execve (ENOENT, EACCES, ...), 0 otherwise
   std::string message;
 };
-absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request,
-                                         SpawnError* error = nullptr);
+absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error = nullptr);
 
 // RunCaptured runs a short helper program for a probe (the bwrap probe, the
 // launcher's `id` and wrapped `/bin/true`), started as SpawnAndWait starts

@@ -13,9 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
+#include "backends/seatbelt.h"
 #include "backends/verify/bwrap_interp.h"
 #include "backends/verify/sbpl_eval.h"
-#include "backends/seatbelt.h"
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/resolve.h"
@@ -51,11 +51,13 @@ struct Probe {
 const Probe kProbes[] = {
     {"workspace file", "/home/dev/proj/src/main.rs", "/Users/dev/proj/src/main.rs"},
     {"workspace root", "/home/dev/proj", "/Users/dev/proj"},
-    {"protected .codewhale", "/home/dev/proj/.codewhale/config.toml", "/Users/dev/proj/.codewhale/config.toml"},
+    {"protected .codewhale", "/home/dev/proj/.codewhale/config.toml",
+     "/Users/dev/proj/.codewhale/config.toml"},
     {"git metadata", "/home/dev/proj/.git/config", "/Users/dev/proj/.git/config"},
     {"deny-listed dir ~/.ssh", "/home/dev/.ssh/id_ed25519", "/Users/dev/.ssh/id_ed25519"},
     {"deny-listed file ~/.netrc", "/home/dev/.netrc", "/Users/dev/.netrc"},
-    {"deny-listed /etc/ssh", "/etc/ssh/ssh_host_ed25519_key", "/private/etc/ssh/ssh_host_ed25519_key"},
+    {"deny-listed /etc/ssh", "/etc/ssh/ssh_host_ed25519_key",
+     "/private/etc/ssh/ssh_host_ed25519_key"},
     {"deny-listed, missing ~/.aws", "/home/dev/.aws/credentials", "/Users/dev/.aws/credentials"},
     {"/tmp", "/tmp/build.log", "/private/tmp/build.log"},
     {"TMPDIR", "/var/tmp/dev/cc1.s", "/private/var/folders/xy/abc123/T/cc1.s"},
@@ -67,7 +69,8 @@ const Probe kProbes[] = {
     {"cargo registry", "/home/dev/.cargo/registry/index/x", "/Users/dev/.cargo/registry/index/x"},
     {"cargo bin", "/home/dev/.cargo/bin/cargo", "/Users/dev/.cargo/bin/cargo"},
     {"npm cache", "/home/dev/.npm/_cacache/x", "/Users/dev/.npm/_cacache/x"},
-    {"extra writable root ~/.cache/build", "/home/dev/.cache/build/o.o", "/Users/dev/.cache/build/o.o"},
+    {"extra writable root ~/.cache/build", "/home/dev/.cache/build/o.o",
+     "/Users/dev/.cache/build/o.o"},
     {"deny-listed by config, missing", "/home/dev/.config/private-notes/a",
      "/Users/dev/.config/private-notes/a"},
 };
@@ -81,7 +84,9 @@ struct Difference {
   const char* reason;
 };
 
-bool WorkspaceWrite(const ir::LaunchPlan& p) { return p.policy.type == PolicyType::kWorkspaceWrite; }
+bool WorkspaceWrite(const ir::LaunchPlan& p) {
+  return p.policy.type == PolicyType::kWorkspaceWrite;
+}
 bool Always(const ir::LaunchPlan&) { return true; }
 bool NoSlashTmpRoot(const ir::LaunchPlan& p) {
   for (const ir::Root& r : p.roots) {
@@ -102,11 +107,13 @@ const Difference kDifferences[] = {
      "Seatbelt opens the Darwin user cache directory for writing (docs/behavior.md B-62); "
      "bwrap has no cache rule, ~/.cache stays read-only"},
     {"cargo registry", WorkspaceWrite, kRead, kReadWrite,
-     "Seatbelt opens CARGO_HOME/registry and /git for writing (docs/behavior.md B-62); bwrap does not"},
+     "Seatbelt opens CARGO_HOME/registry and /git for writing (docs/behavior.md B-62); bwrap does "
+     "not"},
     {"npm cache", WorkspaceWrite, kRead, kReadWrite,
      "Seatbelt opens the npm cache for writing (docs/behavior.md B-62); bwrap does not"},
     {"deny-listed, missing ~/.aws", Always, kRead, kNone,
-     "bwrap can only mask paths that exist at launch (docs/behavior.md B-43); Seatbelt denies the path itself, "
+     "bwrap can only mask paths that exist at launch (docs/behavior.md B-43); Seatbelt denies the "
+     "path itself, "
      "so a file created later is still unreadable"},
     {"deny-listed by config, missing", DeniesPrivateNotes, kRead, kNone,
      "as above, for a sandbox_denied_read_paths entry that does not exist yet"},
@@ -161,18 +168,24 @@ ir::LaunchPlan Compile(const Case& c, const std::string& platform) {
 Verdict BwrapVerdict(const BwrapView& view, const std::string& path) {
   switch (view.Find(path).access) {
     case Access::kWritable:
-    case Access::kDevice: return kReadWrite;
-    case Access::kReadOnly: return kRead;
-    default: return kNone;
+    case Access::kDevice:
+      return kReadWrite;
+    case Access::kReadOnly:
+      return kRead;
+    default:
+      return kNone;
   }
 }
 
 TEST(Agreement, BwrapAndSeatbeltAgreeExceptListedDifferences) {
   const Case cases[] = {
-      {"workspace", "workspace", "plan", {}},     {"workspace", "workspace", "ask", {}},
+      {"workspace", "workspace", "plan", {}},
+      {"workspace", "workspace", "ask", {}},
       {"workspace", "workspace", "auto-review", {}},
-      {"readonly", "readonly", "ask", {}},        {"locked-down", "locked-down", "plan", {}},
-      {"locked-down", "locked-down", "ask", {}},  {"", "workspace", "plan", true},
+      {"readonly", "readonly", "ask", {}},
+      {"locked-down", "locked-down", "plan", {}},
+      {"locked-down", "locked-down", "ask", {}},
+      {"", "workspace", "plan", true},
       {"", "workspace", "ask", false},
   };
   std::set<std::string> differences_seen;

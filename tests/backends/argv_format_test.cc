@@ -28,13 +28,31 @@ TEST(ArgvFormat, ShellQuoting) {
 }
 
 TEST(ArgvFormat, ShellRoundTripsHostileTokensThroughSh) {
-  std::vector<std::string> tokens = {
-      "plain", "with space", "it's", "\"dq\"", "back\\slash", "new\nline", "-leading-dash",
-      "$(touch /tmp/cwsc-injected)", "`id`", ";rm -rf x", "*", "~", "tab\there", "\xff\xfe bytes",
-      "'", "''", "a'b'c", "!bang", "#hash", "{a,b}", "é"};
+  std::vector<std::string> tokens = {"plain",
+                                     "with space",
+                                     "it's",
+                                     "\"dq\"",
+                                     "back\\slash",
+                                     "new\nline",
+                                     "-leading-dash",
+                                     "$(touch /tmp/cwsc-injected)",
+                                     "`id`",
+                                     ";rm -rf x",
+                                     "*",
+                                     "~",
+                                     "tab\there",
+                                     "\xff\xfe bytes",
+                                     "'",
+                                     "''",
+                                     "a'b'c",
+                                     "!bang",
+                                     "#hash",
+                                     "{a,b}",
+                                     "é"};
   std::string line = *FormatArgv(tokens, ArgvFormat::kShell);
   // printf %s\0 each argument; compare byte for byte.
-  auto r = cwsc::testing::Run({"/bin/sh", "-c", "eval \"set -- $1\"; printf '%s\\0' \"$@\"", "sh", line});
+  auto r = cwsc::testing::Run(
+      {"/bin/sh", "-c", "eval \"set -- $1\"; printf '%s\\0' \"$@\"", "sh", line});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string expect;
   for (const auto& t : tokens) expect += t + std::string(1, '\0');
@@ -43,7 +61,8 @@ TEST(ArgvFormat, ShellRoundTripsHostileTokensThroughSh) {
 }
 
 TEST(ArgvFormat, Json) {
-  EXPECT_EQ(*FormatArgv({"a", "\"q\"", "n\nl"}, ArgvFormat::kJson), "[\"a\",\"\\\"q\\\"\",\"n\\nl\"]\n");
+  EXPECT_EQ(*FormatArgv({"a", "\"q\"", "n\nl"}, ArgvFormat::kJson),
+            "[\"a\",\"\\\"q\\\"\",\"n\\nl\"]\n");
   EXPECT_EQ(FormatArgv({"\xff"}, ArgvFormat::kJson).status().message(),
             "an argv token is not valid UTF-8; JSON cannot carry it (use --format nul or shell)");
 }

@@ -7,8 +7,18 @@ namespace cwsc::backends {
 namespace {
 
 std::vector<std::string> Base() {
-  return {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
-          "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"};
+  return {"/usr/bin/bwrap",
+          "--unshare-all",
+          "--die-with-parent",
+          "--ro-bind",
+          "/",
+          "/",
+          "--dev",
+          "/dev",
+          "--proc",
+          "/proc",
+          "--tmpfs",
+          "/tmp"};
 }
 
 BwrapView View(std::vector<std::string> extra, std::vector<std::string> tail = {"--", "true"}) {
@@ -33,11 +43,11 @@ TEST(BwrapInterp, BaseView) {
 }
 
 TEST(BwrapInterp, LaterMountHidesEarlier) {
-  BwrapView v = View({"--bind", "/w", "/w", "--ro-bind", "/w/.codewhale", "/w/.codewhale",
-                      "--tmpfs", "/w"});
+  BwrapView v =
+      View({"--bind", "/w", "/w", "--ro-bind", "/w/.codewhale", "/w/.codewhale", "--tmpfs", "/w"});
   EXPECT_EQ(v.Find("/w/.codewhale/x").access, Access::kHidden);
-  BwrapView u = View({"--tmpfs", "/w", "--bind", "/w", "/w", "--ro-bind", "/w/.codewhale",
-                      "/w/.codewhale"});
+  BwrapView u =
+      View({"--tmpfs", "/w", "--bind", "/w", "/w", "--ro-bind", "/w/.codewhale", "/w/.codewhale"});
   EXPECT_EQ(u.Find("/w/a").access, Access::kWritable);
   EXPECT_EQ(u.Find("/w/.codewhale").access, Access::kReadOnly);
   EXPECT_EQ(u.Find("/w/.codewhale/config.toml").access, Access::kReadOnly);

@@ -45,16 +45,52 @@ TEST(Bwrap, WorkedExample) {
   FactsBuilder f;
   f.Cwd("/w").Dir("/w").Dir("/w/.codewhale").Dir("/w/.git");
   std::vector<std::string> a = Argv(kNoDefaults, f, "ask", {"/bin/bash", "-c", "<cmd>"});
-  EXPECT_EQ(a, (std::vector<std::string>{
-                   "/usr/bin/bwrap", "--unshare-all", "--share-net", "--unshare-user",
-                   "--disable-userns", "--cap-drop", "ALL", "--die-with-parent",
-                   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                   "--bind", "/tmp", "/tmp", "--bind", "/w", "/w",
-                   "--tmpfs", "/tmp/.codewhale", "--remount-ro", "/tmp/.codewhale",
-                   "--tmpfs", "/tmp/.deepseek", "--remount-ro", "/tmp/.deepseek",
-                   "--ro-bind", "/w/.codewhale", "/w/.codewhale",
-                   "--tmpfs", "/w/.deepseek", "--remount-ro", "/w/.deepseek",
-                   "--seccomp", "3", "--chdir", "/w", "--", "/bin/bash", "-c", "<cmd>"}));
+  EXPECT_EQ(a, (std::vector<std::string>{"/usr/bin/bwrap",
+                                         "--unshare-all",
+                                         "--share-net",
+                                         "--unshare-user",
+                                         "--disable-userns",
+                                         "--cap-drop",
+                                         "ALL",
+                                         "--die-with-parent",
+                                         "--ro-bind",
+                                         "/",
+                                         "/",
+                                         "--dev",
+                                         "/dev",
+                                         "--proc",
+                                         "/proc",
+                                         "--tmpfs",
+                                         "/tmp",
+                                         "--bind",
+                                         "/tmp",
+                                         "/tmp",
+                                         "--bind",
+                                         "/w",
+                                         "/w",
+                                         "--tmpfs",
+                                         "/tmp/.codewhale",
+                                         "--remount-ro",
+                                         "/tmp/.codewhale",
+                                         "--tmpfs",
+                                         "/tmp/.deepseek",
+                                         "--remount-ro",
+                                         "/tmp/.deepseek",
+                                         "--ro-bind",
+                                         "/w/.codewhale",
+                                         "/w/.codewhale",
+                                         "--tmpfs",
+                                         "/w/.deepseek",
+                                         "--remount-ro",
+                                         "/w/.deepseek",
+                                         "--seccomp",
+                                         "3",
+                                         "--chdir",
+                                         "/w",
+                                         "--",
+                                         "/bin/bash",
+                                         "-c",
+                                         "<cmd>"}));
   std::vector<std::string> reference;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] == "--unshare-user" || a[i] == "--disable-userns") continue;
@@ -68,20 +104,42 @@ TEST(Bwrap, WorkedExample) {
     }
     reference.push_back(a[i]);
   }
-  EXPECT_EQ(reference, (std::vector<std::string>{
-                           "/usr/bin/bwrap", "--unshare-all", "--share-net", "--die-with-parent",
-                           "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
-                           "/tmp", "--bind", "/tmp", "/tmp", "--bind", "/w", "/w", "--ro-bind",
-                           "/w/.codewhale", "/w/.codewhale", "--chdir", "/w", "--", "/bin/bash",
-                           "-c", "<cmd>"}));
+  EXPECT_EQ(reference, (std::vector<std::string>{"/usr/bin/bwrap",
+                                                 "--unshare-all",
+                                                 "--share-net",
+                                                 "--die-with-parent",
+                                                 "--ro-bind",
+                                                 "/",
+                                                 "/",
+                                                 "--dev",
+                                                 "/dev",
+                                                 "--proc",
+                                                 "/proc",
+                                                 "--tmpfs",
+                                                 "/tmp",
+                                                 "--bind",
+                                                 "/tmp",
+                                                 "/tmp",
+                                                 "--bind",
+                                                 "/w",
+                                                 "/w",
+                                                 "--ro-bind",
+                                                 "/w/.codewhale",
+                                                 "/w/.codewhale",
+                                                 "--chdir",
+                                                 "/w",
+                                                 "--",
+                                                 "/bin/bash",
+                                                 "-c",
+                                                 "<cmd>"}));
 }
 
 // Case 1.
 TEST(Bwrap, Case1Basics) {
   FactsBuilder f;
   f.Cwd("/t").Dir("/t");
-  std::vector<std::string> a =
-      Argv(std::string(kNoDefaults) + "sandbox_network_access = false", f, "ask", {"sh", "-c", "echo hi"});
+  std::vector<std::string> a = Argv(std::string(kNoDefaults) + "sandbox_network_access = false", f,
+                                    "ask", {"sh", "-c", "echo hi"});
   EXPECT_EQ(a[0], "/usr/bin/bwrap");
   for (const char* flag : {"--ro-bind", "--dev", "--proc", "--tmpfs", "--chdir", "--unshare-all",
                            "--die-with-parent"}) {
@@ -108,9 +166,9 @@ TEST(Bwrap, Case2ReadOnly) {
 TEST(Bwrap, Case3RootsFiltered) {
   FactsBuilder f;
   f.Cwd("/w").Dir("/w").Dir("/w/.codewhale").Dir("/e").Missing("/t/missing").Dir("/");
-  std::vector<std::string> a = Argv(
-      std::string(kNoDefaults) + "sandbox_writable_roots = [\"/e\", \"/t/missing\", \"/\"]", f,
-      "ask", {"true"});
+  std::vector<std::string> a =
+      Argv(std::string(kNoDefaults) + "sandbox_writable_roots = [\"/e\", \"/t/missing\", \"/\"]", f,
+           "ask", {"true"});
   EXPECT_TRUE(HasTriple(a, "--bind", "/w"));
   EXPECT_TRUE(HasTriple(a, "--bind", "/e"));
   EXPECT_TRUE(HasTriple(a, "--ro-bind", "/w/.codewhale"));
@@ -122,13 +180,17 @@ TEST(Bwrap, Case3RootsFiltered) {
 // Case 4.
 TEST(Bwrap, Case4RoAndDevRoots) {
   FactsBuilder f;
-  f.Cwd("/w").Dir("/w").Dir("/d").Missing("/d/missing-ro").Device("/dev/null")
+  f.Cwd("/w")
+      .Dir("/w")
+      .Dir("/d")
+      .Missing("/d/missing-ro")
+      .Device("/dev/null")
       .Missing("/dev/does-not-exist");
-  std::vector<std::string> a = Argv(
-      std::string(kNoDefaults) +
-          "bwrap_ro_roots = [\"/d\", \"/d/missing-ro\"]\n"
-          "bwrap_dev_roots = [\"/dev/null\", \"/d\", \"/dev/does-not-exist\"]\n",
-      f, "ask", {"true"});
+  std::vector<std::string> a =
+      Argv(std::string(kNoDefaults) +
+               "bwrap_ro_roots = [\"/d\", \"/d/missing-ro\"]\n"
+               "bwrap_dev_roots = [\"/dev/null\", \"/d\", \"/dev/does-not-exist\"]\n",
+           f, "ask", {"true"});
   EXPECT_TRUE(HasTriple(a, "--ro-bind", "/d"));
   EXPECT_TRUE(HasTriple(a, "--dev-bind", "/dev/null"));
   EXPECT_FALSE(HasTriple(a, "--dev-bind", "/d"));
@@ -158,9 +220,10 @@ TEST(Bwrap, Case5RoRootNarrowsWritable) {
 TEST(Bwrap, WritableBindsSortedByComponent) {
   FactsBuilder f;
   f.Cwd("/a.b").Dir("/a.b").Dir("/a").Dir("/a/b");
-  std::vector<std::string> a = Argv(std::string(kNoDefaults) +
-                                        "sandbox_writable_roots = [\"/a/b\"]\nsandbox_exclude_slash_tmp = true",
-                                    f, "ask", {});
+  std::vector<std::string> a =
+      Argv(std::string(kNoDefaults) +
+               "sandbox_writable_roots = [\"/a/b\"]\nsandbox_exclude_slash_tmp = true",
+           f, "ask", {});
   std::vector<std::string> binds;
   for (size_t i = 0; i + 1 < a.size(); ++i) {
     if (a[i] == "--bind") binds.push_back(a[i + 1]);

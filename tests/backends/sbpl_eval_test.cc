@@ -90,8 +90,9 @@ TEST(SbplEval, SubpathLiteralAndRegex) {
 }
 
 TEST(SbplEval, SubpathRootMatchesEveryAbsolutePath) {
-  SbplProfile p = MustParse("(version 1)(deny default)(allow file-write* (regex #\"^/\"))"
-                            "(allow file-read* (subpath \"/\"))");
+  SbplProfile p = MustParse(
+      "(version 1)(deny default)(allow file-write* (regex #\"^/\"))"
+      "(allow file-read* (subpath \"/\"))");
   EXPECT_TRUE(p.CanWrite("/any/where"));
   EXPECT_TRUE(p.CanRead("/"));
   EXPECT_TRUE(p.CanRead("/x"));
@@ -146,8 +147,9 @@ TEST(SbplEval, VnodeTypeAndOperationFamilies) {
   EXPECT_FALSE(p.Decide(r).allowed);
   EXPECT_FALSE(p.CanWrite("/dev/null"));
 
-  SbplProfile q = MustParse("(version 1)(deny default)(allow file-write*)(allow process-info* "
-                            "(target same-sandbox))");
+  SbplProfile q = MustParse(
+      "(version 1)(deny default)(allow file-write*)(allow process-info* "
+      "(target same-sandbox))");
   EXPECT_TRUE(q.CanWrite("/x"));
   SbplRequest info = Req("process-info-pidinfo");
   info.same_sandbox = true;
@@ -172,7 +174,8 @@ TEST(SbplEval, SeveralFiltersInOneRuleMatchWhenAnyMatches) {
 
 TEST(SbplEval, RequireAny) {
   SbplProfile p = MustParse(
-      "(version 1)(deny default)(allow file-read* (require-any (literal \"/a\") (literal \"/b\")))");
+      "(version 1)(deny default)(allow file-read* (require-any (literal \"/a\") (literal "
+      "\"/b\")))");
   EXPECT_TRUE(p.CanRead("/b"));
   EXPECT_FALSE(p.CanRead("/c"));
 }
@@ -213,18 +216,20 @@ TEST(SbplEval, UnconditionalNetwork) {
 TEST(SbplEval, StringsAreDataNotStructure) {
   // A parameter value is never parsed: quotes, parens and newlines stay data.
   SbplParams params = {{"R", "/w\") (allow default) (\"\n;x"}};
-  SbplProfile p = MustParse("(version 1)(deny default)(allow file-write* (subpath (param \"R\")))",
-                            params);
+  SbplProfile p =
+      MustParse("(version 1)(deny default)(allow file-write* (subpath (param \"R\")))", params);
   EXPECT_EQ(p.rule_count(), 2);
   EXPECT_TRUE(p.CanWrite("/w\") (allow default) (\"\n;x/f"));
   EXPECT_FALSE(p.CanWrite("/w"));
   // Escapes inside a literal decode to one path.
-  SbplProfile q = MustParse("(version 1)(deny default)(allow file-read* (literal \"/a\\\"b\\\\c\"))");
+  SbplProfile q =
+      MustParse("(version 1)(deny default)(allow file-read* (literal \"/a\\\"b\\\\c\"))");
   EXPECT_TRUE(q.CanRead("/a\"b\\c"));
 }
 
 TEST(SbplEval, CommentsAndWhitespace) {
-  SbplProfile p = MustParse("; header\n(version 1) ; trailing\n\t(deny default)\r\n; (allow default)\n");
+  SbplProfile p =
+      MustParse("; header\n(version 1) ; trailing\n\t(deny default)\r\n; (allow default)\n");
   EXPECT_EQ(p.rule_count(), 1);
   EXPECT_FALSE(p.CanRead("/"));
 }
@@ -266,8 +271,9 @@ TEST(SbplEval, RejectsWhatItCannotUnderstand) {
   EXPECT_EQ(ParseError("(version 1)(debug deny)"), "profile:1:12: error: unsupported form 'debug'");
   EXPECT_EQ(ParseError("(version 1)(allow file-read* (regex #\"[\"))"),
             "profile:1:37: error: invalid regular expression");
-  EXPECT_EQ(ParseError("(version 1)(allow file-read* (require-not (literal \"/a\") (literal \"/b\")))"),
-            "profile:1:30: error: (require-not ...) takes exactly one filter");
+  EXPECT_EQ(
+      ParseError("(version 1)(allow file-read* (require-not (literal \"/a\") (literal \"/b\")))"),
+      "profile:1:30: error: (require-not ...) takes exactly one filter");
   EXPECT_EQ(ParseError("(version 1)(allow file-write-data (vnode-type PIPE))"),
             "profile:1:35: error: (vnode-type ...) takes one vnode type symbol");
   EXPECT_EQ(ParseError("(version 1)(allow signal (target others))"),
@@ -298,7 +304,8 @@ TEST(SbplEval, DeepNestingIsRefusedNotRecursedInto) {
 TEST(SbplEval, NeverCrashesOnTruncatedOrMutatedProfiles) {
   const std::string good =
       "(version 1)\n(deny default)\n(allow file-read*)\n"
-      "(allow file-write*\n  (require-all (subpath (param \"R\")) (require-not (subpath (param \"P\")))))\n"
+      "(allow file-write*\n  (require-all (subpath (param \"R\")) (require-not (subpath (param "
+      "\"P\")))))\n"
       "(allow file-read* file-write* file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))\n"
       "(allow network-outbound (remote ip \"localhost:3128\"))\n"
       "(deny file-read* (subpath (param \"D\")))\n";

@@ -40,10 +40,11 @@ struct CliRun {
 // Cwsc runs the cwsc binary in the source root with `args` (no shell metacharacters).
 CliRun Cwsc(const std::string& args) {
   static int counter = 0;
-  const std::string base = absl::StrCat(::testing::TempDir(), "/seatbelt_cli_", ::getpid(), "_", counter++);
-  const std::string cmd = absl::StrCat("cd ", Env("CWSC_SOURCE_ROOT", "."), " && ",
-                                       Env("CWSC_BIN", "build/cli/cwsc"), " ", args, " >", base,
-                                       ".out 2>", base, ".err");
+  const std::string base =
+      absl::StrCat(::testing::TempDir(), "/seatbelt_cli_", ::getpid(), "_", counter++);
+  const std::string cmd =
+      absl::StrCat("cd ", Env("CWSC_SOURCE_ROOT", "."), " && ", Env("CWSC_BIN", "build/cli/cwsc"),
+                   " ", args, " >", base, ".out 2>", base, ".err");
   CliRun r;
   int status = std::system(cmd.c_str());
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -52,9 +53,10 @@ CliRun Cwsc(const std::string& args) {
   return r;
 }
 
-std::string Compile(const std::string& name, const std::string& platform, const std::string& extra) {
-  return absl::StrCat("compile examples/", name, ".toml --facts examples/facts/", platform, "-", name,
-                      ".yaml ", extra);
+std::string Compile(const std::string& name, const std::string& platform,
+                    const std::string& extra) {
+  return absl::StrCat("compile examples/", name, ".toml --facts examples/facts/", platform, "-",
+                      name, ".yaml ", extra);
 }
 
 TEST(SeatbeltCli, ExamplesCompileToGoldenProfilesTheEvaluatorChecks) {
@@ -62,9 +64,11 @@ TEST(SeatbeltCli, ExamplesCompileToGoldenProfilesTheEvaluatorChecks) {
     SCOPED_TRACE(name);
     CliRun sbpl = Cwsc(Compile(name, "macos", "--target seatbelt --format sbpl"));
     ASSERT_EQ(sbpl.code, 0) << sbpl.err;
-    const std::string golden = absl::StrCat(Env("CWSC_SOURCE_ROOT", "."), "/tests/golden/seatbelt/example-", name, ".sb");
+    const std::string golden =
+        absl::StrCat(Env("CWSC_SOURCE_ROOT", "."), "/tests/golden/seatbelt/example-", name, ".sb");
     cwsc::testing::CheckGolden(golden, sbpl.out);
-    EXPECT_EQ(Cwsc(Compile(name, "macos", "--target seatbelt --format sbpl")).out, sbpl.out);  // deterministic
+    EXPECT_EQ(Cwsc(Compile(name, "macos", "--target seatbelt --format sbpl")).out,
+              sbpl.out);  // deterministic
 
     // The argv, NUL-separated, read back and evaluated.
     CliRun nul = Cwsc(Compile(name, "macos", "--format nul -- /usr/bin/make test"));
@@ -87,7 +91,8 @@ TEST(SeatbeltCli, ExamplesCompileToGoldenProfilesTheEvaluatorChecks) {
     EXPECT_FALSE(p->CanWrite("/usr/local/bin/x"));
     EXPECT_FALSE(p->CanWrite("/Users/dev/notes.txt"));
     if (std::string(name) != "readonly") {
-      EXPECT_FALSE(p->CanRead("/Users/dev/.config/private-notes/todo"));  // sandbox_denied_read_paths
+      EXPECT_FALSE(
+          p->CanRead("/Users/dev/.config/private-notes/todo"));  // sandbox_denied_read_paths
     }
     if (std::string(name) == "locked-down") {
       EXPECT_FALSE(p->CanWrite("/Users/dev/proj/.git/config"));  // sandbox_protected_names
@@ -113,7 +118,8 @@ TEST(SeatbeltCli, ErrorsHaveExactTexts) {
   CliRun linux_sbpl = Cwsc(Compile("workspace", "linux", "--format sbpl"));
   EXPECT_EQ(linux_sbpl.code, 4);
   EXPECT_EQ(linux_sbpl.out, "");
-  EXPECT_EQ(linux_sbpl.err, "cwsc: error: --format sbpl: plan kind linux-bwrap has no Seatbelt profile\n");
+  EXPECT_EQ(linux_sbpl.err,
+            "cwsc: error: --format sbpl: plan kind linux-bwrap has no Seatbelt profile\n");
 
   CliRun linux_target = Cwsc(Compile("workspace", "linux", "--target seatbelt"));
   EXPECT_EQ(linux_target.code, 4);
@@ -122,7 +128,8 @@ TEST(SeatbeltCli, ErrorsHaveExactTexts) {
 
   const std::string empty = absl::StrCat(::testing::TempDir(), "/seatbelt_cli_empty.toml");
   std::ofstream(empty) << "# no sandbox keys: full-access stays danger-full-access\n";
-  CliRun dfa = Cwsc(absl::StrCat("compile ", empty, " --facts examples/facts/macos-workspace.yaml "
+  CliRun dfa = Cwsc(absl::StrCat("compile ", empty,
+                                 " --facts examples/facts/macos-workspace.yaml "
                                  "--mode full-access --target seatbelt"));
   EXPECT_EQ(dfa.code, 4);
   EXPECT_EQ(dfa.err,
@@ -131,7 +138,8 @@ TEST(SeatbeltCli, ErrorsHaveExactTexts) {
 
   CliRun lines = Cwsc(Compile("workspace", "macos", "--format lines"));
   EXPECT_EQ(lines.code, 2);
-  EXPECT_TRUE(absl::StrContains(lines.err, "--format lines cannot show it unambiguously")) << lines.err;
+  EXPECT_TRUE(absl::StrContains(lines.err, "--format lines cannot show it unambiguously"))
+      << lines.err;
 
   CliRun bad = Cwsc(Compile("workspace", "macos", "--format sbpx"));
   EXPECT_EQ(bad.code, 2);
@@ -139,17 +147,20 @@ TEST(SeatbeltCli, ErrorsHaveExactTexts) {
 }
 
 TEST(SeatbeltCli, ExplainShowsEveryProfileLineWithItsOrigin) {
-  CliRun r = Cwsc(absl::StrCat("explain examples/locked-down.toml --facts examples/facts/macos-locked-down.yaml -- make"));
+  CliRun r = Cwsc(absl::StrCat(
+      "explain examples/locked-down.toml --facts examples/facts/macos-locked-down.yaml -- make"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "# plan kind: macos-seatbelt\n"));
   EXPECT_TRUE(absl::StrContains(r.out, "# profile (-p), "));
   EXPECT_TRUE(absl::StrContains(
-      r.out, "  (subpath (param \"WRITABLE_ROOT_1\"))                                   # config "
-             "sandbox_writable_roots at examples/locked-down.toml:8:27\n"))
+      r.out,
+      "  (subpath (param \"WRITABLE_ROOT_1\"))                                   # config "
+      "sandbox_writable_roots at examples/locked-down.toml:8:27\n"))
       << r.out;
   EXPECT_TRUE(absl::StrContains(
-      r.out, "'-DDENY_READ_48=/Users/dev/.config/private-notes'  # config sandbox_denied_read_paths "
-             "at examples/locked-down.toml:11:30\n"))
+      r.out,
+      "'-DDENY_READ_48=/Users/dev/.config/private-notes'  # config sandbox_denied_read_paths "
+      "at examples/locked-down.toml:11:30\n"))
       << r.out;
 }
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
+#include "backends/verify/sbpl_eval.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "gtest/gtest.h"
@@ -21,26 +21,35 @@ using ir::PolicyType;
 
 // A macOS host: /Users/dev/proj (with .codewhale) and /Users/dev/extra (with .deepseek).
 inline std::string MacFacts(const std::string& env_extra = "", bool probe_ok = true,
-                     bool has_cache = true, bool has_home = true, const std::string& paths_extra = "") {
+                            bool has_cache = true, bool has_home = true,
+                            const std::string& paths_extra = "") {
   return absl::StrCat(
       "cwsc_facts: 1\nplatform: macos\n"
       "user: {uid: 501, gid: 20, groups: [20], name: dev, home: /Users/dev}\n"
       "cwd: /Users/dev/proj\n"
       "env:\n",
-      has_home ? "  HOME: /Users/dev\n" : "  HOME: null\n",
-      "  TMPDIR: /var/folders/xy/abc/T/\n", env_extra,
+      has_home ? "  HOME: /Users/dev\n" : "  HOME: null\n", "  TMPDIR: /var/folders/xy/abc/T/\n",
+      env_extra,
       "paths:\n"
-      "  /Users/dev/proj: {type: directory, canonical: /Users/dev/proj, mode: \"0755\", uid: 501, gid: 20}\n"
-      "  /Users/dev/proj/.codewhale: {type: directory, canonical: /Users/dev/proj/.codewhale, mode: \"0755\", uid: 501, gid: 20}\n"
-      "  /Users/dev/extra: {type: directory, canonical: /Users/dev/extra, mode: \"0755\", uid: 501, gid: 20}\n"
-      "  /Users/dev/extra/.deepseek: {type: directory, canonical: /Users/dev/extra/.deepseek, mode: \"0755\", uid: 501, gid: 20}\n"
-      "  /Users/dev/.cargo: {type: directory, canonical: /Users/dev/.cargo, mode: \"0755\", uid: 501, gid: 20}\n"
-      "  /tmp: {type: directory, symlink: true, canonical: /private/tmp, mode: \"1777\", uid: 0, gid: 0}\n"
-      "  /var/folders/xy/abc/T/: {type: directory, canonical: /private/var/folders/xy/abc/T, mode: \"0700\", uid: 501, gid: 20}\n"
-      "  /var/folders/xy/abc/C/: {type: directory, canonical: /private/var/folders/xy/abc/C, mode: \"0700\", uid: 501, gid: 20}\n"
-      "  /usr/bin/sandbox-exec: {type: file, canonical: /usr/bin/sandbox-exec, mode: \"0755\", uid: 0, gid: 0}\n",
-      paths_extra,
-      "seatbelt_probe: {ran: true, ok: ", probe_ok ? "true" : "false",
+      "  /Users/dev/proj: {type: directory, canonical: /Users/dev/proj, mode: \"0755\", uid: 501, "
+      "gid: 20}\n"
+      "  /Users/dev/proj/.codewhale: {type: directory, canonical: /Users/dev/proj/.codewhale, "
+      "mode: \"0755\", uid: 501, gid: 20}\n"
+      "  /Users/dev/extra: {type: directory, canonical: /Users/dev/extra, mode: \"0755\", uid: "
+      "501, gid: 20}\n"
+      "  /Users/dev/extra/.deepseek: {type: directory, canonical: /Users/dev/extra/.deepseek, "
+      "mode: \"0755\", uid: 501, gid: 20}\n"
+      "  /Users/dev/.cargo: {type: directory, canonical: /Users/dev/.cargo, mode: \"0755\", uid: "
+      "501, gid: 20}\n"
+      "  /tmp: {type: directory, symlink: true, canonical: /private/tmp, mode: \"1777\", uid: 0, "
+      "gid: 0}\n"
+      "  /var/folders/xy/abc/T/: {type: directory, canonical: /private/var/folders/xy/abc/T, mode: "
+      "\"0700\", uid: 501, gid: 20}\n"
+      "  /var/folders/xy/abc/C/: {type: directory, canonical: /private/var/folders/xy/abc/C, mode: "
+      "\"0700\", uid: 501, gid: 20}\n"
+      "  /usr/bin/sandbox-exec: {type: file, canonical: /usr/bin/sandbox-exec, mode: \"0755\", "
+      "uid: 0, gid: 0}\n",
+      paths_extra, "seatbelt_probe: {ran: true, ok: ", probe_ok ? "true" : "false",
       ", exit_code: ", probe_ok ? "0" : "65", ", message: \"",
       probe_ok ? "" : "sandbox-exec: sandbox_apply: Operation not permitted", "\"}\n",
       has_cache ? "darwin_user_cache_dir: /var/folders/xy/abc/C/\n" : "");
@@ -64,7 +73,7 @@ inline ir::Root MakeRoot(const std::string& path, std::vector<std::string> prote
 }
 
 inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Root> roots = {},
-                        std::vector<std::string> denied = {}) {
+                               std::vector<std::string> denied = {}) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kMacosSeatbelt;
   plan.platform = ir::Platform::kMacos;
@@ -72,7 +81,8 @@ inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Ro
   plan.policy.type = type;
   plan.policy.network_access = network;
   if (type == PolicyType::kWorkspaceWrite) plan.roots = std::move(roots);
-  for (const std::string& d : denied) plan.denied_read.push_back({d, d, ir::Origin::Default("deny")});
+  for (const std::string& d : denied)
+    plan.denied_read.push_back({d, d, ir::Origin::Default("deny")});
   return plan;
 }
 
@@ -97,7 +107,8 @@ inline std::string Profile(const ir::LaunchPlan& plan) {
   return lines.ok() ? SeatbeltProfileText(*lines) : "";
 }
 
-inline std::vector<std::string> Argv(const ir::LaunchPlan& plan, std::vector<std::string> program = {}) {
+inline std::vector<std::string> Argv(const ir::LaunchPlan& plan,
+                                     std::vector<std::string> program = {}) {
   absl::StatusOr<EmittedArgv> argv = EmitSeatbeltArgv(plan, program);
   EXPECT_TRUE(argv.ok()) << argv.status();
   return argv.ok() ? Texts(*argv) : std::vector<std::string>{};

@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
+#include "backends/verify/sbpl_eval.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/resolve.h"
@@ -57,8 +57,9 @@ std::vector<GoldenCase> Cases() {
   for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
     for (bool net : {false, true}) {
       for (bool custom : {false, true}) {
-        cases.push_back({absl::StrCat(mode, net ? "-net" : "-nonet", custom ? "-customdeny" : "-defaultdeny"),
-                         mode, net, custom, ""});
+        cases.push_back(
+            {absl::StrCat(mode, net ? "-net" : "-nonet", custom ? "-customdeny" : "-defaultdeny"),
+             mode, net, custom, ""});
       }
     }
   }
@@ -73,7 +74,8 @@ ir::Origin Cfg(const char* key) { return ir::Origin::Config(key, "config.toml", 
 absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   std::string yaml = ReadFile(absl::StrCat(SourceRoot(), "/examples/facts/macos-workspace.yaml"));
   if (!c.proxy.empty()) {
-    yaml = absl::StrReplaceAll(yaml, {{"  HTTP_PROXY: null", absl::StrCat("  HTTP_PROXY: ", c.proxy)}});
+    yaml = absl::StrReplaceAll(yaml,
+                               {{"  HTTP_PROXY: null", absl::StrCat("  HTTP_PROXY: ", c.proxy)}});
   }
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts =
       compiler::ParseRecordedFacts(yaml, "macos-workspace.yaml");
@@ -82,7 +84,8 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   in.mode = c.mode;
   in.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", c.mode));
   in.cwd = "/Users/dev/proj";
-  in.spec.sandbox_network_access = compiler::Setting<bool>{c.network, Cfg("sandbox_network_access")};
+  in.spec.sandbox_network_access =
+      compiler::Setting<bool>{c.network, Cfg("sandbox_network_access")};
   if (c.mode == "plan" && c.network) {
     // Read-only with network exists only as full access narrowed to read-only
     // (Plan itself never has network); the "plan-net" cases are that policy.
@@ -94,7 +97,8 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
         compiler::Setting<bool>{false, Cfg("sandbox_read_denylist_defaults")};
     compiler::PathList paths = {{"~/private-notes", Cfg("sandbox_denied_read_paths")},
                                 {"$WORKSPACE/secrets", Cfg("sandbox_denied_read_paths")}};
-    in.spec.sandbox_denied_read_paths = compiler::Setting<compiler::PathList>{paths, Cfg("sandbox_denied_read_paths")};
+    in.spec.sandbox_denied_read_paths =
+        compiler::Setting<compiler::PathList>{paths, Cfg("sandbox_denied_read_paths")};
   }
   absl::StatusOr<ir::LaunchPlan> plan = compiler::ResolvePlan(in, **facts);
   if (!plan.ok() || !c.force) return plan;
@@ -110,7 +114,8 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
 // CheckSemantics evaluates the emitted argv against what the plan's policy grants.
 void CheckSemantics(const ir::LaunchPlan& plan, const SbplProfile& p) {
   const ir::Policy& pol = plan.policy;
-  const bool full_write = pol.type == PolicyType::kDangerFullAccess || pol.type == PolicyType::kExternalSandbox;
+  const bool full_write =
+      pol.type == PolicyType::kDangerFullAccess || pol.type == PolicyType::kExternalSandbox;
   for (const ir::Root& r : plan.roots) {
     const std::string root = r.canonical.empty() ? r.path : r.canonical;
     EXPECT_EQ(p.CanWrite(root + "/golden-probe"), pol.type == PolicyType::kWorkspaceWrite) << root;
@@ -164,8 +169,8 @@ TEST(SeatbeltGolden, EveryModeNetworkAndDenyListCombination) {
     ASSERT_TRUE(argv.ok()) << argv.status();
     absl::StatusOr<SandboxExecCall> call = ParseSandboxExecArgv(Texts(*argv));
     ASSERT_TRUE(call.ok()) << call.status();
-    std::string params = absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind), "; policy: ",
-                                      plan->posture_label, "\n");
+    std::string params = absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind),
+                                      "; policy: ", plan->posture_label, "\n");
     for (const std::string& key : call->param_order) {
       absl::StrAppend(&params, "-D", key, "=", call->params.at(key), "\n");
     }

@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "backends/seatbelt.h"
 #include "compiler/lower_seatbelt.h"
-#include "ir/plan_json.h"
 #include "gtest/gtest.h"
+#include "ir/plan_json.h"
 #include "tests/backends/seatbelt_fixtures.h"
 
 namespace cwsc::backends {
@@ -72,7 +72,8 @@ TEST(SeatbeltReadOnlyNetwork, Ipv4AndResolverOnly) {
       "(allow network-outbound (remote ip4 \"*:*\"))\n"
       "(deny network-outbound (remote ip4 \"localhost:*\"))\n"
       "(deny network-outbound (remote ip6 \"*:*\"))\n"
-      "(allow network-outbound (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))\n"));
+      "(allow network-outbound (remote unix-socket (path-literal "
+      "\"/private/var/run/mDNSResponder\")))\n"));
   EXPECT_FALSE(absl::StrContains(text, "(allow network-inbound)"));
   EXPECT_FALSE(absl::StrContains(text, "network-bind"));
   SbplProfile p = Evaluate(plan);
@@ -134,7 +135,8 @@ TEST(SeatbeltReadOnlyNetwork, OnlyForReadOnlyWithNetwork) {
   ir::LaunchPlan ww = Lowered(DefaultPlan(/*network=*/true), MacFacts(proxy));
   EXPECT_TRUE(ww.seatbelt->loopback_proxy_ports.empty());
   SbplProfile p = Evaluate(ww);
-  EXPECT_TRUE(p.CanConnect(SbplNet::kIPv4, "127.0.0.1", 22));  // full network, as the reference has it
+  EXPECT_TRUE(
+      p.CanConnect(SbplNet::kIPv4, "127.0.0.1", 22));  // full network, as the reference has it
   EXPECT_TRUE(p.CanConnect(SbplNet::kIPv6, "2001:db8::1", 443));
 }
 
@@ -154,15 +156,16 @@ const std::vector<std::string>& HostilePaths() {
 }
 
 TEST(SeatbeltInjection, PathsNeverChangeTheProfile) {
-  ir::LaunchPlan benign_plan = Lowered(MakePlan(PolicyType::kWorkspaceWrite, false,
-                                                {MakeRoot("/Users/dev/benign", {"/Users/dev/benign/.codewhale"})},
-                                                {"/Users/dev/benign/secret"}));
+  ir::LaunchPlan benign_plan =
+      Lowered(MakePlan(PolicyType::kWorkspaceWrite, false,
+                       {MakeRoot("/Users/dev/benign", {"/Users/dev/benign/.codewhale"})},
+                       {"/Users/dev/benign/secret"}));
   const std::string benign = Profile(benign_plan);
   for (const std::string& hostile : HostilePaths()) {
     SCOPED_TRACE(hostile);
-    ir::LaunchPlan plan = Lowered(MakePlan(PolicyType::kWorkspaceWrite, false,
-                                           {MakeRoot(hostile, {hostile + "/.codewhale"})},
-                                           {hostile + "/secret"}));
+    ir::LaunchPlan plan =
+        Lowered(MakePlan(PolicyType::kWorkspaceWrite, false,
+                         {MakeRoot(hostile, {hostile + "/.codewhale"})}, {hostile + "/secret"}));
     EXPECT_EQ(Profile(plan), benign);  // byte-identical: the path is not in it
     std::vector<std::string> argv = Argv(plan, {"true"});
     EXPECT_EQ(argv[3], "-DWRITABLE_ROOT_0=" + hostile);
@@ -181,8 +184,8 @@ TEST(SeatbeltInjection, PathsNeverChangeTheProfile) {
 }
 
 TEST(SeatbeltInjection, NulByteIsRefused) {
-  ir::LaunchPlan plan = Lowered(MakePlan(PolicyType::kWorkspaceWrite, false,
-                                         {MakeRoot(std::string("/Users/dev/a\0b", 14))}));
+  ir::LaunchPlan plan = Lowered(
+      MakePlan(PolicyType::kWorkspaceWrite, false, {MakeRoot(std::string("/Users/dev/a\0b", 14))}));
   absl::StatusOr<EmittedArgv> argv = EmitSeatbeltArgv(plan, {"true"});
   ASSERT_FALSE(argv.ok());
   EXPECT_EQ(argv.status().message(), "Seatbelt parameter WRITABLE_ROOT_0 contains a NUL byte");
@@ -207,9 +210,9 @@ TEST(SeatbeltLowering, RelativeValuesAreSkippedNotEmitted) {
 
 TEST(SeatbeltLowering, MissingRootsAreKeptAsGiven) {
   // docs/behavior.md B-61: roots are not deduplicated and missing ones stay, raw.
-  ir::LaunchPlan plan = MakePlan(PolicyType::kWorkspaceWrite, false,
-                                 {MakeRoot("/Users/dev/proj"), MakeRoot("/Users/dev/proj"),
-                                  MakeRoot("/Users/dev/missing")});
+  ir::LaunchPlan plan = MakePlan(
+      PolicyType::kWorkspaceWrite, false,
+      {MakeRoot("/Users/dev/proj"), MakeRoot("/Users/dev/proj"), MakeRoot("/Users/dev/missing")});
   plan.roots[2].canonical.clear();
   plan = Lowered(plan);
   EXPECT_EQ(ParamValue(plan, "WRITABLE_ROOT_0"), "/Users/dev/proj");
@@ -245,7 +248,8 @@ TEST(SeatbeltEmitter, OriginsAndDeterminism) {
   EXPECT_EQ(*a, *b);
   EXPECT_EQ((*a)[0].text, "");  // Codewhale's profile text starts with a newline
   EXPECT_EQ((*a)[1].text, "(version 1)");
-  EXPECT_EQ((*a)[1].origin.Describe(), ir::Origin::Default("Seatbelt base policy (docs/behavior.md B-62)").Describe());
+  EXPECT_EQ((*a)[1].origin.Describe(),
+            ir::Origin::Default("Seatbelt base policy (docs/behavior.md B-62)").Describe());
   bool found = false;
   for (const EmittedArg& l : *a) {
     if (l.text == "  (subpath (param \"WRITABLE_ROOT_1\"))") {

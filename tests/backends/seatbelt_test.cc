@@ -25,7 +25,6 @@ using compiler::HostFacts;
 using ir::PolicyType;
 using namespace ::cwsc::backends::sbtest;  // NOLINT: test fixtures
 
-
 // --- docs/behavior.md B-90 ------------------------------------------------
 
 TEST(SeatbeltCase29, NetworkRulesOnlyWithNetwork) {
@@ -44,8 +43,9 @@ TEST(SeatbeltText, LayoutMatchesCodewhale) {
   std::string p = Profile(Lowered(DefaultPlan(/*network=*/true)));
   EXPECT_TRUE(absl::StartsWith(p, "\n(version 1)\n(deny default)\n\n; Core process operations\n"));
   EXPECT_TRUE(absl::StrContains(
-      p, "(allow mach-lookup)\n\n; Full filesystem read access\n(allow file-read*)\n\n; Write "
-         "access policy\n(allow file-write*\n  ("));
+      p,
+      "(allow mach-lookup)\n\n; Full filesystem read access\n(allow file-read*)\n\n; Write "
+      "access policy\n(allow file-write*\n  ("));
   EXPECT_TRUE(absl::StrContains(
       p, "(allow system-socket)\n(allow network-bind)\n\n\n; Darwin user cache directory\n"));
   EXPECT_TRUE(absl::StrContains(p, "\n\n; Cargo home (~/.cargo) — registry/index/git caches\n"));
@@ -75,7 +75,8 @@ TEST(SeatbeltCase31, DarwinCacheReadAndWriteRules) {
   EXPECT_TRUE(absl::StrContains(ro, read));
   EXPECT_FALSE(absl::StrContains(ro, write));
   for (const std::string& p : {ww, ro}) {
-    EXPECT_FALSE(absl::StrContains(p, "file-read* file-write* (subpath (param \"DARWIN_USER_CACHE_DIR\"))"));
+    EXPECT_FALSE(
+        absl::StrContains(p, "file-read* file-write* (subpath (param \"DARWIN_USER_CACHE_DIR\"))"));
   }
   EXPECT_TRUE(Evaluate(Lowered(DefaultPlan())).CanWrite("/private/var/folders/xy/abc/C/clang/x"));
   SbplProfile rop = Evaluate(Lowered(MakePlan(PolicyType::kReadOnly, false)));
@@ -85,7 +86,8 @@ TEST(SeatbeltCase31, DarwinCacheReadAndWriteRules) {
 
 TEST(SeatbeltCase32, CargoHomeFromHome) {
   const std::string env = "  CARGO_HOME: null\n";
-  std::string facts = absl::StrReplaceAll(MacFacts(env), {{"HOME: /Users/dev", "HOME: /tmp/seatbelt-cargo-test"}});
+  std::string facts =
+      absl::StrReplaceAll(MacFacts(env), {{"HOME: /Users/dev", "HOME: /tmp/seatbelt-cargo-test"}});
   ir::LaunchPlan ww = Lowered(DefaultPlan(), facts);
   std::string text = Profile(ww);
   EXPECT_TRUE(absl::StrContains(text, "(allow file-read* (subpath (param \"CARGO_HOME\")))"));
@@ -96,7 +98,8 @@ TEST(SeatbeltCase32, CargoHomeFromHome) {
   EXPECT_EQ(ParamValue(ww, "CARGO_HOME_GIT"), "/tmp/seatbelt-cargo-test/.cargo/git");
   std::string ro = Profile(Lowered(MakePlan(PolicyType::kReadOnly, false), facts));
   EXPECT_TRUE(absl::StrContains(ro, "(allow file-read* (subpath (param \"CARGO_HOME\")))"));
-  EXPECT_FALSE(absl::StrContains(ro, "(allow file-write* (subpath (param \"CARGO_HOME_REGISTRY\")))"));
+  EXPECT_FALSE(
+      absl::StrContains(ro, "(allow file-write* (subpath (param \"CARGO_HOME_REGISTRY\")))"));
 
   ir::LaunchPlan none = Lowered(DefaultPlan(), MacFacts(env, true, true, /*has_home=*/false));
   EXPECT_FALSE(absl::StrContains(Profile(none), "CARGO_HOME"));
@@ -106,8 +109,10 @@ TEST(SeatbeltCase32, CargoHomeFromHome) {
   }
 
   // An explicit CARGO_HOME wins and is canonicalized; blanks are ignored.
-  ir::LaunchPlan explicit_home = Lowered(DefaultPlan(), MacFacts("  CARGO_HOME: /tmp/ch\n", true, true, true,
-      "  /tmp/ch: {type: directory, symlink: true, canonical: /private/tmp/ch, mode: \"0755\", uid: 501, gid: 20}\n"));
+  ir::LaunchPlan explicit_home =
+      Lowered(DefaultPlan(), MacFacts("  CARGO_HOME: /tmp/ch\n", true, true, true,
+                                      "  /tmp/ch: {type: directory, symlink: true, canonical: "
+                                      "/private/tmp/ch, mode: \"0755\", uid: 501, gid: 20}\n"));
   EXPECT_EQ(ParamValue(explicit_home, "CARGO_HOME"), "/private/tmp/ch");
   ir::LaunchPlan blank = Lowered(DefaultPlan(), MacFacts("  CARGO_HOME: \"  \"\n"));
   EXPECT_EQ(ParamValue(blank, "CARGO_HOME"), "/Users/dev/.cargo");
@@ -131,13 +136,15 @@ TEST(SeatbeltCase32, NpmCacheFromHome) {
   ir::LaunchPlan none = Lowered(DefaultPlan(), MacFacts("", true, true, /*has_home=*/false));
   EXPECT_FALSE(absl::StrContains(Profile(none), "NPM_CACHE_DIR"));
   EXPECT_FALSE(HasParam(none, "NPM_CACHE_DIR"));
-  ir::LaunchPlan explicit_cache = Lowered(DefaultPlan(), MacFacts("  NPM_CONFIG_CACHE: /opt/npm\n"));
+  ir::LaunchPlan explicit_cache =
+      Lowered(DefaultPlan(), MacFacts("  NPM_CONFIG_CACHE: /opt/npm\n"));
   EXPECT_EQ(ParamValue(explicit_cache, "NPM_CACHE_DIR"), "/opt/npm");
 }
 
 TEST(SeatbeltCase33, DevTty) {
-  EXPECT_TRUE(absl::StrContains(Profile(Lowered(DefaultPlan())),
-                                "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))"));
+  EXPECT_TRUE(
+      absl::StrContains(Profile(Lowered(DefaultPlan())),
+                        "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))"));
   SbplProfile p = Evaluate(Lowered(DefaultPlan()));
   EXPECT_TRUE(p.CanWrite("/dev/tty"));
   EXPECT_TRUE(p.CanWrite("/dev/ttys004"));
@@ -180,7 +187,8 @@ TEST(SeatbeltCase35, TrustedAutomationOnlyForFullDiskWrite) {
     std::string trusted = Profile(Lowered(MakePlan(t, true)));
     EXPECT_TRUE(absl::StrContains(trusted, "(allow appleevent-send)"));
     EXPECT_TRUE(absl::StrContains(trusted, "(allow lsopen)"));
-    EXPECT_TRUE(absl::StrContains(trusted, "(global-name \"com.apple.coreservices.launchservicesd\")"));
+    EXPECT_TRUE(
+        absl::StrContains(trusted, "(global-name \"com.apple.coreservices.launchservicesd\")"));
     EXPECT_TRUE(absl::StrContains(trusted, "(global-name \"com.apple.coreservices.appleevents\")"));
     EXPECT_TRUE(absl::StrContains(trusted, "(allow file-write* (regex #\"^/\"))"));
     EXPECT_TRUE(Evaluate(Lowered(MakePlan(t, true))).CanWrite("/etc/anything"));
@@ -195,10 +203,10 @@ TEST(SeatbeltCase35, TrustedAutomationOnlyForFullDiskWrite) {
 
 TEST(SeatbeltCase36, WritableRootsWithProtectedSubpaths) {
   // WW{roots=[A with A/.deepseek]}, cwd = W with W/.codewhale; tmp excluded.
-  ir::LaunchPlan ww = Lowered(MakePlan(
-      PolicyType::kWorkspaceWrite, false,
-      {MakeRoot("/Users/dev/extra", {"/Users/dev/extra/.deepseek"}),
-       MakeRoot("/Users/dev/proj", {"/Users/dev/proj/.codewhale"})}));
+  ir::LaunchPlan ww =
+      Lowered(MakePlan(PolicyType::kWorkspaceWrite, false,
+                       {MakeRoot("/Users/dev/extra", {"/Users/dev/extra/.deepseek"}),
+                        MakeRoot("/Users/dev/proj", {"/Users/dev/proj/.codewhale"})}));
   ir::LaunchPlan ro = Lowered(MakePlan(PolicyType::kReadOnly, false));
   std::string w = Profile(ww);
   std::string r = Profile(ro);
@@ -206,14 +214,17 @@ TEST(SeatbeltCase36, WritableRootsWithProtectedSubpaths) {
     EXPECT_TRUE(absl::StrContains(p, "(version 1)"));
     EXPECT_TRUE(absl::StrContains(p, "(deny default)"));
     EXPECT_TRUE(absl::StrContains(p, "(allow file-read*)"));
-    EXPECT_TRUE(absl::StrContains(p, "(allow file-read* (extension \"com.apple.app-sandbox.read\"))"));
-    EXPECT_TRUE(absl::StrContains(p, "(allow file-read* (extension \"com.apple.app-sandbox.read-write\"))"));
+    EXPECT_TRUE(
+        absl::StrContains(p, "(allow file-read* (extension \"com.apple.app-sandbox.read\"))"));
+    EXPECT_TRUE(absl::StrContains(
+        p, "(allow file-read* (extension \"com.apple.app-sandbox.read-write\"))"));
   }
   for (int i : {0, 1}) {
     EXPECT_TRUE(absl::StrContains(
-        w, absl::StrCat("(require-all (extension \"com.apple.app-sandbox.read-write\") (subpath (param "
-                        "\"WRITABLE_ROOT_", i, "\")) (require-not (subpath (param \"WRITABLE_ROOT_", i,
-                        "_RO_0\"))))")));
+        w, absl::StrCat(
+               "(require-all (extension \"com.apple.app-sandbox.read-write\") (subpath (param "
+               "\"WRITABLE_ROOT_",
+               i, "\")) (require-not (subpath (param \"WRITABLE_ROOT_", i, "_RO_0\"))))")));
   }
   EXPECT_EQ(Count(w, "(extension \"com.apple.app-sandbox.read-write\")"), 3);
   EXPECT_EQ(Count(r, "(extension \"com.apple.app-sandbox.read-write\")"), 1);
@@ -269,7 +280,8 @@ TEST(SeatbeltCase38, MarkersAndSelection) {
   ASSERT_TRUE(plan->seatbelt.has_value());
   std::vector<std::string> env;
   for (const ir::EnvVar& e : plan->env_set) env.push_back(absl::StrCat(e.name, "=", e.value));
-  EXPECT_EQ(env, (std::vector<std::string>{"CODEWHALE_SANDBOX=seatbelt", "DEEPSEEK_SANDBOX=seatbelt"}));
+  EXPECT_EQ(env,
+            (std::vector<std::string>{"CODEWHALE_SANDBOX=seatbelt", "DEEPSEEK_SANDBOX=seatbelt"}));
   EXPECT_EQ(plan->wrapper.path, "/usr/bin/sandbox-exec");
   EXPECT_TRUE(plan->wrapper.probe_ok);
   Evaluate(*plan);
@@ -285,7 +297,8 @@ TEST(SeatbeltCase38, MarkersAndSelection) {
 
   // sandbox-exec missing: none as well.
   std::string no_binary = absl::StrReplaceAll(
-      MacFacts(), {{"  /usr/bin/sandbox-exec: {type: file,", "  /usr/bin/sandbox-exec-gone: {type: file,"}});
+      MacFacts(),
+      {{"  /usr/bin/sandbox-exec: {type: file,", "  /usr/bin/sandbox-exec-gone: {type: file,"}});
   std::unique_ptr<HostFacts> missing = Facts(no_binary);
   absl::StatusOr<ir::LaunchPlan> m = compiler::ResolvePlan(Input("ask"), *missing);
   ASSERT_TRUE(m.ok()) << m.status();

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
+#include "backends/verify/seccomp_eval.h"
 #include "compiler/lower_seccomp.h"
 #include "gmock/gmock.h"
 #include "ir/plan_json.h"
@@ -185,17 +185,21 @@ TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
     EXPECT_FALSE(p.ok()) << to;
     return p.ok() ? std::string() : std::string(p.status().message());
   };
-  EXPECT_EQ(bad("\"value\": \"0x5412\"", "\"value\": \"0x1ffffffff\""),
-            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/value': has bits outside "
-            "the mask\n");
+  EXPECT_EQ(
+      bad("\"value\": \"0x5412\"", "\"value\": \"0x1ffffffff\""),
+      "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/value': has bits outside "
+      "the mask\n");
   EXPECT_EQ(bad("\"index\": 1", "\"index\": 6"),
-            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/index': expected 0 to 5\n");
+            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/index': expected 0 "
+            "to 5\n");
   EXPECT_EQ(bad("\"mask\": \"0xffffffff\"", "\"mask\": \"ffffffff\""),
-            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/mask': expected \"0x\" and "
+            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/mask': expected "
+            "\"0x\" and "
             "1 to 16 hexadecimal digits\n");
-  EXPECT_EQ(bad("\"syscall\": \"ioctl\"", "\"syscall\": \"io ctl\""),
-            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/syscall': expected a system call "
-            "name\n");
+  EXPECT_EQ(
+      bad("\"syscall\": \"ioctl\"", "\"syscall\": \"io ctl\""),
+      "p.json: error: bad plan at '/launch/syscall_filter/rules/0/syscall': expected a system call "
+      "name\n");
   EXPECT_EQ(bad("\"default\": \"allow\"", "\"default\": \"kill\""),
             "p.json: error: bad plan at '/launch/syscall_filter/default': expected \"allow\"\n");
 }

@@ -18,7 +18,9 @@ using testing::TempDir;
 using testing::WriteFile;
 
 std::string Bin() { return std::getenv("CWSC_BIN") ? std::getenv("CWSC_BIN") : "cwsc"; }
-std::string Src() { return std::getenv("CWSC_SOURCE_ROOT") ? std::getenv("CWSC_SOURCE_ROOT") : "."; }
+std::string Src() {
+  return std::getenv("CWSC_SOURCE_ROOT") ? std::getenv("CWSC_SOURCE_ROOT") : ".";
+}
 
 RunResult Cwsc(std::vector<std::string> args, const std::string& cwd = "") {
   args.insert(args.begin(), Bin());
@@ -67,7 +69,8 @@ TEST(Cli, HelpAndUsage) {
   RunResult h = Cwsc({"--help"});
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.out.find("usage: cwsc <command> [options]"), std::string::npos);
-  EXPECT_NE(h.out.find("  compile   compile a policy into a launch plan or artifact\n"), std::string::npos);
+  EXPECT_NE(h.out.find("  compile   compile a policy into a launch plan or artifact\n"),
+            std::string::npos);
   RunResult c = Cwsc({"compile", "--help"});
   EXPECT_EQ(c.exit_code, 0);
   EXPECT_EQ(c.out.rfind("usage: cwsc compile CONFIG "
@@ -104,10 +107,12 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(opt.err.rfind("cwsc: error: unknown option '--bogus'\n", 0), 0u);
   RunResult noval = Cwsc({"compile", "x.toml", "--mode"});
   EXPECT_EQ(noval.err.rfind("cwsc: error: option '--mode' needs a value\n", 0), 0u);
-  RunResult fmt = Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--format", "xml"});
+  RunResult fmt =
+      Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--format", "xml"});
   EXPECT_EQ(fmt.exit_code, 2);
   EXPECT_EQ(fmt.err, "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n");
-  RunResult target = Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
+  RunResult target = Cwsc(
+      {"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(target.err,
             "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox, seccomp, "
@@ -151,9 +156,10 @@ TEST(Cli, BadInputsAreLocatedAndExit2WithNoStdout) {
             "  user: [1, 2]\n"
             "        ^\n");
   RunResult nofacts = Cwsc({"compile", "ok.toml", "--facts", "absent.yaml"}, t.path());
-  EXPECT_EQ(nofacts.err, "absent.yaml: error: cannot read the facts file: No such file or directory\n");
-  RunResult cwd = Cwsc({"compile", "ok.toml", "--facts", Facts(), "--cwd", "", "--unlisted-as-missing"},
-                       t.path());
+  EXPECT_EQ(nofacts.err,
+            "absent.yaml: error: cannot read the facts file: No such file or directory\n");
+  RunResult cwd = Cwsc(
+      {"compile", "ok.toml", "--facts", Facts(), "--cwd", "", "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(cwd.exit_code, 2);
   EXPECT_EQ(cwd.err, "cwsc: error: --cwd must not be empty\n");
 }
@@ -164,7 +170,8 @@ TEST(Cli, RelativeCwdIsResolved) {
   TempDir t;
   WriteFile(t / "ok.toml", "");
   RunResult rec = Cwsc({"compile", "ok.toml", "--facts", Facts(), "--cwd", "sub/../rel",
-                        "--unlisted-as-missing", "--target", "plan"}, t.path());
+                        "--unlisted-as-missing", "--target", "plan"},
+                       t.path());
   EXPECT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_NE(rec.out.find("\"cwd\": \"/home/dev/ws/rel\""), std::string::npos) << rec.out;
   mkdir((t / "w").c_str(), 0755);
@@ -177,20 +184,29 @@ TEST(Cli, HostilePathsRoundTripInEveryFormat) {
   TempDir t;
   WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\n");
   std::string cwd = "/home/dev/it's a \"dir\"\n-x";
-  RunResult shell = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd, "--format", "shell",
-                          "--", "printf", "%s", "-n"}, t.path());
+  RunResult shell = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd, "--format",
+                          "shell", "--", "printf", "%s", "-n"},
+                         t.path());
   ASSERT_EQ(shell.exit_code, 0) << shell.err;
   // Re-parse the shell line with sh and print the --chdir operand.
-  RunResult sh = testing::Run({"/bin/sh", "-c", "eval \"set -- $1\"; while [ \"$1\" != --chdir ]; do shift; done; printf %s \"$2\"", "sh", shell.out});
+  RunResult sh = testing::Run(
+      {"/bin/sh", "-c",
+       "eval \"set -- $1\"; while [ \"$1\" != --chdir ]; do shift; done; printf %s \"$2\"", "sh",
+       shell.out});
   EXPECT_EQ(sh.out, cwd);
-  RunResult nul = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd, "--format", "nul"}, t.path());
-  EXPECT_NE(nul.out.find(std::string("\0--chdir\0", 9) + cwd + std::string(1, '\0')), std::string::npos);
+  RunResult nul =
+      Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd, "--format", "nul"}, t.path());
+  EXPECT_NE(nul.out.find(std::string("\0--chdir\0", 9) + cwd + std::string(1, '\0')),
+            std::string::npos);
   RunResult lines = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", cwd}, t.path());
   EXPECT_EQ(lines.exit_code, 2);
   EXPECT_EQ(lines.out, "");
-  RunResult json = Cwsc({"compile", "c.toml", "--facts", Facts(), "--cwd", "/w/\xff", "--format", "json"}, t.path());
+  RunResult json = Cwsc(
+      {"compile", "c.toml", "--facts", Facts(), "--cwd", "/w/\xff", "--format", "json"}, t.path());
   EXPECT_EQ(json.exit_code, 2);
-  EXPECT_EQ(json.err, "cwsc: error: an argv token is not valid UTF-8; JSON cannot carry it (use --format nul or shell)\n");
+  EXPECT_EQ(json.err,
+            "cwsc: error: an argv token is not valid UTF-8; JSON cannot carry it (use --format nul "
+            "or shell)\n");
 }
 
 TEST(Cli, TargetBwrapOnAnUnwrappedPlanExits4) {
@@ -199,7 +215,9 @@ TEST(Cli, TargetBwrapOnAnUnwrappedPlanExits4) {
   RunResult r = Cwsc({"compile", "c.toml", "--facts", Facts(), "--target", "bwrap"}, t.path());
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "cwsc: error: --target bwrap: the plan does not use bubblewrap (kind none): prefer_bwrap = false\n");
+  EXPECT_EQ(r.err,
+            "cwsc: error: --target bwrap: the plan does not use bubblewrap (kind none): "
+            "prefer_bwrap = false\n");
 }
 
 TEST(Cli, RefusedPlanExits3AndNeverPrintsTheKey) {
@@ -223,9 +241,11 @@ TEST(Cli, RefusedPlanExits3AndNeverPrintsTheKey) {
 
 TEST(Cli, RemoteRequestRefusesBytesJsonCannotCarry) {
   TempDir t;
-  WriteFile(t / "c.toml", "sandbox_backend = \"opensandbox\"\nsandbox_url = \"http://127.0.0.1:9\"\n");
-  RunResult r = Cwsc({"compile", "c.toml", "--facts", Facts(), "--target", "opensandbox", "--",
-                      "printf", "\xff"}, t.path());
+  WriteFile(t / "c.toml",
+            "sandbox_backend = \"opensandbox\"\nsandbox_url = \"http://127.0.0.1:9\"\n");
+  RunResult r = Cwsc(
+      {"compile", "c.toml", "--facts", Facts(), "--target", "opensandbox", "--", "printf", "\xff"},
+      t.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
@@ -236,7 +256,8 @@ TEST(Cli, RemoteRequestRefusesBytesJsonCannotCarry) {
 TEST(Cli, ExamplesCompileOnRecordedFacts) {
   for (const char* ex : {"workspace.toml", "readonly.toml", "locked-down.toml"}) {
     for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
-      RunResult r = Cwsc({"compile", Src() + "/examples/" + ex, "--facts", Facts(), "--mode", mode, "--target", "plan"});
+      RunResult r = Cwsc({"compile", Src() + "/examples/" + ex, "--facts", Facts(), "--mode", mode,
+                          "--target", "plan"});
       EXPECT_EQ(r.exit_code, 0) << ex << " " << mode << ": " << r.err;
       EXPECT_NE(r.out.find("\"schema_version\": 2"), std::string::npos);
     }

@@ -25,8 +25,9 @@ RunResult Cwsc(std::vector<std::string> args, const std::string& cwd,
 // Item 16: near misses of known keys warn with a did-you-mean.
 TEST(ConfigCli, MisspelledSandboxKeyWarns) {
   TempDir t;
-  WriteFile(t / "c.toml", "model = \"x\"\nsandbox_mdoe = \"read-only\"\nprefer_bwarp = false\n"
-                          "sandboxmode = 1\nsandbox = 3\n");
+  WriteFile(t / "c.toml",
+            "model = \"x\"\nsandbox_mdoe = \"read-only\"\nprefer_bwarp = false\n"
+            "sandboxmode = 1\nsandbox = 3\n");
   RunResult c = Cwsc({"check", "c.toml"}, t.path());
   EXPECT_EQ(c.exit_code, 0);
   EXPECT_EQ(c.err,
@@ -36,8 +37,9 @@ TEST(ConfigCli, MisspelledSandboxKeyWarns) {
             "'prefer_bwrap'?\n"
             "c.toml:4:15: warning: unknown key 'sandboxmode' is ignored; did you mean "
             "'sandboxMode'?\n");
-  EXPECT_EQ(c.out, "c.toml: valid config with 3 warnings; no expectations (only .cwsp policies "
-                   "carry them)\n");
+  EXPECT_EQ(c.out,
+            "c.toml: valid config with 3 warnings; no expectations (only .cwsp policies "
+            "carry them)\n");
   RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_NE(p.err.find("did you mean 'sandbox_mode'?"), std::string::npos) << p.err;
@@ -50,15 +52,19 @@ TEST(ConfigCli, PreferBwrapYesSaysItReadsAsFalse) {
                      {"CODEWHALE_PREFER_BWRAP=yes"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err.rfind("warning: CODEWHALE_PREFER_BWRAP='yes' is read as false (only 1 or true "
-                        "mean true): bubblewrap is not used\n", 0), 0u) << r.err;
+                        "mean true): bubblewrap is not used\n",
+                        0),
+            0u)
+      << r.err;
 }
 
 // Item 21: Codex's [sandbox_workspace_write] table names the Codewhale keys.
 TEST(ConfigCli, CodexWorkspaceWriteTableWarns) {
   TempDir t;
-  WriteFile(t / "c.toml", "[sandbox_workspace_write]\nwritable_roots = [\"/srv\"]\n"
-                          "network_access = false\nexclude_slash_tmp = true\n"
-                          "exclude_tmpdir_env_var = true\nother = 1\n");
+  WriteFile(t / "c.toml",
+            "[sandbox_workspace_write]\nwritable_roots = [\"/srv\"]\n"
+            "network_access = false\nexclude_slash_tmp = true\n"
+            "exclude_tmpdir_env_var = true\nother = 1\n");
   RunResult c = Cwsc({"check", "c.toml"}, t.path());
   EXPECT_EQ(c.exit_code, 0);
   EXPECT_EQ(c.err,
@@ -81,8 +87,9 @@ TEST(ConfigCli, CodexWorkspaceWriteTableWarns) {
 // Item 22: sandbox keys nested at any depth get the note.
 TEST(ConfigCli, NestedSandboxKeysAtAnyDepthAreNoted) {
   TempDir t;
-  WriteFile(t / "c.toml", "[agents.x]\nsandbox_mode = \"read-only\"\n[[team]]\nname = \"a\"\n"
-                          "sandbox_mode = \"read-only\"\n[a.b.c]\nprefer_bwrap = false\n");
+  WriteFile(t / "c.toml",
+            "[agents.x]\nsandbox_mode = \"read-only\"\n[[team]]\nname = \"a\"\n"
+            "sandbox_mode = \"read-only\"\n[a.b.c]\nprefer_bwrap = false\n");
   RunResult c = Cwsc({"check", "c.toml"}, t.path());
   EXPECT_EQ(c.exit_code, 0);
   EXPECT_EQ(c.err,
@@ -97,10 +104,12 @@ TEST(ConfigCli, NestedSandboxKeysAtAnyDepthAreNoted) {
 // Item 11: the selected profile's keys apply; tool_launcher in a profile is a load error.
 TEST(ConfigCli, ProfilesSelectAndRejectLauncher) {
   TempDir t;
-  WriteFile(t / "c.toml", "profile = \"safe\"\n[profiles.safe]\nsandbox_mode = \"read-only\"\n"
-                          "[profiles.reviewer]\nsandbox_mode = \"workspace-write\"\n");
-  RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--target",
-                      "plan"}, t.path());
+  WriteFile(t / "c.toml",
+            "profile = \"safe\"\n[profiles.safe]\nsandbox_mode = \"read-only\"\n"
+            "[profiles.reviewer]\nsandbox_mode = \"workspace-write\"\n");
+  RunResult p =
+      Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--target", "plan"},
+           t.path());
   EXPECT_EQ(p.exit_code, 0) << p.err;
   EXPECT_NE(p.out.find("\"type\": \"read-only\""), std::string::npos);
   EXPECT_NE(p.out.find("\"detail\": \"profiles.safe.sandbox_mode\""), std::string::npos);
@@ -144,8 +153,9 @@ TEST(ConfigCli, CheckValidatesPathsForEveryMode) {
     EXPECT_EQ(c.exit_code, 2) << text;
     EXPECT_EQ(c.err.substr(0, c.err.find('\n') + 1), err) << text;
     for (const char* mode : {"plan", "ask", "full-access"}) {
-      RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing",
-                          "--mode", mode}, t.path());
+      RunResult p =
+          Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--mode", mode},
+               t.path());
       EXPECT_EQ(p.exit_code, 2) << text << mode;
       EXPECT_EQ(p.err.substr(0, p.err.find('\n') + 1), err) << text << mode;
     }
@@ -159,10 +169,12 @@ TEST(ConfigCli, CheckManagedLauncherNeedsSandboxMode) {
   WriteFile(t / "m.toml", "tool_launcher = [\"/usr/bin/sudo\", \"-n\"]\n");
   RunResult c = Cwsc({"check", "m.toml", "--managed"}, t.path());
   EXPECT_EQ(c.exit_code, 2);
-  EXPECT_EQ(c.err,
-            "m.toml:1:17: error: a managed config with 'tool_launcher' must set sandbox_mode itself "
-            "(workspace-write or read-only); every compile refuses it\n");
-  WriteFile(t / "m.toml", "sandbox_mode = \"danger-full-access\"\ntool_launcher = [\"/usr/bin/sudo\"]\n");
+  EXPECT_EQ(
+      c.err,
+      "m.toml:1:17: error: a managed config with 'tool_launcher' must set sandbox_mode itself "
+      "(workspace-write or read-only); every compile refuses it\n");
+  WriteFile(t / "m.toml",
+            "sandbox_mode = \"danger-full-access\"\ntool_launcher = [\"/usr/bin/sudo\"]\n");
   c = Cwsc({"check", "m.toml", "--managed"}, t.path());
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_EQ(c.err,
@@ -181,13 +193,14 @@ TEST(ConfigCli, CompilePrintsPlanWarnings) {
   std::string facts = testing::ReadFileOr(Facts());
   facts = facts.substr(0, facts.find("paths:\n") + 7);
   for (int i = 0; i < 60; ++i) {
-    facts += "  /ro" + std::to_string(i) + ": {type: directory, canonical: /ro" + std::to_string(i) +
-             ", mode: \"0755\", uid: 0, gid: 0}\n";
+    facts += "  /ro" + std::to_string(i) + ": {type: directory, canonical: /ro" +
+             std::to_string(i) + ", mode: \"0755\", uid: 0, gid: 0}\n";
   }
   std::string rest = testing::ReadFileOr(Facts());
   facts += rest.substr(rest.find("paths:\n") + 7);
   WriteFile(t / "f.yaml", facts);
-  RunResult r = Cwsc({"compile", "c.toml", "--facts", t / "f.yaml", "--unlisted-as-missing"}, t.path());
+  RunResult r =
+      Cwsc({"compile", "c.toml", "--facts", t / "f.yaml", "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("cwsc: warning [many-mounts]: "), std::string::npos) << r.err;
 }
@@ -203,7 +216,8 @@ TEST(FactsCli, UnrecordedPathIsAnError) {
   EXPECT_NE(testing::ReadFileOr(t / "f.yaml").find("unlisted: error\n"), std::string::npos);
   RunResult same = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
   EXPECT_EQ(same.exit_code, 0) << same.err;
-  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
+  WriteFile(t / "c.toml",
+            "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
   RunResult changed = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
   EXPECT_EQ(changed.exit_code, 2);
   EXPECT_EQ(changed.out, "");
@@ -212,15 +226,18 @@ TEST(FactsCli, UnrecordedPathIsAnError) {
             "about: the policy changed since the facts were recorded; record them again with `cwsc "
             "facts --for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as "
             "missing\n");
-  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\n"
-                          "bwrap_ro_roots = [\"/opt/cwsc-x\", \"/opt/cwsc-y\", \"/opt/cwsc-z\"]\n");
+  WriteFile(t / "c.toml",
+            "sandbox_read_denylist_defaults = false\n"
+            "bwrap_ro_roots = [\"/opt/cwsc-x\", \"/opt/cwsc-y\", \"/opt/cwsc-z\"]\n");
   RunResult more = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
   EXPECT_EQ(more.exit_code, 2);
   EXPECT_EQ(more.err.substr(0, more.err.find(", which")),
             "f.yaml: error: the facts file does not record '/opt/cwsc-x' (and 2 more paths)");
-  WriteFile(t / "c.toml", "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
+  WriteFile(t / "c.toml",
+            "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
   RunResult opt = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml",
-                        "--unlisted-as-missing", "--target", "plan"}, t.path());
+                        "--unlisted-as-missing", "--target", "plan"},
+                       t.path());
   EXPECT_EQ(opt.exit_code, 0) << opt.err;
   EXPECT_NE(opt.out.find("\"path\": \"/opt/cwsc-x\""), std::string::npos);
 }
@@ -231,9 +248,12 @@ TEST(ConfigCli, WideningSandboxModeIsExplained) {
   WriteFile(t / "c.toml", "sandbox_mode = \"danger-full-access\"\n");
   RunResult e = Cwsc({"explain", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(e.exit_code, 0) << e.err;
-  EXPECT_NE(e.out.find("# skipped sandbox_mode: 'danger-full-access' can only narrow the policy of "
-                       "the ask mode, which stays workspace-write  (config sandbox_mode at c.toml:1:16)\n"),
-            std::string::npos) << e.out;
+  EXPECT_NE(
+      e.out.find(
+          "# skipped sandbox_mode: 'danger-full-access' can only narrow the policy of "
+          "the ask mode, which stays workspace-write  (config sandbox_mode at c.toml:1:16)\n"),
+      std::string::npos)
+      << e.out;
   WriteFile(t / "c.toml", "sandbox_mode = \"read-only\"\n");
   RunResult ro = Cwsc({"explain", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(ro.out.find("# skipped sandbox_mode"), std::string::npos);
@@ -243,8 +263,9 @@ TEST(ConfigCli, WideningSandboxModeIsExplained) {
 TEST(ConfigCli, EmptyDeniedPathIsSkipped) {
   TempDir t;
   WriteFile(t / "c.toml", "sandbox_denied_read_paths = [\"\", \"/srv/secret\"]\n");
-  RunResult c = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--target",
-                      "plan"}, t.path());
+  RunResult c =
+      Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--target", "plan"},
+           t.path());
   EXPECT_EQ(c.exit_code, 0);
   EXPECT_EQ(c.err, "c.toml:1:30: note: ignoring an empty entry of 'sandbox_denied_read_paths'\n");
   EXPECT_NE(c.out.find("\"path\": \"/srv/secret\""), std::string::npos);
@@ -260,8 +281,8 @@ namespace cwsc {
 namespace {
 
 std::string Git(const std::vector<std::string>& args, const std::string& cwd) {
-  std::vector<std::string> argv = {"git", "-c", "user.email=t@t", "-c", "user.name=t",
-                                   "-c", "init.defaultBranch=main"};
+  std::vector<std::string> argv = {"git",         "-c", "user.email=t@t",         "-c",
+                                   "user.name=t", "-c", "init.defaultBranch=main"};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = testing::Run(argv, "", {}, cwd);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -281,11 +302,13 @@ TEST(RunCli, PlanModeWorktreeUnderTmpCanRunGitStatus) {
   Git({"worktree", "add", "-q", wt}, main);
   WriteFile(t / "c.toml", "");
   RunResult r = Cwsc({"run", t / "c.toml", "--mode", "plan", "--cwd", wt, "--", "git", "status",
-                      "--short", "--branch"}, t.path());
+                      "--short", "--branch"},
+                     t.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "## feature\n");
   RunResult w = Cwsc({"run", t / "c.toml", "--mode", "plan", "--cwd", wt, "--", "sh", "-c",
-                      "echo x > " + main + "/.git/hooks/evil"}, t.path());
+                      "echo x > " + main + "/.git/hooks/evil"},
+                     t.path());
   EXPECT_NE(w.exit_code, 0);
   EXPECT_FALSE(testing::Exists(main + "/.git/hooks/evil"));
 }

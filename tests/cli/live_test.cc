@@ -1,10 +1,9 @@
 // Live-host compiles: real temp directories, symlinks, a real `git worktree
 // add`, a forged .git file, odd roots, and the facts round trip (live →
 // `cwsc facts --for` → `--facts` gives byte-identical output).
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
 #include "backends/verify/bwrap_interp.h"
@@ -118,7 +117,10 @@ TEST_F(Live, GitWorktreeMetadataBecomesWritable) {
   std::vector<std::string> git_env = {"HOME=" + home_, "GIT_CONFIG_NOSYSTEM=1"};
   ASSERT_EQ(testing::Run({"git", "init", "-q", repo}, "", git_env).exit_code, 0);
   ASSERT_EQ(testing::Run({"git", "-C", repo, "-c", "user.email=t@e", "-c", "user.name=t", "commit",
-                          "-q", "--allow-empty", "-m", "init"}, "", git_env).exit_code, 0);
+                          "-q", "--allow-empty", "-m", "init"},
+                         "", git_env)
+                .exit_code,
+            0);
   RunResult add = testing::Run({"git", "-C", repo, "worktree", "add", "-q", wt}, "", git_env);
   ASSERT_EQ(add.exit_code, 0) << add.err;
   ir::LaunchPlan p = Plan(wt);
@@ -144,16 +146,17 @@ TEST_F(Live, GitWorktreeMetadataBecomesWritable) {
     EXPECT_NE(r.source, ir::RootSource::kWorktreeCommonDir);
   }
   bool noted = false;
-  for (const auto& s : f.skipped) noted = noted || (s.what == "worktree metadata" &&
-                                                   s.reason.find("back-pointer") != std::string::npos);
+  for (const auto& s : f.skipped)
+    noted = noted ||
+            (s.what == "worktree metadata" && s.reason.find("back-pointer") != std::string::npos);
   EXPECT_TRUE(noted);
 }
 
 TEST_F(Live, OddRootsAreSkippedWithReasons) {
   RequireBwrap();
   WriteFile(t_ / "a-file", "x");
-  WriteFile(t_ / "odd.toml",
-            "sandbox_writable_roots = [\"" + (t_ / "missing") + "\", \"" + (t_ / "a-file") + "\", \"/\"]\n");
+  WriteFile(t_ / "odd.toml", "sandbox_writable_roots = [\"" + (t_ / "missing") + "\", \"" +
+                                 (t_ / "a-file") + "\", \"/\"]\n");
   ir::LaunchPlan p = Plan(ws_, "odd.toml");
   std::map<std::string, std::string> reasons;
   for (const auto& s : p.skipped) reasons[s.path] = s.reason;
@@ -174,14 +177,15 @@ TEST_F(Live, RecordedFactsGiveByteIdenticalOutput) {
             "sandbox_denied_read_paths = [\"~/notes\"]\n");
   for (const std::string config : {"config.toml", "full.toml"}) {
     for (const std::string mode : {"plan", "ask", "full-access"}) {
-      RunResult rec = Cwsc({"facts", "--for", config, "--mode", mode, "--cwd", t_ / "ws-link",
-                            "-o", t_ / "facts.yaml"});
+      RunResult rec = Cwsc({"facts", "--for", config, "--mode", mode, "--cwd", t_ / "ws-link", "-o",
+                            t_ / "facts.yaml"});
       ASSERT_EQ(rec.exit_code, 0) << rec.err;
       for (const std::string target : {"auto", "plan"}) {
         RunResult live = Cwsc({"compile", config, "--mode", mode, "--cwd", t_ / "ws-link",
                                "--target", target, "--", "sh", "-c", "x"});
-        RunResult replay = Cwsc({"compile", config, "--mode", mode, "--cwd", t_ / "ws-link",
-                                 "--target", target, "--facts", t_ / "facts.yaml", "--", "sh", "-c", "x"});
+        RunResult replay =
+            Cwsc({"compile", config, "--mode", mode, "--cwd", t_ / "ws-link", "--target", target,
+                  "--facts", t_ / "facts.yaml", "--", "sh", "-c", "x"});
         EXPECT_EQ(live.exit_code, replay.exit_code);
         EXPECT_EQ(live.out, replay.out) << config << " " << mode << " " << target;
         EXPECT_EQ(live.err, replay.err);

@@ -146,12 +146,14 @@ TEST(ConfigToml, ToolLauncherInUserConfigIsALoadError) {
 }
 
 TEST(ConfigToml, MalformedToml) {
-  EXPECT_EQ(std::string(Read("sandbox_mode = \"unterminated\n").status().message()).rfind(
-                "cfg.toml:1:29: error: malformed TOML: ", 0),
+  EXPECT_EQ(std::string(Read("sandbox_mode = \"unterminated\n").status().message())
+                .rfind("cfg.toml:1:29: error: malformed TOML: ", 0),
             0u);
   auto bad_utf8 = Read(std::string("model = \"\xff\"\n"));
   ASSERT_FALSE(bad_utf8.ok());
-  EXPECT_EQ(std::string(bad_utf8.status().message()).rfind("cfg.toml:1:9: error: malformed TOML: ", 0), 0u);
+  EXPECT_EQ(
+      std::string(bad_utf8.status().message()).rfind("cfg.toml:1:9: error: malformed TOML: ", 0),
+      0u);
   auto nul = Read(std::string("model = 1\0x = 2\n", 16));
   ASSERT_FALSE(nul.ok());
   EXPECT_EQ(std::string(nul.status().message()).rfind("cfg.toml:1:", 0), 0u);
@@ -173,11 +175,12 @@ TEST(ConfigToml, ParserInvariantBreaksAreMalformedToml) {
 // toml++'s Unicode tables miss some code points (U+02B2 after a bare key
 // reached __builtin_unreachable): such a character is simply not white space.
 TEST(ConfigToml, UncoveredCodePointsAreNotWhitespace) {
-  EXPECT_EQ(Read("a\xca\xb2 = 1\n").status().message(),
-            "cfg.toml:1:2: error: malformed TOML: Error while parsing key-value pair: expected '=', "
-            "saw '\xca\xb2'\n"
-            "  a\xca\xb2 = 1\n"
-            "   ^\n");
+  EXPECT_EQ(
+      Read("a\xca\xb2 = 1\n").status().message(),
+      "cfg.toml:1:2: error: malformed TOML: Error while parsing key-value pair: expected '=', "
+      "saw '\xca\xb2'\n"
+      "  a\xca\xb2 = 1\n"
+      "   ^\n");
 }
 
 TEST(ConfigToml, ProtectedNamesAreNames) {

@@ -2,7 +2,6 @@
 // allow-list, Plan never gains network, the Codex auth file and Codewhale
 // home masks, protected names that are files and linked worktrees.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,15 +39,16 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
 }
 
 // Item 3: the requirements file (docs/behavior.md B-1, B-3 step 4).
-FactsBuilder WithRequirements(const std::string& text, const std::string& path =
-                                                           "/etc/codewhale/requirements.toml") {
+FactsBuilder WithRequirements(const std::string& text,
+                              const std::string& path = "/etc/codewhale/requirements.toml") {
   FactsBuilder f;
   f.File(path).Content(path, text);
   return f;
 }
 
 TEST(Requirements, DisallowedConfiguredModeIsALoadError) {
-  FactsBuilder f = WithRequirements("allowed_sandbox_modes = [\"Read-Only\", \"workspace-write\"]\n");
+  FactsBuilder f =
+      WithRequirements("allowed_sandbox_modes = [\"Read-Only\", \"workspace-write\"]\n");
   cwsc::testing::ConfigFile cfg("sandbox_mode = \"danger-full-access\"\n");
   auto facts = f.Build();
   CompileOptions o;
@@ -56,17 +56,20 @@ TEST(Requirements, DisallowedConfiguredModeIsALoadError) {
   o.mode = "full-access";
   auto r = CompileConfig(o, facts.get());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(),
-            cfg.path() + ":1:16: error: sandbox_mode 'danger-full-access' is not allowed by "
-            "requirements (/etc/codewhale/requirements.toml allows read-only, workspace-write)\n"
-            "  sandbox_mode = \"danger-full-access\"\n"
-            "                 ^\n");
+  EXPECT_EQ(
+      r.status().message(),
+      cfg.path() +
+          ":1:16: error: sandbox_mode 'danger-full-access' is not allowed by "
+          "requirements (/etc/codewhale/requirements.toml allows read-only, workspace-write)\n"
+          "  sandbox_mode = \"danger-full-access\"\n"
+          "                 ^\n");
   // An allowed value, in any case, compiles.
   EXPECT_EQ(Plan("sandbox_mode = \" READ-only\"", f, "ask").policy.type, PolicyType::kReadOnly);
 }
 
 TEST(Requirements, EffectivePolicyOutsideTheListIsRefused) {
-  FactsBuilder f = WithRequirements("allowed_sandbox_modes = [\"read-only\", \"workspace-write\"]\n");
+  FactsBuilder f =
+      WithRequirements("allowed_sandbox_modes = [\"read-only\", \"workspace-write\"]\n");
   ir::LaunchPlan p = Plan("", f, "full-access");
   EXPECT_EQ(p.kind, PlanKind::kRefused);
   ASSERT_TRUE(p.refusal.has_value());
@@ -123,8 +126,9 @@ TEST(Profiles, ProfileMustBeAString) {
   FactsBuilder f;
   auto r = CompileText("profile = 1\n", f, "ask");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(std::string(r.status().message()).find(":1:11: error: 'profile' must be a string, not an "
-                                                   "integer\n  profile = 1\n            ^\n"),
+  EXPECT_NE(std::string(r.status().message())
+                .find(":1:11: error: 'profile' must be a string, not an "
+                      "integer\n  profile = 1\n            ^\n"),
             std::string::npos)
       << r.status();
 }
@@ -156,8 +160,9 @@ TEST(PlanMode, NetworkKeyNeverWidensPlan) {
   for (const auto& s : p.skipped) {
     if (s.what != "network access") continue;
     said = true;
-    EXPECT_EQ(s.reason,
-              "read-only with network exists only in full-access mode; the plan mode has no network");
+    EXPECT_EQ(
+        s.reason,
+        "read-only with network exists only in full-access mode; the plan mode has no network");
     EXPECT_EQ(s.origin.detail, "sandbox_network_access");
   }
   EXPECT_TRUE(said);
@@ -165,8 +170,8 @@ TEST(PlanMode, NetworkKeyNeverWidensPlan) {
   // read-only is the read-only + network variant.
   EXPECT_FALSE(testing::SharesNetwork(
       Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f, "ask")));
-  ir::LaunchPlan fa = Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f,
-                           "full-access");
+  ir::LaunchPlan fa =
+      Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f, "full-access");
   EXPECT_TRUE(fa.policy.network_access);
   EXPECT_TRUE(testing::SharesNetwork(fa));
 }
@@ -177,7 +182,8 @@ TEST(DenyOrder, HomesAndAuthFileFollowTheMachineWideEntries) {
   auto facts = f.Build();
   std::vector<BuiltinDenyRule> rules = BuiltinDenyRules(*facts, "linux", "/home/dev");
   size_t first_home = 0;
-  while (first_home < rules.size() && absl::StartsWith(rules[first_home].path, "/etc/")) ++first_home;
+  while (first_home < rules.size() && absl::StartsWith(rules[first_home].path, "/etc/"))
+    ++first_home;
   ASSERT_GE(rules.size(), first_home + 5);
   std::vector<std::string> next;
   for (size_t i = first_home; i < first_home + 5; ++i) next.push_back(rules[i].path);
@@ -243,8 +249,8 @@ TEST(ProtectedNames, FilesAreProtected) {
 }
 
 std::string Git(const std::vector<std::string>& args, const std::string& cwd) {
-  std::vector<std::string> argv = {"git", "-c", "user.email=t@t", "-c", "user.name=t",
-                                   "-c", "init.defaultBranch=main"};
+  std::vector<std::string> argv = {"git",         "-c", "user.email=t@t",         "-c",
+                                   "user.name=t", "-c", "init.defaultBranch=main"};
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = cwsc::testing::Run(argv, "", {}, cwd);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -304,7 +310,8 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   // The main .git lies under the shared host /tmp here: re-bound read-only.
   if (PathStartsWith(common, "/tmp")) {
     bool common_ro = false;
-    for (const auto& m : p.mounts) common_ro = common_ro || (m.op == ir::MountOp::kReadOnlyBind && m.dest == common);
+    for (const auto& m : p.mounts)
+      common_ro = common_ro || (m.op == ir::MountOp::kReadOnlyBind && m.dest == common);
     EXPECT_TRUE(common_ro);
   }
   size_t warnings = 0;
@@ -316,7 +323,8 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   auto r2 = CompileConfig(o, facts.get());
   ASSERT_TRUE(r2.ok());
   bool common_bound = false;
-  for (const auto& m : r2->plan.mounts) common_bound = common_bound || (m.op == ir::MountOp::kWritableBind && m.dest == common);
+  for (const auto& m : r2->plan.mounts)
+    common_bound = common_bound || (m.op == ir::MountOp::kWritableBind && m.dest == common);
   EXPECT_TRUE(common_bound);
 }
 

@@ -60,9 +60,11 @@ TEST(DenyList, CodexAndCodewhaleHomes) {
 
 TEST(DenyList, ExemptionsDropWholeBuiltinRulesOnly) {
   FactsBuilder f;
-  auto p = CompileText("sandbox_read_denylist_exempt = [\"~/.ssh\", \"~/.aws/config\"]\n"
-                       "sandbox_denied_read_paths = [\"~/.ssh/keys\", \"/srv/secret/../vault\"]\n",
-                       f)->plan;
+  auto p = CompileText(
+               "sandbox_read_denylist_exempt = [\"~/.ssh\", \"~/.aws/config\"]\n"
+               "sandbox_denied_read_paths = [\"~/.ssh/keys\", \"/srv/secret/../vault\"]\n",
+               f)
+               ->plan;
   std::vector<std::string> d = Denied(p);
   EXPECT_FALSE(Contains(d, "/home/dev/.ssh"));
   EXPECT_TRUE(Contains(d, "/home/dev/.aws"));       // exempting a file below changes nothing
@@ -73,8 +75,11 @@ TEST(DenyList, ExemptionsDropWholeBuiltinRulesOnly) {
 
 TEST(DenyList, DefaultsOff) {
   FactsBuilder f;
-  auto p = CompileText("sandbox_read_denylist_defaults = false\n"
-                       "sandbox_denied_read_paths = [\"~/private\"]\n", f)->plan;
+  auto p = CompileText(
+               "sandbox_read_denylist_defaults = false\n"
+               "sandbox_denied_read_paths = [\"~/private\"]\n",
+               f)
+               ->plan;
   EXPECT_EQ(Denied(p), std::vector<std::string>{"/home/dev/private"});
   std::string where = p.denied_read[0].origin.Describe();
   EXPECT_EQ(where.rfind("config sandbox_denied_read_paths at /tmp/cwsc-config-", 0), 0u) << where;
@@ -86,16 +91,22 @@ TEST(DenyList, DefaultsOff) {
 TEST(DenyList, CanonicalSpellingFirst) {
   FactsBuilder f;
   f.Dir("/home/dev/.aws", "/data/aws").Dir("/data/aws");
-  auto p = CompileText("sandbox_read_denylist_defaults = false\n"
-                       "sandbox_denied_read_paths = [\"~/.aws\", \"/data/aws\"]\n", f)->plan;
+  auto p = CompileText(
+               "sandbox_read_denylist_defaults = false\n"
+               "sandbox_denied_read_paths = [\"~/.aws\", \"/data/aws\"]\n",
+               f)
+               ->plan;
   EXPECT_EQ(Denied(p), (std::vector<std::string>{"/data/aws", "/home/dev/.aws"}));
 }
 
 TEST(DenyList, MasksByType) {
   FactsBuilder f;
   f.Dir("/home/dev/.ssh").File("/home/dev/.netrc").Missing("/home/dev/.aws");
-  auto p = CompileText("sandbox_read_denylist_defaults = false\n"
-                       "sandbox_denied_read_paths = [\"~/.ssh\", \"~/.netrc\", \"~/.aws\"]\n", f)->plan;
+  auto p = CompileText(
+               "sandbox_read_denylist_defaults = false\n"
+               "sandbox_denied_read_paths = [\"~/.ssh\", \"~/.netrc\", \"~/.aws\"]\n",
+               f)
+               ->plan;
   std::vector<std::string> masks;
   for (const auto& m : p.mounts) {
     if (m.why.rfind("deny read", 0) == 0) {

@@ -3,9 +3,8 @@
 // codes.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/runtime/proc_helpers.h"

@@ -1,9 +1,8 @@
 // Host facts: the live implementation on real files, the recorded reader's
 // errors, and the recorder's round trip.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
@@ -66,14 +65,31 @@ TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
   ASSERT_EQ(mkdir((t / "a/b").c_str(), 0755), 0);
   ASSERT_EQ(mkdir((t / "a/b/c").c_str(), 0755), 0);
   WriteFile(t / "a/b/file", "x");
-  ASSERT_EQ(symlink("a/b", (t / "rel").c_str()), 0);           // relative
+  ASSERT_EQ(symlink("a/b", (t / "rel").c_str()), 0);                  // relative
   ASSERT_EQ(symlink((t / "rel").c_str(), (t / "chain").c_str()), 0);  // to a symlink
-  ASSERT_EQ(symlink("../..", (t / "a/b/c/up").c_str()), 0);   // .. after a symlink
+  ASSERT_EQ(symlink("../..", (t / "a/b/c/up").c_str()), 0);           // .. after a symlink
   ASSERT_EQ(symlink("file", (t / "a/b/flink").c_str()), 0);
-  const std::vector<std::string> asked = {
-      "rel/c", "chain/c/up/b/c", "a/b/c/up/a/b", "a/b/c", "a/b", "a", "rel", "chain/c",
-      "a/b/c/up", "a//b/c", "a/b/./c", "a/b/c/..", "a/b/c/", "rel/../a", "a/b/flink",
-      "a/b/file", "a/b/file/x", "a/missing", "a/missing/deeper", "chain/c/up/rel/c", ""};
+  const std::vector<std::string> asked = {"rel/c",
+                                          "chain/c/up/b/c",
+                                          "a/b/c/up/a/b",
+                                          "a/b/c",
+                                          "a/b",
+                                          "a",
+                                          "rel",
+                                          "chain/c",
+                                          "a/b/c/up",
+                                          "a//b/c",
+                                          "a/b/./c",
+                                          "a/b/c/..",
+                                          "a/b/c/",
+                                          "rel/../a",
+                                          "a/b/flink",
+                                          "a/b/file",
+                                          "a/b/file/x",
+                                          "a/missing",
+                                          "a/missing/deeper",
+                                          "chain/c/up/rel/c",
+                                          ""};
   for (bool reverse : {false, true}) {
     auto facts = runtime::MakeLiveFacts();
     std::vector<std::string> order = asked;
@@ -93,12 +109,26 @@ TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
 // The probe argv of docs/behavior.md B-40 with the hardening flags every plan carries
 // (docs/decisions.md), so the probe fails where the real run would.
 TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
-  EXPECT_EQ(BwrapProbeArgv(),
-            (std::vector<std::string>{"/usr/bin/bwrap", "--unshare-all", "--unshare-user",
-                                      "--disable-userns", "--cap-drop", "ALL",
-                                      "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-                                      "--proc", "/proc", "--tmpfs", "/tmp", "--chdir", "/", "--",
-                                      "/bin/true"}));
+  EXPECT_EQ(BwrapProbeArgv(), (std::vector<std::string>{"/usr/bin/bwrap",
+                                                        "--unshare-all",
+                                                        "--unshare-user",
+                                                        "--disable-userns",
+                                                        "--cap-drop",
+                                                        "ALL",
+                                                        "--die-with-parent",
+                                                        "--ro-bind",
+                                                        "/",
+                                                        "/",
+                                                        "--dev",
+                                                        "/dev",
+                                                        "--proc",
+                                                        "/proc",
+                                                        "--tmpfs",
+                                                        "/tmp",
+                                                        "--chdir",
+                                                        "/",
+                                                        "--",
+                                                        "/bin/true"}));
 }
 
 TEST(LiveFacts, BwrapProbeRunsTheRealWrapper) {
@@ -146,15 +176,16 @@ TEST(RecordedFacts, ErrorsNameLineAndColumn) {
             "    a/b: {type: file}\n"
             "    ^\n");
   // A relative canonical form would become a relative bind destination.
-  EXPECT_EQ(ParseError("cwsc_facts: 1\npaths:\n  /a: {type: directory, canonical: w/a}\n").message(),
-            "f.yaml:3:36: error: canonical must be an absolute path\n"
-            "    /a: {type: directory, canonical: w/a}\n"
-            "                                     ^\n");
-  EXPECT_EQ(std::string(ParseError("cwsc_facts: 1\npaths: [\n").message()).rfind(
-                "f.yaml:3:1: error: malformed facts file: ", 0),
+  EXPECT_EQ(
+      ParseError("cwsc_facts: 1\npaths:\n  /a: {type: directory, canonical: w/a}\n").message(),
+      "f.yaml:3:36: error: canonical must be an absolute path\n"
+      "    /a: {type: directory, canonical: w/a}\n"
+      "                                     ^\n");
+  EXPECT_EQ(std::string(ParseError("cwsc_facts: 1\npaths: [\n").message())
+                .rfind("f.yaml:3:1: error: malformed facts file: ", 0),
             0u);
-  EXPECT_EQ(std::string(ParseError("- 1\n").message()).rfind(
-                "f.yaml:1:1: error: the facts file must be a mapping", 0),
+  EXPECT_EQ(std::string(ParseError("- 1\n").message())
+                .rfind("f.yaml:1:1: error: the facts file must be a mapping", 0),
             0u);
 }
 
@@ -209,7 +240,8 @@ TEST(Recorder, RoundTripsEveryAnswer) {
   ASSERT_TRUE(yaml.ok()) << yaml.status();
   auto back = ParseRecordedFacts(*yaml, "rec.yaml");
   ASSERT_TRUE(back.ok()) << back.status() << "\n" << *yaml;
-  for (size_t i = 0; i < paths.size(); ++i) EXPECT_EQ((*back)->Path(paths[i]), answers[i]) << paths[i];
+  for (size_t i = 0; i < paths.size(); ++i)
+    EXPECT_EQ((*back)->Path(paths[i]), answers[i]) << paths[i];
   EXPECT_EQ((*back)->ReadFile(t / "file"), content);
   EXPECT_EQ((*back)->Env("HOME"), home);
   EXPECT_EQ((*back)->Env("CWSC_SURELY_UNSET_VARIABLE"), unset);

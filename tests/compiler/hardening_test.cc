@@ -38,7 +38,9 @@ TEST(Hardening, RootThroughASymlinkInsideAWritableRootIsSkipped) {
   f.Env("TMPDIR", "/home/dev/ws/tp/tmpdir")
       .Dir("/home/dev/ws/tp", "/srv/outside")
       .Through("/home/dev/ws/tp/tmpdir", "/srv/outside/tmpdir")
-      .Dir("/srv").Dir("/srv/outside").Dir("/srv/outside/tmpdir");
+      .Dir("/srv")
+      .Dir("/srv/outside")
+      .Dir("/srv/outside/tmpdir");
   auto r = CompileText("", f);
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::Root* tmpdir = RootAt(r->plan, "/srv/outside/tmpdir");
@@ -118,8 +120,13 @@ TEST(Hardening, ProtectedNameThatIsASymlinkIsNotFollowed) {
 
 TEST(Hardening, SymlinkedDotGitIsNeverAWorktree) {
   FactsBuilder f;
-  f.Dir("/x").Dir("/x/ws").Dir("/x/main").Dir("/x/main/.git").Dir("/x/main/.git/worktrees")
-      .Dir("/x/main/.git/worktrees/wt").Dir("/x/wt")
+  f.Dir("/x")
+      .Dir("/x/ws")
+      .Dir("/x/main")
+      .Dir("/x/main/.git")
+      .Dir("/x/main/.git/worktrees")
+      .Dir("/x/main/.git/worktrees/wt")
+      .Dir("/x/wt")
       .File("/x/ws/.git", "/x/wt/.git")
       .File("/x/wt/.git")
       .Content("/x/ws/.git", "gitdir: /x/main/.git/worktrees/wt\n")
@@ -139,7 +146,10 @@ TEST(Hardening, SymlinkedDotGitIsNeverAWorktree) {
 
 TEST(Hardening, KernelInterfacesThatExistAreMaskedForARootCommand) {
   FactsBuilder f;
-  f.Dir("/proc/sys").File("/proc/sysrq-trigger").File("/proc/kcore").Dir("/proc/acpi")
+  f.Dir("/proc/sys")
+      .File("/proc/sysrq-trigger")
+      .File("/proc/kcore")
+      .Dir("/proc/acpi")
       .Missing("/proc/keys");
   // Another uid: the kernel's own checks refuse these; no mount is spent.
   auto user = CompileText("", f);

@@ -12,10 +12,10 @@
 #include "backends/bwrap.h"
 #include "backends/verify/bwrap_interp.h"
 #include "compiler/compile.h"
-#include "runtime/launcher_check.h"
 #include "ir/plan_json.h"
-#include "tests/compiler/shares_network.h"
+#include "runtime/launcher_check.h"
 #include "tests/compiler/launcher_fixture.h"
+#include "tests/compiler/shares_network.h"
 
 namespace cwsc::compiler {
 namespace {

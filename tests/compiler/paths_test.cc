@@ -46,12 +46,50 @@ bool OracleStartsWith(const std::string& path, const std::string& prefix) {
 }
 
 const std::vector<std::string>& Spellings() {
-  static const std::vector<std::string> kPaths = {
-      "", "/", "//", "a", "a/", "/a", "/a/", "//a//", "/a/b", "/a//b/", "/a/b/c", "/ab",
-      "/a.b", "/a-b", "/a b", "/a\xff", "/a/\xc3\xa9", "/A", "/a/ba", "/a/b/", "a/b", "a//b",
-      "/a/bc", "/a/b.c", "/ab/c", "/.", "/./a", "/..", "/a/..", "/tmp", "/tmp/x", "/tmpx",
-      "/work/repo", "/work/repo/.git", "/work/repo-2", "/work/repo/sub", "/a//z", "/a/z",
-      "/ab/", "/a/b//c", "/a/b/c/", "a//z", "/a/\x01", "/a\x01/b"};
+  static const std::vector<std::string> kPaths = {"",
+                                                  "/",
+                                                  "//",
+                                                  "a",
+                                                  "a/",
+                                                  "/a",
+                                                  "/a/",
+                                                  "//a//",
+                                                  "/a/b",
+                                                  "/a//b/",
+                                                  "/a/b/c",
+                                                  "/ab",
+                                                  "/a.b",
+                                                  "/a-b",
+                                                  "/a b",
+                                                  "/a\xff",
+                                                  "/a/\xc3\xa9",
+                                                  "/A",
+                                                  "/a/ba",
+                                                  "/a/b/",
+                                                  "a/b",
+                                                  "a//b",
+                                                  "/a/bc",
+                                                  "/a/b.c",
+                                                  "/ab/c",
+                                                  "/.",
+                                                  "/./a",
+                                                  "/..",
+                                                  "/a/..",
+                                                  "/tmp",
+                                                  "/tmp/x",
+                                                  "/tmpx",
+                                                  "/work/repo",
+                                                  "/work/repo/.git",
+                                                  "/work/repo-2",
+                                                  "/work/repo/sub",
+                                                  "/a//z",
+                                                  "/a/z",
+                                                  "/ab/",
+                                                  "/a/b//c",
+                                                  "/a/b/c/",
+                                                  "a//z",
+                                                  "/a/\x01",
+                                                  "/a\x01/b"};
   return kPaths;
 }
 
@@ -75,8 +113,8 @@ TEST(PathsTest, PathLessSeparatorSortsBeforeEveryByte) {
 TEST(PathsTest, PathStartsWithIsComponentPrefix) {
   for (const std::string& a : Spellings()) {
     for (const std::string& b : Spellings()) {
-      EXPECT_EQ(PathStartsWith(a, b), OracleStartsWith(a, b)) << "'" << a << "' under '" << b
-                                                              << "'";
+      EXPECT_EQ(PathStartsWith(a, b), OracleStartsWith(a, b))
+          << "'" << a << "' under '" << b << "'";
     }
   }
   EXPECT_TRUE(PathStartsWith("/work/repo/.git", "/work/repo"));
@@ -115,7 +153,7 @@ std::string OracleParent(const std::string& path) {
 
 TEST(PathsTest, LexicalNormalizeAndParentPathKeepTheirDefinition) {
   std::vector<std::string> extra = {"/a/./b", "/a/../b", "/../a", "a/../..", "/a/b/..", "/.a",
-                                    "/a/..b", "/a/b./c", "/...", "./a", "../a", "a/."};
+                                    "/a/..b", "/a/b./c", "/...",  "./a",     "../a",    "a/."};
   std::vector<std::string> all = Spellings();
   all.insert(all.end(), extra.begin(), extra.end());
   for (const std::string& p : all) {

@@ -56,7 +56,8 @@ TEST(Posture, FullAccessNarrowedBySandboxMode) {
   EXPECT_EQ(ww.policy.writable_roots, std::vector<std::string>{"/home/dev/ws"});
   EXPECT_TRUE(ww.policy.network_access);
   EXPECT_EQ(ww.policy.origin.detail, "sandbox_mode");
-  EXPECT_EQ(Plan("sandbox_mode = \"read-only\"", f, "full-access").policy.type, PolicyType::kReadOnly);
+  EXPECT_EQ(Plan("sandbox_mode = \"read-only\"", f, "full-access").policy.type,
+            PolicyType::kReadOnly);
   ir::LaunchPlan ext = Plan("sandbox_mode = \"external-sandbox\"", f, "full-access");
   EXPECT_EQ(ext.policy.type, PolicyType::kExternalSandbox);
   EXPECT_TRUE(ext.policy.network_access);
@@ -99,8 +100,8 @@ TEST(Posture, NetworkAccessKey) {
   ir::LaunchPlan off = Plan("sandbox_network_access = false", f, "ask");
   EXPECT_FALSE(off.policy.network_access);
   EXPECT_FALSE(testing::SharesNetwork(off));
-  ir::LaunchPlan ro_net = Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f,
-                              "full-access");
+  ir::LaunchPlan ro_net =
+      Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f, "full-access");
   EXPECT_TRUE(ro_net.policy.network_access);
   EXPECT_TRUE(testing::SharesNetwork(ro_net));
   EXPECT_EQ(ro_net.policy.network_origin.detail, "sandbox_network_access");
@@ -172,7 +173,8 @@ TEST(Layers, ManagedOverlayWins) {
   FactsBuilder f;
   f.Env("CODEWHALE_MANAGED_CONFIG_PATH", "/etc/cw/managed.toml")
       .File("/etc/cw/managed.toml", "", "0644", 0)
-      .Content("/etc/cw/managed.toml", "sandbox_mode = \"read-only\"\nbwrap_ro_roots = [\"/opt\"]\n")
+      .Content("/etc/cw/managed.toml",
+               "sandbox_mode = \"read-only\"\nbwrap_ro_roots = [\"/opt\"]\n")
       .Dir("/opt");
   f.Env("CODEWHALE_SANDBOX_MODE", "workspace-write");
   ir::LaunchPlan p = Plan("bwrap_ro_roots = [\"/srv\"]", f, "ask");
@@ -286,8 +288,9 @@ TEST(Escalation, Rules) {
   auto dfa = esc("ask", "", "danger-full-access");
   ASSERT_TRUE(dfa.ok());
   EXPECT_EQ(dfa->plan.kind, PlanKind::kNone);
-  EXPECT_EQ(esc("ask", "", "read-only").status().message(),
-            "--escalate: invalid value 'read-only': expected workspace-write or danger-full-access");
+  EXPECT_EQ(
+      esc("ask", "", "read-only").status().message(),
+      "--escalate: invalid value 'read-only': expected workspace-write or danger-full-access");
   EXPECT_EQ(esc("auto-review", "", "danger-full-access").status().message(),
             "--escalate: sandbox escalation requires a one-shot user approval, but the current "
             "'auto-review' posture cannot provide it (escalation is only possible in ask mode)");
@@ -343,8 +346,13 @@ TEST(Wrapper, NonSandboxPoliciesAreUnwrapped) {
 // docs/behavior.md B-20 / B-41: roots in order; what bwrap keeps.
 TEST(Roots, OrderAndFiltering) {
   FactsBuilder f;
-  f.Dir("/").Dir("/home/dev/ws/.codewhale").Dir("/srv/e").Missing("/srv/missing").File("/srv/file")
-      .Dir("/home/dev/tmpdir-link", "/var/tmp/real").Dir("/var/tmp/real")
+  f.Dir("/")
+      .Dir("/home/dev/ws/.codewhale")
+      .Dir("/srv/e")
+      .Missing("/srv/missing")
+      .File("/srv/file")
+      .Dir("/home/dev/tmpdir-link", "/var/tmp/real")
+      .Dir("/var/tmp/real")
       .Env("TMPDIR", "/home/dev/tmpdir-link");
   ir::LaunchPlan p = Plan(
       "sandbox_writable_roots = [\"/srv/e\", \"/srv/missing\", \"/srv/file\", \"/\"]", f, "ask");
@@ -356,9 +364,9 @@ TEST(Roots, OrderAndFiltering) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"/home/dev/ws", "/srv/e", "/srv/missing", "/srv/file",
                                              "/", "/home/dev/ws", "/tmp", "/var/tmp/real"}));
-  EXPECT_EQ(verdicts, (std::vector<std::string>{"mounted", "mounted", "missing", "not a directory",
-                                                "canonicalizes to /", "duplicate", "mounted",
-                                                "mounted"}));
+  EXPECT_EQ(verdicts,
+            (std::vector<std::string>{"mounted", "mounted", "missing", "not a directory",
+                                      "canonicalizes to /", "duplicate", "mounted", "mounted"}));
   EXPECT_EQ(p.posture_label,
             "workspace-write (writes inside the workspace and approved roots; network allowed) "
             "(local OS sandbox applied)");
@@ -381,18 +389,21 @@ TEST(Labels, PostureLabels) {
   EXPECT_EQ(Plan("", none, "full-access").posture_label,
             "full access (sandbox disabled); sudo/setuid still blocked by the no-new-privs kernel "
             "flag set at startup");
-  EXPECT_EQ(Plan("sandbox_mode = \"danger-full-access\"", none, "full-access").posture_label,
-            "full access (sandbox disabled); sudo/setuid allowed (no-new-privs relaxed at startup)");
+  EXPECT_EQ(
+      Plan("sandbox_mode = \"danger-full-access\"", none, "full-access").posture_label,
+      "full access (sandbox disabled); sudo/setuid allowed (no-new-privs relaxed at startup)");
   none.Env("CODEWHALE_NO_NEW_PRIVS", "1");
   EXPECT_EQ(Plan("sandbox_mode = \" Danger-Full-Access\"", none, "full-access").posture_label,
             "full access (sandbox disabled); sudo/setuid still blocked by the no-new-privs kernel "
             "flag set at startup");
   none.Env("CODEWHALE_NO_NEW_PRIVS", " Off ");
-  EXPECT_EQ(Plan("", none, "full-access").posture_label,
-            "full access (sandbox disabled); sudo/setuid allowed (no-new-privs relaxed at startup)");
-  EXPECT_EQ(Plan("sandbox_mode = \"external-sandbox\"\nsandbox_network_access = false", f,
-                 "full-access").posture_label,
-            "external sandbox (host-managed; network allowed)");
+  EXPECT_EQ(
+      Plan("", none, "full-access").posture_label,
+      "full access (sandbox disabled); sudo/setuid allowed (no-new-privs relaxed at startup)");
+  EXPECT_EQ(
+      Plan("sandbox_mode = \"external-sandbox\"\nsandbox_network_access = false", f, "full-access")
+          .posture_label,
+      "external sandbox (host-managed; network allowed)");
 }
 
 // The read-only view of a working directory under /tmp (never bwrap's "Can't chdir").
@@ -493,7 +504,8 @@ TEST(PolicySize, ListsAreCapped) {
     CompileOptions o;
     o.config_path = file.path();
     auto r = CompileConfig(o, facts.get());
-    return r.ok() ? std::string("ok") : std::string(r.status().message()).substr(file.path().size());
+    return r.ok() ? std::string("ok")
+                  : std::string(r.status().message()).substr(file.path().size());
   };
   EXPECT_EQ(compile(50000), "ok");
   testing::ConfigFile big("# " + std::string(4 * 1024 * 1024, 'x') + "\n");

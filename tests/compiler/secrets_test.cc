@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
+#include "compiler/facts/config_secrets.h"
 #include "tests/compiler/test_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -85,7 +85,8 @@ TEST(Secrets, RedactKeepsLinesAndValidity) {
             "sandboxApiKey = \"<redacted>\"\n\nb = 2\n");
   EXPECT_EQ(compiler::RedactSecrets("sandbox_api_key = \"S\\\"T\"\n"),
             "sandbox_api_key = \"<redacted>\"\n");
-  EXPECT_EQ(compiler::RedactSecrets("sandbox_mode = \"read-only\"\n"), "sandbox_mode = \"read-only\"\n");
+  EXPECT_EQ(compiler::RedactSecrets("sandbox_mode = \"read-only\"\n"),
+            "sandbox_mode = \"read-only\"\n");
   auto r = ReadTomlConfig(compiler::RedactSecrets("sandbox_api_key = 'S'\nsandbox_url = \"u\"\n"),
                           "c.toml", Layer::kUser);
   ASSERT_TRUE(r.ok());
@@ -113,8 +114,8 @@ TEST(Secrets, FactsFileNeverHoldsTheKey) {
   EXPECT_EQ(yaml.find("SECRET"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("sandbox_api_key = \\\"<redacted>\\\""), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("sandboxApiKey = \\\"<redacted>\\\""), std::string::npos) << yaml;
-  testing::RunResult live = testing::Run(
-      {bin, "compile", t / "user.toml", "--cwd", ws, "--target", "plan"}, "", env);
+  testing::RunResult live =
+      testing::Run({bin, "compile", t / "user.toml", "--cwd", ws, "--target", "plan"}, "", env);
   testing::RunResult rec = testing::Run(
       {bin, "compile", t / "user.toml", "--cwd", ws, "--target", "plan", "--facts", t / "f.yaml"});
   EXPECT_EQ(live.exit_code, 0) << live.err;

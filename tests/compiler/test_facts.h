@@ -25,19 +25,26 @@ class FactsBuilder {
     File("/usr/bin/bwrap", "", "0755");
     env_["HOME"] = "\"/home/dev\"";
   }
-  FactsBuilder& Platform(std::string p) { platform_ = std::move(p); return *this; }
-  FactsBuilder& Cwd(std::string c) { cwd_ = std::move(c); return *this; }
+  FactsBuilder& Platform(std::string p) {
+    platform_ = std::move(p);
+    return *this;
+  }
+  FactsBuilder& Cwd(std::string c) {
+    cwd_ = std::move(c);
+    return *this;
+  }
   // AsRoot: the engine runs as uid 0 (home stays /home/dev for the tests' paths).
   FactsBuilder& AsRoot() {
     user_ = "{uid: 0, gid: 0, groups: [0], name: root, home: /home/dev}";
     return *this;
   }
-  FactsBuilder& Dir(const std::string& p, const std::string& canon = "", const std::string& mode = "0755",
-                    int uid = 1000) {
-    return Entry(p, "directory", canon.empty() ? p : canon, mode, uid, canon.size() > 0 && canon != p);
+  FactsBuilder& Dir(const std::string& p, const std::string& canon = "",
+                    const std::string& mode = "0755", int uid = 1000) {
+    return Entry(p, "directory", canon.empty() ? p : canon, mode, uid,
+                 canon.size() > 0 && canon != p);
   }
-  FactsBuilder& File(const std::string& p, const std::string& canon = "", const std::string& mode = "0644",
-                     int uid = 1000) {
+  FactsBuilder& File(const std::string& p, const std::string& canon = "",
+                     const std::string& mode = "0644", int uid = 1000) {
     return Entry(p, "file", canon.empty() ? p : canon, mode, uid, canon.size() > 0 && canon != p);
   }
   // Through records a path reached through a symlink in an ancestor: not a
@@ -62,15 +69,16 @@ class FactsBuilder {
     return *this;
   }
   FactsBuilder& Probe(bool ok, const std::string& message = "") {
-    probe_ = std::string("{ran: true, ok: ") + (ok ? "true" : "false") + ", exit_code: " +
-             (ok ? "0" : "1") + ", message: \"" + message + "\"}";
+    probe_ = std::string("{ran: true, ok: ") + (ok ? "true" : "false") +
+             ", exit_code: " + (ok ? "0" : "1") + ", message: \"" + message + "\"}";
     return *this;
   }
 
   std::string Yaml() const {
-    std::string y = "cwsc_facts: 1\nplatform: " + platform_ +
-                    "\nuser: " + user_ + "\n"
-                    "cwd: \"" + cwd_ + "\"\nenv:\n";
+    std::string y = "cwsc_facts: 1\nplatform: " + platform_ + "\nuser: " + user_ +
+                    "\n"
+                    "cwd: \"" +
+                    cwd_ + "\"\nenv:\n";
     for (const auto& [k, v] : env_) y += "  " + k + ": " + v + "\n";
     y += "paths:\n";
     for (const auto& [k, v] : paths_) y += "  \"" + k + "\": " + v + "\n";
@@ -78,7 +86,10 @@ class FactsBuilder {
       y += "files:\n";
       for (const auto& [k, v] : files_) {
         std::string esc;
-        for (char c : v) esc += c == '\n' ? std::string("\\n") : c == '"' ? std::string("\\\"") : std::string(1, c);
+        for (char c : v)
+          esc += c == '\n'  ? std::string("\\n")
+                 : c == '"' ? std::string("\\\"")
+                            : std::string(1, c);
         y += "  \"" + k + "\": \"" + esc + "\"\n";
       }
     }
@@ -99,9 +110,9 @@ class FactsBuilder {
  private:
   FactsBuilder& Entry(const std::string& p, const std::string& type, const std::string& canon,
                       const std::string& mode, int uid, bool symlink) {
-    paths_[p] = "{type: " + type + (symlink ? ", symlink: true" : "") +
-                ", canonical: \"" + canon + "\", mode: \"" + mode + "\", uid: " +
-                std::to_string(uid) + ", gid: " + std::to_string(uid) + "}";
+    paths_[p] = "{type: " + type + (symlink ? ", symlink: true" : "") + ", canonical: \"" + canon +
+                "\", mode: \"" + mode + "\", uid: " + std::to_string(uid) +
+                ", gid: " + std::to_string(uid) + "}";
     return *this;
   }
 

@@ -13,9 +13,14 @@ using cwsc::testing::FactsBuilder;
 
 FactsBuilder Worktree(const std::string& back_pointer) {
   FactsBuilder f;
-  f.Dir("/x").Dir("/x/main-repo").Dir("/x/main-repo/.git").Dir("/x/main-repo/.git/worktrees")
-      .Dir("/x/main-repo/.git/worktrees/feature").Dir("/x/feature-worktree")
-      .Dir("/x/feature-worktree/crates").Dir("/x/feature-worktree/crates/cli")
+  f.Dir("/x")
+      .Dir("/x/main-repo")
+      .Dir("/x/main-repo/.git")
+      .Dir("/x/main-repo/.git/worktrees")
+      .Dir("/x/main-repo/.git/worktrees/feature")
+      .Dir("/x/feature-worktree")
+      .Dir("/x/feature-worktree/crates")
+      .Dir("/x/feature-worktree/crates/cli")
       .File("/x/feature-worktree/.git")
       .Content("/x/feature-worktree/.git", "gitdir: /x/main-repo/.git/worktrees/feature\n")
       .File("/x/main-repo/.git/worktrees/feature/commondir")
@@ -23,7 +28,8 @@ FactsBuilder Worktree(const std::string& back_pointer) {
       .Dir("/x/main-repo/.git/worktrees/feature/../..", "/x/main-repo/.git")
       .File("/x/main-repo/.git/worktrees/feature/gitdir")
       .Content("/x/main-repo/.git/worktrees/feature/gitdir", back_pointer + "\n")
-      .File("/x/other/.git").Dir("/x/other");
+      .File("/x/other/.git")
+      .Dir("/x/other");
   return f;
 }
 
@@ -47,9 +53,9 @@ TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   for (const auto& mnt : r->plan.mounts) {
     if (mnt.op == ir::MountOp::kWritableBind) binds.push_back(mnt.dest);
   }
-  EXPECT_EQ(binds, (std::vector<std::string>{"/tmp", "/x/feature-worktree/crates/cli",
-                                             "/x/main-repo/.git",
-                                             "/x/main-repo/.git/worktrees/feature"}));
+  EXPECT_EQ(binds,
+            (std::vector<std::string>{"/tmp", "/x/feature-worktree/crates/cli", "/x/main-repo/.git",
+                                      "/x/main-repo/.git/worktrees/feature"}));
 }
 
 TEST(Worktree, ForeignBackPointerIsRejected) {

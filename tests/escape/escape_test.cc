@@ -64,8 +64,9 @@ class EscapeTest : public ::testing::TestWithParam<Who> {
                      << ": set CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1 to run it";
       }
       if (getpwnam(kUser) == nullptr) {
-        RunResult add = ::cwsc::testing::Run({"/usr/sbin/useradd", "--system", "--user-group", "--no-create-home",
-                             "--shell", "/usr/sbin/nologin", kUser});
+        RunResult add =
+            ::cwsc::testing::Run({"/usr/sbin/useradd", "--system", "--user-group",
+                                  "--no-create-home", "--shell", "/usr/sbin/nologin", kUser});
         ASSERT_EQ(add.exit_code, 0) << add.err;
       }
       passwd* pw = getpwnam(kUser);
@@ -107,7 +108,7 @@ class EscapeTest : public ::testing::TestWithParam<Who> {
     std::vector<std::string> argv;
     if (as_other_user_) {
       argv = {"/usr/bin/setpriv", "--reuid", std::to_string(uid_), "--regid", std::to_string(gid_),
-              "--clear-groups", "--"};
+              "--clear-groups",   "--"};
     }
     argv.push_back("/usr/bin/env");
     argv.push_back("-i");
@@ -127,8 +128,8 @@ class EscapeTest : public ::testing::TestWithParam<Who> {
                                     const std::vector<std::string>& extra = {},
                                     const std::string& mode = "ask",
                                     const std::string& cwd = "") const {
-    std::vector<std::string> argv = {CwscBin(), "run", config, "--mode", mode, "--cwd",
-                                     cwd.empty() ? ws : cwd};
+    std::vector<std::string> argv = {
+        CwscBin(), "run", config, "--mode", mode, "--cwd", cwd.empty() ? ws : cwd};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("--");
     argv.insert(argv.end(), program.begin(), program.end());
@@ -166,17 +167,21 @@ TEST_P(EscapeTest, NoCapabilitiesNoRemountNoUnmountNoSysctl) {
   mkdir((ws + "/.codewhale").c_str(), 0755);
   WriteFile(ws + "/.codewhale/config.toml", "# project\n");
   ChownAll();
-  RunResult r = Sh(
-      "grep -E '^Cap(Eff|Prm|Amb):' /proc/self/status; "
-      "mount -o remount,rw,bind / 2>/dev/null; echo x > " + outside + "/written 2>/dev/null; "
-      "umount /etc/shadow 2>/dev/null; head -c 64 /etc/shadow 2>/dev/null > shadow_seen; "
-      "umount " + ws + "/.codewhale 2>/dev/null; echo evil > .codewhale/config.toml 2>/dev/null; "
-      "v=$(cat /proc/sys/kernel/printk_ratelimit); "
-      "(echo \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo SYSCTL-WRITABLE; "
-      "(printf '' > /proc/sysrq-trigger) 2>/dev/null && echo SYSRQ-WRITABLE; "
-      "unshare -U true 2>/dev/null && echo NESTED-USERNS; "
-      "unshare -m true 2>/dev/null && echo NESTED-MOUNTNS; "
-      "exit 0");
+  RunResult r =
+      Sh("grep -E '^Cap(Eff|Prm|Amb):' /proc/self/status; "
+         "mount -o remount,rw,bind / 2>/dev/null; echo x > " +
+         outside +
+         "/written 2>/dev/null; "
+         "umount /etc/shadow 2>/dev/null; head -c 64 /etc/shadow 2>/dev/null > shadow_seen; "
+         "umount " +
+         ws +
+         "/.codewhale 2>/dev/null; echo evil > .codewhale/config.toml 2>/dev/null; "
+         "v=$(cat /proc/sys/kernel/printk_ratelimit); "
+         "(echo \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo SYSCTL-WRITABLE; "
+         "(printf '' > /proc/sysrq-trigger) 2>/dev/null && echo SYSRQ-WRITABLE; "
+         "unshare -U true 2>/dev/null && echo NESTED-USERNS; "
+         "unshare -m true 2>/dev/null && echo NESTED-MOUNTNS; "
+         "exit 0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("CapPrm:\t0000000000000000\n"));
   EXPECT_THAT(r.out, HasSubstr("CapEff:\t0000000000000000\n"));
@@ -218,8 +223,8 @@ TEST_P(EscapeTest, TerminalInjectionIsRefused) {
   RunResult control = Outer("/usr/bin/script -qec " + ShQuote(attack) + " /dev/null");
   ASSERT_THAT(control.out, HasSubstr("stdin-tiocsti ok")) << control.out << control.err;
   for (const char* redirect : {"", " </dev/null"}) {
-    std::string run = ShJoin(CwscArgv({"/usr/bin/python3", bin + "/attack.py", "tiocsti"})) +
-                      redirect;
+    std::string run =
+        ShJoin(CwscArgv({"/usr/bin/python3", bin + "/attack.py", "tiocsti"})) + redirect;
     RunResult r = Outer("/usr/bin/script -qec " + ShQuote(run) + " /dev/null");
     EXPECT_THAT(r.out, HasSubstr("stdin-tiocsti")) << r.out << r.err;
     EXPECT_THAT(r.out, Not(HasSubstr(" ok"))) << "redirect '" << redirect << "':\n" << r.out;
@@ -228,12 +233,12 @@ TEST_P(EscapeTest, TerminalInjectionIsRefused) {
 
 // 3. Descriptors the caller leaked: a writable file outside and $HOME.
 TEST_P(EscapeTest, InheritedDescriptorsDoNotReachTheCommand) {
-  std::string inner = ShJoin(CwscArgv(
-      {"/bin/sh", "-c",
-       "ls /proc/self/fd | tr '\\n' ' '; echo; echo pwned >&7; "
-       "cat /proc/self/fd/9/.ssh/id_ed25519; cat /proc/self/fd/7; exit 0"}));
-  RunResult r = Outer("exec 7>>" + ShQuote(outside + "/target") + " 9<" + ShQuote(home) +
-                      "; exec " + inner);
+  std::string inner =
+      ShJoin(CwscArgv({"/bin/sh", "-c",
+                       "ls /proc/self/fd | tr '\\n' ' '; echo; echo pwned >&7; "
+                       "cat /proc/self/fd/9/.ssh/id_ed25519; cat /proc/self/fd/7; exit 0"}));
+  RunResult r =
+      Outer("exec 7>>" + ShQuote(outside + "/target") + " 9<" + ShQuote(home) + "; exec " + inner);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadFileOr(outside + "/target"), "ORIGINAL\n");
   EXPECT_THAT(r.out, Not(HasSubstr("SECRET-KEY")));
@@ -246,19 +251,23 @@ TEST_P(EscapeTest, InheritedDescriptorsDoNotReachTheCommand) {
 TEST_P(EscapeTest, PlantedDotGitSymlinkDoesNotOpenAnotherRepository) {
   std::string other = *base_ / "other", otherwt = *base_ / "otherwt";
   std::vector<std::string> git_env = {"GIT_CONFIG_NOSYSTEM=1", "HOME=" + base_->path(),
-                                      "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e",
-                                      "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"};
+                                      "GIT_AUTHOR_NAME=t",     "GIT_AUTHOR_EMAIL=t@e",
+                                      "GIT_COMMITTER_NAME=t",  "GIT_COMMITTER_EMAIL=t@e"};
   ASSERT_EQ(::cwsc::testing::Run({"/usr/bin/git", "init", "-q", other}, "", git_env).exit_code, 0);
-  ASSERT_EQ(::cwsc::testing::Run({"/usr/bin/git", "-C", other, "commit", "-q", "--allow-empty", "-m", "i"}, "",
-                git_env).exit_code, 0);
-  RunResult wt = ::cwsc::testing::Run({"/usr/bin/git", "-C", other, "worktree", "add", "-q", otherwt}, "", git_env);
+  ASSERT_EQ(
+      ::cwsc::testing::Run(
+          {"/usr/bin/git", "-C", other, "commit", "-q", "--allow-empty", "-m", "i"}, "", git_env)
+          .exit_code,
+      0);
+  RunResult wt = ::cwsc::testing::Run(
+      {"/usr/bin/git", "-C", other, "worktree", "add", "-q", otherwt}, "", git_env);
   ASSERT_EQ(wt.exit_code, 0) << wt.err;
   mkdir((ws + "/sub").c_str(), 0755);
   ChownAll();
   std::string hooks = other + "/.git/hooks/post-checkout";
   std::string wtgit = other + "/.git/worktrees/otherwt/pwned";
-  std::string write = "echo pwned > " + hooks + " 2>/dev/null; echo pwned > " + wtgit +
-                      " 2>/dev/null; exit 0";
+  std::string write =
+      "echo pwned > " + hooks + " 2>/dev/null; echo pwned > " + wtgit + " 2>/dev/null; exit 0";
   // The link at the workspace, found from the workspace and from below it.
   for (const std::string& link : {ws + "/.git"}) {
     RunResult plant = Sh("ln -s " + otherwt + "/.git " + link);
@@ -295,11 +304,11 @@ TEST_P(EscapeTest, SymlinkPlantedInAWritableRootDoesNotRedirectTheNextRun) {
 // 6. Protected names that do not exist yet: the command must not create
 // them, nor keep a hard link to what it created for a later run.
 TEST_P(EscapeTest, ProtectedNamesThatDoNotExistStayUnwritable) {
-  RunResult r1 = Sh(
-      "mkdir -p .codewhale .deepseek 2>/dev/null; "
-      "echo 'sandbox_mode = \"danger-full-access\"' > .codewhale/config.toml 2>/dev/null; "
-      "echo evil > .deepseek/config.toml 2>/dev/null; "
-      "ln .codewhale/config.toml hardlink 2>/dev/null; exit 0");
+  RunResult r1 =
+      Sh("mkdir -p .codewhale .deepseek 2>/dev/null; "
+         "echo 'sandbox_mode = \"danger-full-access\"' > .codewhale/config.toml 2>/dev/null; "
+         "echo evil > .deepseek/config.toml 2>/dev/null; "
+         "ln .codewhale/config.toml hardlink 2>/dev/null; exit 0");
   EXPECT_EQ(r1.exit_code, 0) << r1.err;
   EXPECT_FALSE(Exists(ws + "/.codewhale/config.toml"));
   EXPECT_FALSE(Exists(ws + "/.deepseek/config.toml"));
@@ -325,8 +334,8 @@ TEST_P(EscapeTest, HardLinkToAProtectedFileIsRefused) {
   EXPECT_EQ(r.err, "cwsc: refused: the protected file " + ws +
                        "/.codewhale/config.toml has more than one hard link; a name for it "
                        "outside the protected directory may be writable in the sandbox; remove "
-                       "the extra links (find " + ws + " -samefile " + ws +
-                       "/.codewhale/config.toml)\n");
+                       "the extra links (find " +
+                       ws + " -samefile " + ws + "/.codewhale/config.toml)\n");
   EXPECT_EQ(ReadFileOr(ws + "/.codewhale/config.toml"), "# project\n");
   unlink((ws + "/hardlink").c_str());
   RunResult ok = Sh("echo ran");
@@ -351,11 +360,11 @@ TEST_P(EscapeTest, JsonResultFileNeverFollowsASymlink) {
 
 // 8. The JSON result travels on a channel the command cannot write.
 TEST_P(EscapeTest, JsonResultCannotBeForgedByTheCommand) {
-  std::string inner = ShJoin(CwscArgv(
-      {"/bin/sh", "-c",
-       "printf '{\"sandbox_kind\":\"forged\"}' >&2; "
-       "echo '{\"sandbox_kind\":\"forged\"}' >&3 2>/dev/null; exit 4"},
-      {"--json", "--json-fd", "3"}));
+  std::string inner =
+      ShJoin(CwscArgv({"/bin/sh", "-c",
+                       "printf '{\"sandbox_kind\":\"forged\"}' >&2; "
+                       "echo '{\"sandbox_kind\":\"forged\"}' >&3 2>/dev/null; exit 4"},
+                      {"--json", "--json-fd", "3"}));
   RunResult r = Outer("exec 3>" + ShQuote(ws + "/result.json") + "; " + inner);
   EXPECT_EQ(r.exit_code, 4) << r.err;
   std::string result = ReadFileOr(ws + "/result.json");
@@ -385,7 +394,8 @@ TEST_P(EscapeTest, HostUnixSocketsAreUnreachableWithTheNetworkOff) {
   });
   ASSERT_TRUE(WaitForFile(ready, 10));
   // The control: outside the sandbox both sockets answer.
-  RunResult control = Outer(ShJoin({"/usr/bin/python3", bin + "/attack.py", "unix", stream, dgram}));
+  RunResult control =
+      Outer(ShJoin({"/usr/bin/python3", bin + "/attack.py", "unix", stream, dgram}));
   EXPECT_THAT(control.out, HasSubstr("unix-stream ok"));
   EXPECT_THAT(control.out, HasSubstr("unix-dgram ok"));
   for (int i = 0; i < 50 && ReadFileOr(marker).size() < 20; ++i) usleep(100000);
@@ -428,8 +438,7 @@ TEST_P(EscapeTest, ShadowCopiesAreHidden) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AsRootAndAsUser, EscapeTest,
-                         ::testing::Values(Who::kRoot, Who::kUser),
+INSTANTIATE_TEST_SUITE_P(AsRootAndAsUser, EscapeTest, ::testing::Values(Who::kRoot, Who::kUser),
                          [](const ::testing::TestParamInfo<Who>& info) {
                            return info.param == Who::kRoot ? "Root" : "User";
                          });

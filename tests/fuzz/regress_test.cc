@@ -4,7 +4,6 @@
 // from a file also go through the `cwsc` program, which must end with exit 2
 // and a located error (or succeed), never crash.
 #include <dirent.h>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,21 +52,33 @@ const std::vector<Target>& Targets() {
   static const std::vector<Target> targets = {
       {"config_toml", fuzz::ConfigToml,
        [](const std::string& f) {
-         return std::vector<std::string>{Bin(), "compile", f, "--input", "toml", "--facts",
+         return std::vector<std::string>{Bin(),
+                                         "compile",
+                                         f,
+                                         "--input",
+                                         "toml",
+                                         "--facts",
                                          SourceRoot() + "/examples/facts/linux-workspace.yaml",
-                                         "--format", "nul"};
+                                         "--format",
+                                         "nul"};
        }},
       {"dsl", fuzz::Dsl,
        [](const std::string& f) {
-         return std::vector<std::string>{Bin(), "compile", f, "--input", "dsl", "--facts",
+         return std::vector<std::string>{Bin(),
+                                         "compile",
+                                         f,
+                                         "--input",
+                                         "dsl",
+                                         "--facts",
                                          SourceRoot() + "/examples/facts/linux-workspace.yaml",
-                                         "--format", "nul"};
+                                         "--format",
+                                         "nul"};
        }},
       {"facts", fuzz::Facts,
        [](const std::string& f) {
-         return std::vector<std::string>{Bin(), "compile",
-                                         SourceRoot() + "/examples/workspace.toml", "--facts", f,
-                                         "--format", "nul"};
+         return std::vector<std::string>{
+             Bin(),      "compile", SourceRoot() + "/examples/workspace.toml", "--facts", f,
+             "--format", "nul"};
        }},
       {"plan_json", fuzz::PlanJson,
        [](const std::string& f) {

@@ -12,18 +12,18 @@
 // checked by replaying the emitted argv with the mount interpreter:
 //   writable|read-only|hidden|private|device PATH
 //   network isolated|shared      chdir PATH      kind KIND      exit N
+#include "tests/testing/golden.h"
+
 #include <dirent.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
 #include "backends/verify/bwrap_interp.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
-#include "tests/testing/golden.h"
 
 namespace cwsc {
 namespace {

@@ -9,7 +9,8 @@ namespace cwsc::ir {
 namespace {
 
 TEST(Diagnostics, RendersGccStyleWithCaret) {
-  Diagnostic d{Diagnostic::Severity::kError, "cfg.toml", 3, 16, "bad value", "sandbox_mode = \"x\""};
+  Diagnostic d{Diagnostic::Severity::kError, "cfg.toml", 3, 16, "bad value",
+               "sandbox_mode = \"x\""};
   EXPECT_EQ(d.Render(),
             "cfg.toml:3:16: error: bad value\n"
             "  sandbox_mode = \"x\"\n"

@@ -6,9 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ir/validate.h"
 
@@ -50,8 +49,8 @@ LaunchPlan CommonPlan() {
   p.denied_read.push_back({"/h/.ssh", "~/.ssh", Origin::Default("built-in")});
   p.env_allow = {"PATH", "LC_*"};
   p.env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", Origin::Default("marker")});
-  p.skipped.push_back({"writable root", "/missing", "missing", Origin::Env("TMPDIR"),
-                       SkipKind::kWritableRoot});
+  p.skipped.push_back(
+      {"writable root", "/missing", "missing", Origin::Env("TMPDIR"), SkipKind::kWritableRoot});
   p.skipped.push_back({"local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
                        Origin::Default("d"), SkipKind::kLocalWrapper});
   p.warnings.push_back({"many-mounts", "60 mounts", Origin::Default("count")});
@@ -148,8 +147,8 @@ TEST(PlanJson, LaunchHoldsOnlyTheKindsFields) {
   std::vector<std::string> keys;
   for (auto it = j["launch"].begin(); it != j["launch"].end(); ++it) keys.push_back(it.key());
   std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys, (std::vector<std::string>{"launcher", "launcher_origin", "mounts",
-                                            "syscall_filter"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"launcher", "launcher_origin", "mounts", "syscall_filter"}));
   EXPECT_EQ(j["launch"]["mounts"][0]["op"], "read-only-bind");
   EXPECT_EQ(nlohmann::json::parse(*PlanToJson(CommonPlan()))["launch"], nlohmann::json::object());
   // A Seatbelt part on a bubblewrap plan is not read.
@@ -176,10 +175,12 @@ TEST(Validate, EachKindNeedsItsOwnPartAndNoOther) {
             (PlanProblem{"/launch/seatbelt", "a macos-seatbelt plan needs its Seatbelt facts"}));
   p = RemotePlan();
   p.remote.reset();
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/remote", "an opensandbox plan needs a remote endpoint"}));
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/remote", "an opensandbox plan needs a remote endpoint"}));
   p = LauncherPlan();
   p.launcher.clear();
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/launcher", "a launcher+bwrap plan needs a launcher argv"}));
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/launcher", "a launcher+bwrap plan needs a launcher argv"}));
   p = BwrapPlan();
   p.mounts.clear();
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts", "a linux-bwrap plan needs mounts"}));
@@ -192,7 +193,8 @@ TEST(Validate, EachKindNeedsItsOwnPartAndNoOther) {
   EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt", "a refused plan has no Seatbelt facts"}));
   p = SeatbeltPlan();
   p.remote = RemotePlan().remote;
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/remote", "a macos-seatbelt plan has no remote endpoint"}));
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/remote", "a macos-seatbelt plan has no remote endpoint"}));
   p = BwrapPlan();
   p.launcher = {"/usr/bin/sudo"};
   EXPECT_EQ(First(p), (PlanProblem{"/launch/launcher", "a linux-bwrap plan has no launcher"}));
@@ -201,9 +203,10 @@ TEST(Validate, EachKindNeedsItsOwnPartAndNoOther) {
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts", "a none plan has no mounts"}));
   p = RemotePlan();
   p.syscall_filter = SyscallFilter{};
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/syscall_filter",
-                                   "only a bubblewrap plan has a syscall filter, not an opensandbox "
-                                   "plan"}));
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/syscall_filter",
+                         "only a bubblewrap plan has a syscall filter, not an opensandbox "
+                         "plan"}));
 }
 
 TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
@@ -216,12 +219,13 @@ TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
             (PlanProblem{"/platform", "a macos-seatbelt plan runs on macos, not 'linux'"}));
   p = BwrapPlan();
   p.policy.type = PolicyType::kDangerFullAccess;
-  EXPECT_EQ(First(p), (PlanProblem{"/policy/type", "a danger-full-access policy runs unconfined, "
-                                                   "not in a linux-bwrap sandbox"}));
+  EXPECT_EQ(First(p), (PlanProblem{"/policy/type",
+                                   "a danger-full-access policy runs unconfined, "
+                                   "not in a linux-bwrap sandbox"}));
   p = BwrapPlan();
   p.roots[1].writable_bind = true;
-  EXPECT_EQ(First(p), (PlanProblem{"/roots/1/writable_bind",
-                                   "a root skipped as duplicate is not bound"}));
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/roots/1/writable_bind", "a root skipped as duplicate is not bound"}));
   p = BwrapPlan();
   p.roots[0].skip_reason = "missing";
   EXPECT_EQ(First(p), (PlanProblem{"/roots/0/skip_reason", "a root nothing skips has no reason"}));
@@ -256,8 +260,8 @@ TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
                                    "expected an absolute path"}));
   p = SeatbeltPlan();
   p.seatbelt->loopback_proxy_ports = {0};
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt/loopback_proxy_ports/0",
-                                   "expected 1 to 65535"}));
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/seatbelt/loopback_proxy_ports/0", "expected 1 to 65535"}));
   p = RemotePlan();
   p.remote->execd_port = 0;
   EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/execd_port", "expected 1 to 65535"}));
@@ -277,12 +281,12 @@ TEST(Validate, RunsOnEveryPlanRead) {
 
 // A version 1 plan gets an error naming its version, before anything else is read.
 TEST(PlanJson, Version1PlanIsRefusedByName) {
-  EXPECT_EQ(PlanFromJson("{\"schema_version\": 1, \"kind\": \"refused\", \"refusal\": null}",
-                         "old.json")
-                .status()
-                .message(),
-            "old.json: error: bad plan at '/schema_version': schema_version 1 is no longer read "
-            "(this cwsc reads version 2); compile the plan again with this cwsc\n");
+  EXPECT_EQ(
+      PlanFromJson("{\"schema_version\": 1, \"kind\": \"refused\", \"refusal\": null}", "old.json")
+          .status()
+          .message(),
+      "old.json: error: bad plan at '/schema_version': schema_version 1 is no longer read "
+      "(this cwsc reads version 2); compile the plan again with this cwsc\n");
 }
 
 // Every plan golden reads back to the same bytes (JSON -> plan -> JSON).

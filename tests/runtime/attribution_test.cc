@@ -21,8 +21,10 @@ StderrSummary Scan(const std::string& text, size_t chunk = 0) {
 
 TEST(AttributionTest, BwrapLineIsSetupFailure) {
   for (size_t chunk : {0, 1, 3, 7}) {
-    StderrSummary s = Scan("warming up\n   bwrap: Can't chdir to /tmp/w: No such file or directory\n"
-                           "bwrap: second\n", chunk);
+    StderrSummary s = Scan(
+        "warming up\n   bwrap: Can't chdir to /tmp/w: No such file or directory\n"
+        "bwrap: second\n",
+        chunk);
     EXPECT_EQ(s.first_line, "warming up");
     Denial d = AttributeDenial("linux-bwrap", 1, s);
     EXPECT_TRUE(d.denied);
@@ -48,9 +50,9 @@ TEST(AttributionTest, BwrapLineWinsOverReadOnly) {
 }
 
 TEST(AttributionTest, GenericErrorsAreNotDenials) {
-  for (const char* text : {"sh: 1: cannot create /x: Permission denied\n",
-                           "mount: Operation not permitted\n", "Bad system call\n",
-                           "curl: (7) Couldn't connect to server\n", ""}) {
+  for (const char* text :
+       {"sh: 1: cannot create /x: Permission denied\n", "mount: Operation not permitted\n",
+        "Bad system call\n", "curl: (7) Couldn't connect to server\n", ""}) {
     EXPECT_FALSE(AttributeDenial("linux-bwrap", 1, Scan(text)).denied) << text;
   }
 }

@@ -23,9 +23,7 @@ compiler::PathInfo Bwrap(compiler::FileType type = compiler::FileType::kRegular,
   return p;
 }
 
-compiler::ProbeResult Failed(const std::string& message) {
-  return {true, false, 1, message};
-}
+compiler::ProbeResult Failed(const std::string& message) { return {true, false, 1, message}; }
 
 HostSignals BareMetal() {
   HostSignals h;
@@ -82,7 +80,8 @@ TEST(DoctorCausesTest, UnprivilegedContainer) {
   HostSignals h = BareMetal();
   h.dockerenv = true;
   h.uid_map = "0 100000 65536";
-  auto c = DiagnoseWrapper(Bwrap(), Failed("bwrap: Creating new namespace failed: Operation not permitted"), h);
+  auto c = DiagnoseWrapper(
+      Bwrap(), Failed("bwrap: Creating new namespace failed: Operation not permitted"), h);
   ASSERT_EQ(Codes(c), std::vector<std::string>{"unprivileged-container"});
   EXPECT_THAT(c[0].detail, HasSubstr("/.dockerenv, uid_map '0 100000 65536'"));
   EXPECT_THAT(c[0].fix, HasSubstr("--security-opt"));
@@ -91,7 +90,8 @@ TEST(DoctorCausesTest, UnprivilegedContainer) {
 }
 
 TEST(DoctorCausesTest, UnknownKeepsBwrapsOwnMessage) {
-  auto c = DiagnoseWrapper(Bwrap(), Failed("bwrap: Can't mount proc on /newroot/proc"), BareMetal());
+  auto c =
+      DiagnoseWrapper(Bwrap(), Failed("bwrap: Can't mount proc on /newroot/proc"), BareMetal());
   ASSERT_EQ(Codes(c), std::vector<std::string>{"probe-failed"});
   EXPECT_EQ(c[0].detail,
             "the probe failed with bwrap's own message: bwrap: Can't mount proc on /newroot/proc");
@@ -121,8 +121,8 @@ TEST(DoctorLiveTest, ReportsThisHost) {
   EXPECT_EQ(j["sandbox"]["available"], r->sandbox_available);
   EXPECT_EQ(j["wrapper"]["path"], "/usr/bin/bwrap");
   EXPECT_EQ(j["modes"].size(), 4u);
-  for (const char* key : {"platform", "sandbox", "wrapper", "causes", "no_new_privs", "backend",
-                          "modes", "host"}) {
+  for (const char* key :
+       {"platform", "sandbox", "wrapper", "causes", "no_new_privs", "backend", "modes", "host"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   std::string text = DoctorToText(*r);

@@ -5,6 +5,8 @@
 // compared with the same command run locally; every output is checked for
 // the key. Without the binary the tests are skipped.
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -20,13 +22,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "runtime/http_client.h"
 #include "tests/runtime/proc_helpers.h"
@@ -113,8 +112,8 @@ class ExecdRealTest : public ::testing::Test {
     dir_ = new TempDir();
     port_ = FreeLoopbackPort();
     std::string log = *dir_ / "execd.log";
-    std::vector<std::string> args = {ExecdPath(), "--port", std::to_string(port_),
-                                     "--access-token", kToken, "--log-level", "3"};
+    std::vector<std::string> args = {
+        ExecdPath(), "--port", std::to_string(port_), "--access-token", kToken, "--log-level", "3"};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -172,8 +171,9 @@ class ExecdRealTest : public ::testing::Test {
     }
     ASSERT_TRUE(ready_) << "execd did not start: " << ReadFileOr(*dir_ / "execd.log");
     if (isolation_->empty()) {
-      std::printf("note: no network namespace could be made; execd listens on the host's "
-                  "127.0.0.1\n");
+      std::printf(
+          "note: no network namespace could be made; execd listens on the host's "
+          "127.0.0.1\n");
     }
   }
 
@@ -190,8 +190,7 @@ class ExecdRealTest : public ::testing::Test {
   // hold the key.
   RunResult Cwsc(std::vector<std::string> args, const std::string& key = kToken) {
     args.insert(args.begin(), Bin());
-    RunResult r =
-        cwsc::testing::Run(args, "", {"CODEWHALE_SANDBOX_API_KEY=" + key}, tmp_.path());
+    RunResult r = cwsc::testing::Run(args, "", {"CODEWHALE_SANDBOX_API_KEY=" + key}, tmp_.path());
     EXPECT_THAT(r.out, Not(HasSubstr(key)));
     EXPECT_THAT(r.err, Not(HasSubstr(key)));
     return r;
@@ -273,8 +272,8 @@ TEST_F(ExecdRealTest, AFailingCommandReturnsWellUnderASecond) {
   for (int i = 0; i < 5; ++i) {
     auto start = Clock::now();
     RunResult r = RunRemote({"sh", "-c", "exit 3"});
-    ms.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start)
-                     .count());
+    ms.push_back(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
     EXPECT_EQ(r.exit_code, 3) << r.err;
   }
   std::sort(ms.begin(), ms.end());
@@ -366,8 +365,8 @@ TEST_F(ExecdRealTest, LargeOutput) {
 TEST_F(ExecdRealTest, TheKeyIsNeverPrinted) {
   // Cwsc() checks stdout and stderr of every run; here also --json, a plan,
   // an explain and the request review.
-  RunResult j = Cwsc({"run", Config(), "--json", "-o", tmp_ / "result.json", "--", "sh", "-c",
-                      "echo hi; exit 4"});
+  RunResult j = Cwsc(
+      {"run", Config(), "--json", "-o", tmp_ / "result.json", "--", "sh", "-c", "echo hi; exit 4"});
   EXPECT_EQ(j.exit_code, 4) << j.err;
   std::string text = ReadFileOr(tmp_ / "result.json");
   EXPECT_THAT(text, Not(HasSubstr(kToken)));

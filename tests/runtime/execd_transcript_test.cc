@@ -3,16 +3,16 @@
 // as it arrived), replayed through cwsc's parser of the event stream and its
 // reading of error bodies. Every transcript has an expectation here, and
 // every expectation a transcript.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "runtime/execd_stream.h"
 #include "runtime/opensandbox.h"
@@ -198,15 +198,19 @@ Parsed Parse(const std::string& body, size_t max_event = 1 << 20, size_t piece =
 std::string ErrorEvent(const std::string& evalue, const std::string& traceback) {
   Json e = {{"type", "error"},
             {"timestamp", 1},
-            {"error", {{"ename", "CommandExecError"}, {"evalue", evalue},
-                       {"traceback", Json::array({traceback})}}}};
+            {"error",
+             {{"ename", "CommandExecError"},
+              {"evalue", evalue},
+              {"traceback", Json::array({traceback})}}}};
   return e.dump() + "\n\n";
 }
 
 TEST(ExecdStreamTest, DeathByASignalIs128PlusItsNumber) {
   const std::pair<const char*, int> cases[] = {
-      {"signal: killed", 137},     {"signal: terminated", 143},
-      {"signal: interrupt", 130},  {"signal: hangup", 129},
+      {"signal: killed", 137},
+      {"signal: terminated", 143},
+      {"signal: interrupt", 130},
+      {"signal: hangup", 129},
       {"signal: aborted (core dumped)", 134},
       {"signal: segmentation fault (core dumped)", 139},
       {"signal: user defined signal 1", 138},
@@ -252,8 +256,8 @@ TEST(ExecdStreamTest, AnOutputLineLargerThanTheEventBoundStreamsThrough) {
   line[0] = '\x01';
   // As execd writes it: "type" before "text"; ensure_ascii gives \uXXXX
   // escapes and surrogate pairs.
-  std::string event = "{\"type\":\"stdout\",\"text\":" + Json(line).dump(-1, ' ', true) +
-                      ",\"timestamp\":5}";
+  std::string event =
+      "{\"type\":\"stdout\",\"text\":" + Json(line).dump(-1, ' ', true) + ",\"timestamp\":5}";
   std::string body = Json{{"type", "init"}, {"text", "id1"}}.dump() + "\n\n" + event + "\n\n" +
                      Json{{"type", "execution_complete"}}.dump() + "\n\n";
   for (size_t piece : {size_t{1} << 30, size_t{4093}, size_t{1}}) {

@@ -29,8 +29,9 @@ std::string Src(const std::string& rel) {
 std::string WorkspaceFacts() {
   return absl::StrReplaceAll(
       testing::ReadFileOr(Src("examples/facts/linux-workspace.yaml")),
-      {{"paths:\n", "paths:\n  /dev/null: {type: char-device, canonical: /dev/null, mode: \"0666\", "
-                    "uid: 0, gid: 0}\n"}});
+      {{"paths:\n",
+        "paths:\n  /dev/null: {type: char-device, canonical: /dev/null, mode: \"0666\", "
+        "uid: 0, gid: 0}\n"}});
 }
 
 std::unique_ptr<compiler::HostFacts> Facts(const std::string& yaml) {
@@ -62,12 +63,12 @@ TEST(ChildEnvTest, AllowListThenMarkers) {
   ir::LaunchPlan plan;
   plan.env_allow = {"PATH", "HOME", "LC_*", "DOTNET_*", "TERM"};
   plan.env_set = {{"CODEWHALE_SANDBOX", "bwrap", {}}, {"TERM", "dumb", {}}};
-  std::vector<std::string> parent = {"PATH=/bin",       "SECRET=x",    "lc_all=C",
-                                     "LC_TIME=C.UTF-8", "DOTNET_ROOT=/d", "HOMEX=1",
-                                     "TERM=xterm",      "HOME=/h",     "=bad", "NOEQUALS"};
+  std::vector<std::string> parent = {"PATH=/bin",      "SECRET=x", "lc_all=C",   "LC_TIME=C.UTF-8",
+                                     "DOTNET_ROOT=/d", "HOMEX=1",  "TERM=xterm", "HOME=/h",
+                                     "=bad",           "NOEQUALS"};
   EXPECT_THAT(ChildEnv(plan, parent),
-              ElementsAre("PATH=/bin", "lc_all=C", "LC_TIME=C.UTF-8", "DOTNET_ROOT=/d",
-                          "TERM=dumb", "HOME=/h", "CODEWHALE_SANDBOX=bwrap"));
+              ElementsAre("PATH=/bin", "lc_all=C", "LC_TIME=C.UTF-8", "DOTNET_ROOT=/d", "TERM=dumb",
+                          "HOME=/h", "CODEWHALE_SANDBOX=bwrap"));
 }
 
 TEST(ChildEnvTest, CompiledPlanAllowList) {
@@ -138,21 +139,23 @@ TEST(RecheckTest, UnchangedHostPasses) {
 
 TEST(RecheckTest, PlatformMustMatch) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
-  std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"platform: linux", "platform: macos"}});
+  std::string yaml =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"platform: linux", "platform: macos"}});
   EXPECT_EQ(Recheck(plan, yaml), "the plan was compiled for linux, but this host is macos");
 }
 
 TEST(RecheckTest, BwrapMissingOrNotExecutable) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
-  std::string gone = absl::StrReplaceAll(
-      WorkspaceFacts(),
-      {{"  /usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\", uid: 0, gid: 0}\n",
-        ""}});
+  std::string gone =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"  /usr/bin/bwrap: {type: file, canonical: "
+                                              "/usr/bin/bwrap, mode: \"0755\", uid: 0, gid: 0}\n",
+                                              ""}});
   EXPECT_EQ(Recheck(plan, gone),
             "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
   std::string noexec = absl::StrReplaceAll(
-      WorkspaceFacts(), {{"/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\"",
-                          "/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0644\""}});
+      WorkspaceFacts(),
+      {{"/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\"",
+        "/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0644\""}});
   EXPECT_EQ(Recheck(plan, noexec),
             "the plan needs bubblewrap, but /usr/bin/bwrap is not a regular executable file");
 }
@@ -172,12 +175,15 @@ TEST(RecheckTest, WritableRootGoneOrMoved) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
   size_t index = 0;
   for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (plan.mounts[i].op == ir::MountOp::kWritableBind && plan.mounts[i].source == "/home/dev/proj") index = i + 1;
+    if (plan.mounts[i].op == ir::MountOp::kWritableBind &&
+        plan.mounts[i].source == "/home/dev/proj")
+      index = i + 1;
   }
   ASSERT_GT(index, 0u) << "the plan binds the workspace";
   std::string moved = absl::StrReplaceAll(
-      WorkspaceFacts(), {{"/home/dev/proj: {type: directory, canonical: /home/dev/proj,",
-                          "/home/dev/proj: {type: directory, symlink: true, canonical: /srv/other,"}});
+      WorkspaceFacts(),
+      {{"/home/dev/proj: {type: directory, canonical: /home/dev/proj,",
+        "/home/dev/proj: {type: directory, symlink: true, canonical: /srv/other,"}});
   EXPECT_EQ(Recheck(plan, moved),
             "mount " + std::to_string(index) +
                 " (--bind /home/dev/proj: writable root (configured)): /home/dev/proj now "
@@ -195,11 +201,11 @@ TEST(RecheckTest, WritableRootGoneOrMoved) {
 
 TEST(RecheckTest, DeniedPathThatAppearedRefuses) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
-  std::string yaml = WorkspaceFacts() +
-                     "";  // .aws was missing at compile time; now it exists
+  std::string yaml = WorkspaceFacts() + "";  // .aws was missing at compile time; now it exists
   yaml = absl::StrReplaceAll(
-      yaml, {{"paths:\n", "paths:\n  /home/dev/.aws: {type: directory, canonical: /home/dev/.aws, "
-                          "mode: \"0700\", uid: 1000, gid: 1000}\n"}});
+      yaml, {{"paths:\n",
+              "paths:\n  /home/dev/.aws: {type: directory, canonical: /home/dev/.aws, "
+              "mode: \"0700\", uid: 1000, gid: 1000}\n"}});
   EXPECT_EQ(Recheck(plan, yaml),
             "the denied path /home/dev/.aws (~/.aws) was missing when the plan was compiled and "
             "exists now, so the plan does not hide it; compile the plan again");
@@ -255,7 +261,8 @@ TEST(RecheckTest, MaskTargetChangedType) {
 }
 
 TEST(RecheckTest, WorkingDirectoryHiddenInsideTheSandbox) {
-  std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"cwd: /home/dev/proj", "cwd: /home/dev/.ssh"}});
+  std::string yaml =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"cwd: /home/dev/proj", "cwd: /home/dev/.ssh"}});
   ir::LaunchPlan plan = Compile(yaml, "plan");
   ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
   EXPECT_EQ(Recheck(plan, yaml),
@@ -266,7 +273,8 @@ TEST(RecheckTest, WorkingDirectoryHiddenInsideTheSandbox) {
 
 TEST(RecheckTest, AnotherHomeRefuses) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
-  std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/eve\n"}});
+  std::string yaml =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/eve\n"}});
   ASSERT_NE(yaml, WorkspaceFacts());
   EXPECT_EQ(Recheck(plan, yaml),
             "the plan's deny list was compiled for the home directory /home/dev, but HOME here "

@@ -1,16 +1,15 @@
 // End to end: the real `cwsc` binary ($CWSC_BIN) against the test server,
 // through each contract: compile --target opensandbox / plan, run, exec,
 // --json, --timeout and SIGINT. Every output is checked for the key.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/runtime/opensandbox_server.h"
 #include "tests/runtime/proc_helpers.h"
@@ -72,9 +71,10 @@ TEST_F(OpenSandboxCliTest, CompileTargetOpenSandboxPrintsTheRedactedRequest) {
   RunResult r = Cwsc({"compile", cfg, "--target", "opensandbox", "--", "make", "test", "it's"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# OpenSandbox contract: codewhale\n"
-                               "# API key: from config sandbox_api_key at " + cfg +
-                               ":3:19 (redacted)\n# total timeout: 30 s\n"));
-  EXPECT_THAT(r.out, HasSubstr("# 1. run\nPOST " + server_->url() + "/v1/sandbox/run\n"
+                               "# API key: from config sandbox_api_key at " +
+                               cfg + ":3:19 (redacted)\n# total timeout: 30 s\n"));
+  EXPECT_THAT(r.out, HasSubstr("# 1. run\nPOST " + server_->url() +
+                               "/v1/sandbox/run\n"
                                "Content-Type: application/json\n"
                                "Authorization: Bearer <redacted: config sandbox_api_key at " +
                                cfg + ":3:19>\n\n{\n  \"cmd\": \"make test 'it'\\\\''s'\",\n"));
@@ -112,7 +112,8 @@ TEST_F(OpenSandboxCliTest, PlanShowsWhatIsNotEnforcedAndNoKey) {
   EXPECT_THAT(explain.out, HasSubstr("# plan kind: opensandbox\n"));
   EXPECT_THAT(explain.out, HasSubstr("# url: " + server_->url() + "  (config sandbox_url at " +
                                      (dir_ / "config.toml") + ":2:15)\n"));
-  EXPECT_THAT(explain.out, HasSubstr("Authorization: Bearer <redacted: config sandbox_api_key at "));
+  EXPECT_THAT(explain.out,
+              HasSubstr("Authorization: Bearer <redacted: config sandbox_api_key at "));
 }
 
 TEST_F(OpenSandboxCliTest, RunThroughEachContractBehavesLikeALocalRun) {
@@ -136,8 +137,8 @@ TEST_F(OpenSandboxCliTest, RunThroughEachContractBehavesLikeALocalRun) {
 }
 
 TEST_F(OpenSandboxCliTest, ExecReadsTheKeyAtRunTime) {
-  WriteFile(dir_ / "env.toml", "sandbox_backend = \"opensandbox\"\nsandbox_url = \"" +
-                                   server_->url() + "\"\n");
+  WriteFile(dir_ / "env.toml",
+            "sandbox_backend = \"opensandbox\"\nsandbox_url = \"" + server_->url() + "\"\n");
   std::string key_env = std::string("CODEWHALE_SANDBOX_API_KEY=") + kTestKey;
   RunResult plan = Cwsc({"compile", dir_ / "env.toml", "--target", "plan"}, {key_env});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
@@ -157,11 +158,13 @@ TEST_F(OpenSandboxCliTest, ExecReadsTheKeyAtRunTime) {
 }
 
 TEST_F(OpenSandboxCliTest, DslPolicyRunsThroughExecdWithAKeyFromTheEnvironment) {
-  WriteFile(dir_ / "remote.cwsp", "policy remote {\n  mode workspace-write;\n"
-                                  "  backend opensandbox {\n    url \"" + server_->url() +
-                                      "/\";\n    api execd;\n"
-                                      "    api_key env \"CWSC_TEST_DSL_TOKEN\";\n"
-                                      "    remote_cwd \"/tmp\";\n  }\n}\n");
+  WriteFile(dir_ / "remote.cwsp",
+            "policy remote {\n  mode workspace-write;\n"
+            "  backend opensandbox {\n    url \"" +
+                server_->url() +
+                "/\";\n    api execd;\n"
+                "    api_key env \"CWSC_TEST_DSL_TOKEN\";\n"
+                "    remote_cwd \"/tmp\";\n  }\n}\n");
   std::string token_env = std::string("CWSC_TEST_DSL_TOKEN=") + kTestExecdToken;
   RunResult r = Cwsc({"run", dir_ / "remote.cwsp", "--", "sh", "-c", "pwd; exit 2"}, {token_env});
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -172,8 +175,8 @@ TEST_F(OpenSandboxCliTest, DslPolicyRunsThroughExecdWithAKeyFromTheEnvironment) 
 }
 
 TEST_F(OpenSandboxCliTest, PlanModeSaysTheNetworkBlockIsNotEnforced) {
-  RunResult r = Cwsc({"compile", Config("codewhale"), "--mode", "plan", "--target", "opensandbox",
-                      "--", "true"});
+  RunResult r = Cwsc(
+      {"compile", Config("codewhale"), "--mode", "plan", "--target", "opensandbox", "--", "true"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# not enforced by this backend: read-only filesystem (the remote "
                                "side decides what the command may write)\n"));
@@ -215,8 +218,8 @@ TEST_F(OpenSandboxCliTest, TimeoutAndSigintEndTheRemoteCommand) {
     std::string bin = Bin();
     Forked child = Fork(
         [&] {
-          execl(bin.c_str(), bin.c_str(), "run", cfg.c_str(), "--", "sh", "-c",
-                "echo up; sleep 30", static_cast<char*>(nullptr));
+          execl(bin.c_str(), bin.c_str(), "run", cfg.c_str(), "--", "sh", "-c", "echo up; sleep 30",
+                static_cast<char*>(nullptr));
           return 127;
         },
         "", out, err);

@@ -1,17 +1,16 @@
 // OpenSandbox selection (compiler/lower_remote.h), the reviewed requests
 // (backends/opensandbox.h) with goldens in tests/golden/opensandbox/, the new
 // config keys, key reading at run time, and HTTP client edge cases.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "backends/opensandbox.h"
 #include "compiler/config_toml.h"
@@ -26,11 +25,11 @@
 namespace cwsc {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using compiler::PolicySpec;
 using compiler::Setting;
+using ::testing::HasSubstr;
 using testing::kTestKey;
+using ::testing::Not;
 
 Setting<std::string> S(std::string v, const char* key, int line) {
   return {std::move(v), ir::Origin::Config(key, "cfg.toml", line, 1)};
@@ -96,20 +95,27 @@ TEST(LowerRemoteTest, UnusableUrlsAreRefusedWithTheReason) {
     const char* url;
     const char* reason;
   } cases[] = {
-      {"ftp://host", "sandbox_url 'ftp://host' cannot be used: it must start with http:// or "
-                     "https://; shell execution is refused"},
-      {"http://", "sandbox_url 'http://' cannot be used: it has no host; shell execution is refused"},
-      {"http://h:99999", "sandbox_url 'http://h:99999' cannot be used: its port is not a number "
-                         "from 1 to 65535; shell execution is refused"},
-      {"http://h/x y", "sandbox_url 'http://h/x y' cannot be used: it contains a space or control "
-                       "character; shell execution is refused"},
-      {"http://h\xff/", "sandbox_url 'http://h\\xff/' cannot be used: it contains a byte "
-                         "outside ASCII; shell execution is refused"},
-      {"http://h/?q=1", "sandbox_url 'http://h/?q=1' cannot be used: it must not have a query or "
-                        "fragment; shell execution is refused"},
-      {"http://user:pw-secret@h", "sandbox_url (value withheld) cannot be used: it must not "
-                                  "contain user information (set the key with sandbox_api_key); "
-                                  "shell execution is refused"},
+      {"ftp://host",
+       "sandbox_url 'ftp://host' cannot be used: it must start with http:// or "
+       "https://; shell execution is refused"},
+      {"http://",
+       "sandbox_url 'http://' cannot be used: it has no host; shell execution is refused"},
+      {"http://h:99999",
+       "sandbox_url 'http://h:99999' cannot be used: its port is not a number "
+       "from 1 to 65535; shell execution is refused"},
+      {"http://h/x y",
+       "sandbox_url 'http://h/x y' cannot be used: it contains a space or control "
+       "character; shell execution is refused"},
+      {"http://h\xff/",
+       "sandbox_url 'http://h\\xff/' cannot be used: it contains a byte "
+       "outside ASCII; shell execution is refused"},
+      {"http://h/?q=1",
+       "sandbox_url 'http://h/?q=1' cannot be used: it must not have a query or "
+       "fragment; shell execution is refused"},
+      {"http://user:pw-secret@h",
+       "sandbox_url (value withheld) cannot be used: it must not "
+       "contain user information (set the key with sandbox_api_key); "
+       "shell execution is refused"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.url);
@@ -173,7 +179,8 @@ TEST(LowerRemoteTest, NativeApiSettings) {
             "sandbox_opensandbox_api = \"lifecycle\" needs sandbox_image (the container image to "
             "create the sandbox from); shell execution is refused");
   spec.sandbox_image = S("debian:12", "sandbox_image", 7);
-  spec.sandbox_execd_port = Setting<int>{8000, ir::Origin::Config("sandbox_execd_port", "cfg.toml", 8, 1)};
+  spec.sandbox_execd_port =
+      Setting<int>{8000, ir::Origin::Config("sandbox_execd_port", "cfg.toml", 8, 1)};
   spec.sandbox_keep = Setting<bool>{true, ir::Origin::Config("sandbox_keep", "cfg.toml", 9, 1)};
   plan = Lower(spec);
   ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
@@ -185,15 +192,16 @@ TEST(LowerRemoteTest, NativeApiSettings) {
 
 TEST(LowerRemoteTest, NotEnforcedSaysWhatTheRemoteSideCannotEnforce) {
   ir::LaunchPlan plan = Lower(Spec("opensandbox"));
-  EXPECT_THAT(plan.remote->not_enforced,
-              ::testing::ElementsAre(
-                  "writes limited to the writable roots (/home/dev/proj; the remote side decides "
-                  "what the command may write)",
-                  "read-only protected directories (.codewhale, .deepseek) under each writable root",
-                  "read deny list (2 paths: /home/dev/.ssh, /home/dev/.aws)",
-                  "network blocked (the codewhale contract carries no network policy)",
-                  "child environment allow-list (the remote side has its own environment; only "
-                  "the plan's env_set is sent)"));
+  EXPECT_THAT(
+      plan.remote->not_enforced,
+      ::testing::ElementsAre(
+          "writes limited to the writable roots (/home/dev/proj; the remote side decides "
+          "what the command may write)",
+          "read-only protected directories (.codewhale, .deepseek) under each writable root",
+          "read deny list (2 paths: /home/dev/.ssh, /home/dev/.aws)",
+          "network blocked (the codewhale contract carries no network policy)",
+          "child environment allow-list (the remote side has its own environment; only "
+          "the plan's env_set is sent)"));
   // The lifecycle API maps the network stance into networkPolicy: not listed.
   PolicySpec spec = Spec("opensandbox");
   spec.sandbox_opensandbox_api = S("lifecycle", "sandbox_opensandbox_api", 4);
@@ -219,7 +227,8 @@ TEST(OpenSandboxConfigTest, NewKeysParseAndBadValuesAreErrors) {
   EXPECT_EQ(ok->spec.sandbox_execd_port->value, 44772);
   EXPECT_TRUE(ok->spec.sandbox_keep->value);
   EXPECT_EQ(ok->spec.sandbox_execd_url->value, "http://h:1");
-  EXPECT_EQ(ok->spec.sandbox_remote_cwd->origin.Describe(), "config sandbox_remote_cwd at c.toml:7:22");
+  EXPECT_EQ(ok->spec.sandbox_remote_cwd->origin.Describe(),
+            "config sandbox_remote_cwd at c.toml:7:22");
 
   auto bad_api = compiler::ReadTomlConfig("sandbox_opensandbox_api = \"grpc\"\n", "c.toml",
                                           compiler::Layer::kUser);
@@ -227,8 +236,8 @@ TEST(OpenSandboxConfigTest, NewKeysParseAndBadValuesAreErrors) {
   EXPECT_THAT(std::string(bad_api.status().message()),
               HasSubstr("c.toml:1:27: error: 'sandbox_opensandbox_api' must be \"codewhale\", "
                         "\"execd\" or \"lifecycle\", not 'grpc'"));
-  auto bad_port = compiler::ReadTomlConfig("sandbox_execd_port = 0\n", "c.toml",
-                                           compiler::Layer::kUser);
+  auto bad_port =
+      compiler::ReadTomlConfig("sandbox_execd_port = 0\n", "c.toml", compiler::Layer::kUser);
   ASSERT_FALSE(bad_port.ok());
   EXPECT_THAT(std::string(bad_port.status().message()),
               HasSubstr("c.toml:1:22: error: 'sandbox_execd_port' must be a port number from 1 to "
@@ -303,8 +312,8 @@ TEST(HttpClientTest, TlsIsVerifiedAndFailuresAreClear) {
   // The test server speaks plain HTTP: a TLS handshake with it must fail.
   runtime::HttpOptions o;
   o.total_timeout_ms = 5000;
-  auto r = runtime::HttpSend({"GET", "https://127.0.0.1:" + std::to_string(server.port()) + "/ping",
-                              {}, ""}, o);
+  auto r = runtime::HttpSend(
+      {"GET", "https://127.0.0.1:" + std::to_string(server.port()) + "/ping", {}, ""}, o);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("TLS failure"));
 
@@ -314,9 +323,12 @@ TEST(HttpClientTest, TlsIsVerifiedAndFailuresAreClear) {
   {
     testing::TestServer tls(kTestKey, testing::kTestExecdToken, dir);
     ASSERT_TRUE(tls.ok());
-    auto t = runtime::HttpSend(
-        {"POST", "https://127.0.0.1:" + std::to_string(tls.port()) + "/v1/sandbox/run",
-         {{"Authorization", std::string("Bearer ") + kTestKey}}, "{}"}, o);
+    auto t =
+        runtime::HttpSend({"POST",
+                           "https://127.0.0.1:" + std::to_string(tls.port()) + "/v1/sandbox/run",
+                           {{"Authorization", std::string("Bearer ") + kTestKey}},
+                           "{}"},
+                          o);
     ASSERT_FALSE(t.ok());
     EXPECT_THAT(std::string(t.status().message()),
                 HasSubstr("TLS failure: SSL certificate problem: self-signed certificate"));
@@ -337,7 +349,8 @@ const std::vector<std::string> kProgram = {"make", "test", "NAME=it's \"quoted\"
 
 ir::LaunchPlan GoldenPlan(const char* api) {
   PolicySpec spec = Spec("opensandbox");
-  if (std::string(api) != "codewhale") spec.sandbox_opensandbox_api = S(api, "sandbox_opensandbox_api", 4);
+  if (std::string(api) != "codewhale")
+    spec.sandbox_opensandbox_api = S(api, "sandbox_opensandbox_api", 4);
   spec.sandbox_image = S("debian:12", "sandbox_image", 5);
   spec.sandbox_remote_cwd = S("/workspace", "sandbox_remote_cwd", 6);
   return Lower(spec);
@@ -359,10 +372,12 @@ TEST(OpenSandboxReviewTest, GoldensForEachContract) {
     nlohmann::json j = nlohmann::json::parse(json);
     const nlohmann::json* run = nullptr;
     for (const auto& q : j["requests"]) {
-      if (q["method"] == "POST" && (q["body"].contains("cmd") || q["body"].contains("command"))) run = &q;
+      if (q["method"] == "POST" && (q["body"].contains("cmd") || q["body"].contains("command")))
+        run = &q;
     }
     ASSERT_NE(run, nullptr);
-    std::string cmd = (*run)["body"].contains("cmd") ? (*run)["body"]["cmd"] : (*run)["body"]["command"];
+    std::string cmd =
+        (*run)["body"].contains("cmd") ? (*run)["body"]["cmd"] : (*run)["body"]["command"];
     EXPECT_EQ(cmd, "make test 'NAME=it'\\''s \"quoted\"' '$HOME'");
     if (std::string(api) == "codewhale") {
       EXPECT_EQ((*run)["url"], "https://sandbox.example.test/v1/sandbox/run");
@@ -398,8 +413,8 @@ TEST(OpenSandboxReviewTest, LifecycleSendsNetworkPolicyOnlyForABlockedNetwork) {
 
 // The shell-quoted command gives back the exact argv when a POSIX shell reads it.
 TEST(OpenSandboxReviewTest, ShellCommandRoundTripsThroughSh) {
-  std::vector<std::string> words = {"it's", "", "a b", "$(id)", "`x`", "\\", "\"", "*", "~",
-                                    "line\nbreak", "tab\there", "ünï", "-n", "#"};
+  std::vector<std::string> words = {"it's", "",  "a b",         "$(id)",     "`x`", "\\", "\"",
+                                    "*",    "~", "line\nbreak", "tab\there", "ünï", "-n", "#"};
   std::vector<std::string> argv = {"printf", "<%s>"};
   argv.insert(argv.end(), words.begin(), words.end());
   std::string cmd = backends::ShellCommand(argv);

@@ -77,8 +77,8 @@ TestServer::~TestServer() {
 std::string TestServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
 void TestServer::Control(const std::string& fault, double delay, int pending_polls, bool reset) {
-  nlohmann::json body{{"fault", fault}, {"delay", delay}, {"pending_polls", pending_polls},
-                      {"reset", reset}};
+  nlohmann::json body{
+      {"fault", fault}, {"delay", delay}, {"pending_polls", pending_polls}, {"reset", reset}};
   runtime::HttpRequest req{"POST", url() + "/_control", {}, body.dump()};
   (void)runtime::HttpSend(req, runtime::HttpOptions{});
 }

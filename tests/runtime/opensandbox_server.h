@@ -7,9 +7,8 @@
 
 #include <sys/types.h>
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "ir/plan.h"
 

@@ -3,13 +3,13 @@
 // fault injection. Every output and error is checked for the key.
 #include "runtime/opensandbox.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "runtime/http_client.h"
 #include "tests/runtime/opensandbox_server.h"
@@ -19,10 +19,10 @@ namespace cwsc::runtime {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::kTestExecdToken;
 using testing::kTestKey;
 using testing::RemotePlan;
+using ::testing::StartsWith;
 using testing::TestServer;
 using Clock = std::chrono::steady_clock;
 
@@ -88,8 +88,8 @@ TEST_F(OpenSandboxTest, CodewhaleRunsCommandAndReturnsStreamsAndExitCode) {
 
 TEST_F(OpenSandboxTest, CodewhaleArgvSurvivesShellQuoting) {
   ir::LaunchPlan plan = RemotePlan("codewhale", server_->url());
-  std::vector<std::string> argv = {"printf", "[%s]\\n", "it's", "a \"b\" $HOME `x` \\",
-                                   "", "*", "semi;colon"};
+  std::vector<std::string> argv = {"printf", "[%s]\\n", "it's",      "a \"b\" $HOME `x` \\",
+                                   "",       "*",       "semi;colon"};
   auto r = Go(Run(plan, argv));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->exit_code, 0);
@@ -121,7 +121,8 @@ struct FaultCase {
 
 TEST_F(OpenSandboxTest, CodewhaleFaultsGiveTheSpecifiedErrors) {
   const FaultCase cases[] = {
-      {"http500", "OpenSandbox returned HTTP 500: {\"code\": \"500\", \"message\": \"injected HTTP 500\"}"},
+      {"http500",
+       "OpenSandbox returned HTTP 500: {\"code\": \"500\", \"message\": \"injected HTTP 500\"}"},
       {"http400", "OpenSandbox returned HTTP 400: "},
       {"malformed_json", "Failed to parse OpenSandbox response: body is not valid JSON"},
       {"missing_field", "Failed to parse OpenSandbox response: missing field \"exit_code\""},
@@ -203,9 +204,10 @@ TEST_F(OpenSandboxTest, CodewhaleCommandTimeoutAndInterrupt) {
 TEST_F(OpenSandboxTest, UnreachableEndpointIsClear) {
   ir::LaunchPlan plan = RemotePlan("codewhale", "http://127.0.0.1:1");
   ASSERT_FALSE(Go(Run(plan, {"true"})).ok());
-  EXPECT_THAT(message_,
-              StartsWith("Failed to reach OpenSandbox endpoint: POST http://127.0.0.1:1/v1/sandbox/run: "
-                         "cannot connect"));
+  EXPECT_THAT(
+      message_,
+      StartsWith("Failed to reach OpenSandbox endpoint: POST http://127.0.0.1:1/v1/sandbox/run: "
+                 "cannot connect"));
 }
 
 // ---- execd --------------------------------------------------------------------
@@ -284,8 +286,8 @@ TEST_F(OpenSandboxTest, ExecdDeathByASignalIs128PlusItsNumber) {
   ir::LaunchPlan plan = ExecdPlan(*server_);
   for (auto [sig, code] : {std::pair{"KILL", 137}, {"TERM", 143}, {"SEGV", 139}}) {
     SCOPED_TRACE(sig);
-    auto r = Go(Run(plan, {"sh", "-c", std::string("kill -") + sig + " $$"},
-                    std::string(kTestExecdToken)));
+    auto r = Go(
+        Run(plan, {"sh", "-c", std::string("kill -") + sig + " $$"}, std::string(kTestExecdToken)));
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->exit_code, code);
   }
@@ -348,8 +350,8 @@ TEST_F(OpenSandboxTest, ExecdFaultsGiveClearErrors) {
     SCOPED_TRACE(c.fault);
     server_->Control(c.fault);
     message_.clear();
-    auto r = Go(Run(plan, {"sh", "-c", "echo one; sleep 0.2; echo two"},
-                    std::string(kTestExecdToken)));
+    auto r =
+        Go(Run(plan, {"sh", "-c", "echo one; sleep 0.2; echo two"}, std::string(kTestExecdToken)));
     ASSERT_FALSE(r.ok());
     EXPECT_THAT(message_, StartsWith(c.message_start));
   }
@@ -431,8 +433,7 @@ TEST_F(OpenSandboxTest, ExecdTimeoutIgnoredByTheServerIsInterruptedByUs) {
   EXPECT_EQ(r->exit_code, 124);
   nlohmann::json st = server_->State();
   ASSERT_EQ(st["interrupts"].size(), 1u);  // DELETE /command?id=... after timeout + grace
-  EXPECT_EQ(st["requests"].back()["path"],
-            "/command?id=" + st["interrupts"][0].get<std::string>());
+  EXPECT_EQ(st["requests"].back()["path"], "/command?id=" + st["interrupts"][0].get<std::string>());
 }
 
 TEST_F(OpenSandboxTest, ExecdInterruptSendsDeleteCommand) {
@@ -494,8 +495,10 @@ TEST_F(OpenSandboxTest, TestServerAnswersAsTheRecordedExecd) {
     Json t = Json::parse(testing::ReadFileOr(entry.path().string()), nullptr, false);
     ASSERT_TRUE(t.is_object());
     const Json& q = t["request"];
-    HttpRequest req{q["method"].get<std::string>(), server_->url() + q["path"].get<std::string>(),
-                    {{"Content-Type", "application/json"}}, ""};
+    HttpRequest req{q["method"].get<std::string>(),
+                    server_->url() + q["path"].get<std::string>(),
+                    {{"Content-Type", "application/json"}},
+                    ""};
     if (name != "no_token") req.headers.push_back({"X-EXECD-ACCESS-TOKEN", kTestExecdToken});
     if (q["body"].is_string()) req.body = q["body"].get<std::string>();
     if (q["body"].is_object()) req.body = q["body"].dump();
@@ -559,12 +562,14 @@ TEST_F(OpenSandboxTest, LifecycleCreatesWaitsRunsAndDeletes) {
             nlohmann::json::parse(R"({"defaultAction":"deny","egress":[]})"));
   EXPECT_GE(sb["polls"].get<int>(), 3);  // Pending twice, then Running
   std::vector<std::string> steps;
-  for (const auto& q : st["requests"]) steps.push_back(q["method"].get<std::string>() + " " +
-                                                       q["path"].get<std::string>());
+  for (const auto& q : st["requests"])
+    steps.push_back(q["method"].get<std::string>() + " " + q["path"].get<std::string>());
   EXPECT_EQ(steps.front(), "POST /v1/sandboxes");
   EXPECT_EQ(steps.back(), "DELETE /v1/sandboxes/" + r->sandbox_id);
-  EXPECT_THAT(steps, ::testing::Contains("GET /v1/sandboxes/" + r->sandbox_id + "/endpoints/44772"));
-  EXPECT_THAT(steps, ::testing::Contains("POST /sandboxes/" + r->sandbox_id + "/port/44772/command"));
+  EXPECT_THAT(steps,
+              ::testing::Contains("GET /v1/sandboxes/" + r->sandbox_id + "/endpoints/44772"));
+  EXPECT_THAT(steps,
+              ::testing::Contains("POST /sandboxes/" + r->sandbox_id + "/port/44772/command"));
 }
 
 TEST_F(OpenSandboxTest, LifecycleNetworkOnAllowsAndKeepKeepsTheSandbox) {

@@ -69,8 +69,9 @@ TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
   std::string v1 = SourceRoot() + "/tests/regress/plan_json/schema-v1-plan.json";
   RunResult r = Cli({"exec", v1, "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, v1 + ": error: bad plan at '/schema_version': schema_version 1 is no longer "
-                        "read (this cwsc reads version 2); compile the plan again with this cwsc\n");
+  EXPECT_EQ(r.err, v1 +
+                       ": error: bad plan at '/schema_version': schema_version 1 is no longer "
+                       "read (this cwsc reads version 2); compile the plan again with this cwsc\n");
   nlohmann::json plan = nlohmann::json::parse(ReadFileOr(CompilePlan()));
   ASSERT_EQ(plan["kind"], "linux-bwrap");
   plan["kind"] = "refused";
@@ -79,7 +80,8 @@ TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
   WriteFile(bad, plan.dump(2));
   r = Cli({"exec", bad, "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, bad + ": error: bad plan at '/launch/refusal': a refused plan needs a refusal\n");
+  EXPECT_EQ(r.err,
+            bad + ": error: bad plan at '/launch/refusal': a refused plan needs a refusal\n");
 }
 
 TEST_F(RunCliTest, UsageErrors) {
@@ -162,7 +164,8 @@ TEST_F(RunCliTest, HelpTexts) {
 }
 
 TEST_F(RunCliTest, UnwrappedProgramNotFoundIs127) {
-  RunResult r = Cli({"run", config, "--mode", "full-access", "--cwd", ws, "--", "no-such-program-xyz"});
+  RunResult r =
+      Cli({"run", config, "--mode", "full-access", "--cwd", ws, "--", "no-such-program-xyz"});
   EXPECT_EQ(r.exit_code, 127);
   EXPECT_EQ(r.err, "cwsc: cannot run 'no-such-program-xyz': No such file or directory\n");
   WriteFile(ws + "/script", "#!/bin/sh\n");
@@ -214,7 +217,8 @@ TEST_F(RunCliTest, ExecRefusesWhenAWritableRootIsGone) {
   ASSERT_EQ(symlink((Base() + "/ws-moved").c_str(), ws.c_str()), 0);
   r = Cli({"exec", plan, "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_THAT(r.err, HasSubstr(ws + " now resolves to " + Base() + "/ws-moved; compile the plan again"));
+  EXPECT_THAT(r.err,
+              HasSubstr(ws + " now resolves to " + Base() + "/ws-moved; compile the plan again"));
 }
 
 TEST_F(RunCliTest, ExecRefusesWhenADeniedPathAppeared) {
@@ -243,7 +247,14 @@ TEST_F(RunCliTest, ExecOfAPlanForAnotherPlatformIsRefused) {
 }
 
 TEST_F(RunCliTest, SigtermToCwscReachesTheSandboxedCommand) {
-  std::vector<std::string> argv = {CwscBin(), "run", config, "--cwd", ws, "--", "/bin/sh", "-c",
+  std::vector<std::string> argv = {CwscBin(),
+                                   "run",
+                                   config,
+                                   "--cwd",
+                                   ws,
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
                                    "trap 'echo term > t; exit 7' TERM; echo ready > r; "
                                    "while :; do sleep 0.1; done"};
   std::vector<std::string> env = Env();
@@ -315,10 +326,10 @@ RunResult RunAtPty(const std::vector<std::string>& argv, const std::vector<std::
 // status) instead of ending bwrap and the sandbox with it.
 TEST_F(RunCliTest, AtATerminalCtrlCReachesTheCommand) {
   for (const char* mode : {"ask", "plan", "full-access"}) {
-    RunResult r = RunAtPty(
-        {CwscBin(), "run", config, "--mode", mode, "--cwd", ws, "--", "/bin/sh", "-c",
-         "trap 'echo TRAPPED; exit 7' INT; echo READY; sleep 20 & wait; echo NO-TRAP"},
-        Env({}), "READY", "\x03");
+    RunResult r =
+        RunAtPty({CwscBin(), "run", config, "--mode", mode, "--cwd", ws, "--", "/bin/sh", "-c",
+                  "trap 'echo TRAPPED; exit 7' INT; echo READY; sleep 20 & wait; echo NO-TRAP"},
+                 Env({}), "READY", "\x03");
     EXPECT_EQ(r.exit_code, 7) << mode << ": " << r.out;
     EXPECT_THAT(r.out, HasSubstr("TRAPPED")) << mode;
     EXPECT_THAT(r.out, ::testing::Not(HasSubstr("NO-TRAP"))) << mode;
@@ -346,8 +357,7 @@ TEST_F(RunCliTest, AtATerminalTheCommandIsTheForegroundGroupAndReadsIt) {
     // read (SIGTTIN) and hang the test instead of failing it.
     std::string command = "'" + cwsc + "' run '" + config + "' --mode " + mode + " --cwd '" + ws +
                           "' --timeout 20 -- /bin/sh -c '" + inner + "; exit 3'; echo status:$?";
-    RunResult r = RunWithEnv({"/usr/bin/script", "-qec", command, "/dev/null"}, Env({}),
-                             "hello\n");
+    RunResult r = RunWithEnv({"/usr/bin/script", "-qec", command, "/dev/null"}, Env({}), "hello\n");
     EXPECT_EQ(r.exit_code, 0) << mode << ": " << r.err;
     EXPECT_THAT(r.out, HasSubstr("got:hello")) << mode << ": " << r.out;
     EXPECT_THAT(r.out, HasSubstr("status:3")) << mode << ": " << r.out;
@@ -394,7 +404,8 @@ TEST_F(RunCliTest, DoctorOnThisHost) {
       {});
   EXPECT_EQ(j["sandbox"]["available"], probe.exit_code == 0);
   EXPECT_EQ(r.exit_code, probe.exit_code == 0 ? 0 : 1);
-  EXPECT_EQ(j["sandbox"]["kind"], probe.exit_code == 0 ? nlohmann::json("linux-bwrap") : nlohmann::json());
+  EXPECT_EQ(j["sandbox"]["kind"],
+            probe.exit_code == 0 ? nlohmann::json("linux-bwrap") : nlohmann::json());
   r = Cli({"doctor"});
   EXPECT_THAT(r.out, StartsWith(probe.exit_code == 0 ? "sandbox: linux-bwrap (available)\n"
                                                      : "sandbox: none (unavailable)\n"));
@@ -489,10 +500,9 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
 
   // `cwsc run` compiles against that host: no wrapper, so it runs unwrapped
   // with a warning (docs/behavior.md B-40) and never claims a denial.
-  RunResult run = RunInCrippledUserns(
-      {CwscBin(), "run", config, "--cwd", ws, "--json", "-o", Base() + "/result/r.json", "--",
-       "/bin/sh", "-c", "exit 3"},
-      env);
+  RunResult run = RunInCrippledUserns({CwscBin(), "run", config, "--cwd", ws, "--json", "-o",
+                                       Base() + "/result/r.json", "--", "/bin/sh", "-c", "exit 3"},
+                                      env);
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_THAT(run.err, HasSubstr("cwsc: warning: the command runs without a sandbox although the "
                                  "policy is workspace-write"));
@@ -513,7 +523,8 @@ class NonRootTest : public SandboxTree {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to create the user and sudo to it";
     SandboxTree::SetUp();
     if (getpwnam(kUser) == nullptr) {
-      RunResult add = testing::Run({"/usr/sbin/useradd", "--no-create-home", "--shell", "/bin/sh", kUser});
+      RunResult add =
+          testing::Run({"/usr/sbin/useradd", "--no-create-home", "--shell", "/bin/sh", kUser});
       ASSERT_EQ(add.exit_code, 0) << add.err;
     }
     passwd* pw = getpwnam(kUser);
@@ -529,9 +540,26 @@ class NonRootTest : public SandboxTree {
   RunResult AsUser(const std::string& mode, const std::string& script,
                    const std::string& config_text = "") {
     WriteFile(config, config_text);
-    return testing::Run({"/usr/bin/sudo", "-n", "-u", kUser, "--", "/usr/bin/env", "-i",
-                "PATH=/usr/bin:/bin", "HOME=" + home, CwscBin(), "run", config, "--mode", mode,
-                "--cwd", ws, "--", "/bin/sh", "-c", script});
+    return testing::Run({"/usr/bin/sudo",
+                         "-n",
+                         "-u",
+                         kUser,
+                         "--",
+                         "/usr/bin/env",
+                         "-i",
+                         "PATH=/usr/bin:/bin",
+                         "HOME=" + home,
+                         CwscBin(),
+                         "run",
+                         config,
+                         "--mode",
+                         mode,
+                         "--cwd",
+                         ws,
+                         "--",
+                         "/bin/sh",
+                         "-c",
+                         script});
   }
 
   uid_t uid_ = 0;

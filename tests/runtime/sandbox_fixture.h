@@ -55,9 +55,17 @@ class SandboxTree : public ::testing::Test {
   RunResult Cwsc(const std::string& mode, const std::vector<std::string>& program,
                  const std::vector<std::string>& extra_env = {}, const std::string& input = "",
                  const std::string& cwd = "") {
-    std::vector<std::string> argv = {CwscBin(), "run", config, "--mode", mode,
-                                     "--cwd", cwd.empty() ? ws : cwd, "--json", "-o",
-                                     *base_ / "result.json", "--"};
+    std::vector<std::string> argv = {CwscBin(),
+                                     "run",
+                                     config,
+                                     "--mode",
+                                     mode,
+                                     "--cwd",
+                                     cwd.empty() ? ws : cwd,
+                                     "--json",
+                                     "-o",
+                                     *base_ / "result.json",
+                                     "--"};
     argv.insert(argv.end(), program.begin(), program.end());
     unlink((*base_ / "result.json").c_str());
     return RunWithEnv(argv, Env(extra_env), input);

@@ -202,8 +202,8 @@ TEST_F(SandboxTest, WorkspaceUnderTmpInReadOnlyModeWorksOrIsRefusedClearly) {
 TEST_F(SandboxTest, GitCommitInsideRealWorktree) {
   std::string repo = Base() + "/repo", wt = Base() + "/wt";
   auto git = [&](const std::vector<std::string>& args, const std::string& dir) {
-    std::vector<std::string> argv = {"/usr/bin/git", "-C", dir, "-c", "user.name=t", "-c",
-                                     "user.email=t@example.invalid"};
+    std::vector<std::string> argv = {
+        "/usr/bin/git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.invalid"};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunWithEnv(argv, Env());
   };
@@ -234,9 +234,8 @@ TEST_F(SandboxTest, DenyListedPathsAreHidden) {
 }
 
 TEST_F(SandboxTest, ReadOnlyModeBlocksEveryWrite) {
-  RunResult r = Sh("plan",
-                   "for p in " + ws + "/w " + home + "/w " + outside + "/w " + ws +
-                       "/.codewhale/w; do echo x > $p && echo WROTE $p; done; exit 0");
+  RunResult r = Sh("plan", "for p in " + ws + "/w " + home + "/w " + outside + "/w " + ws +
+                               "/.codewhale/w; do echo x > $p && echo WROTE $p; done; exit 0");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, Not(HasSubstr("WROTE")));
   for (const std::string& p : {ws + "/w", home + "/w", outside + "/w", ws + "/.codewhale/w"}) {
@@ -246,9 +245,9 @@ TEST_F(SandboxTest, ReadOnlyModeBlocksEveryWrite) {
 }
 
 TEST_F(SandboxTest, FullAccessRunsUnwrappedAndReportsNone) {
-  RunResult r = Sh("full-access",
-                   "echo x > " + outside + "/f; echo \"[$CODEWHALE_SANDBOX]\"; "
-                   "echo 'Read-only file system' >&2; exit 3");
+  RunResult r = Sh("full-access", "echo x > " + outside +
+                                      "/f; echo \"[$CODEWHALE_SANDBOX]\"; "
+                                      "echo 'Read-only file system' >&2; exit 3");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "[]\n");
   EXPECT_EQ(ReadFileOr(outside + "/f"), "x\n");
@@ -306,7 +305,8 @@ TEST_F(SandboxTest, StdinPipedAndLargeOutputs) {
   RunResult r = Cwsc("ask", {"/bin/cat"}, {}, input);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(r.out == input) << "stdin did not come through byte for byte";
-  r = Sh("ask", "head -c 16777216 /dev/zero | tr '\\0' a; head -c 3000000 /dev/zero | tr '\\0' b >&2");
+  r = Sh("ask",
+         "head -c 16777216 /dev/zero | tr '\\0' a; head -c 3000000 /dev/zero | tr '\\0' b >&2");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.size(), 16777216u);
   EXPECT_EQ(r.out.find_first_not_of('a'), std::string::npos);

@@ -1,9 +1,9 @@
 // Spawn: exit status, signals, environment, cwd, stdio pass-through, large
 // outputs, timeout and tree kill, signal forwarding and parent death. Every
 // SpawnAndWait runs in a forked helper so the test process stays clean.
-#include <fcntl.h>
 #include "runtime/host/spawn.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -37,14 +37,13 @@ int SpawnAndRecord(const SpawnRequest& req, const std::string& result_file) {
   SpawnError err;
   absl::StatusOr<SpawnResult> r = SpawnAndWait(req, &err);
   if (!r.ok()) {
-    WriteFile(result_file, "error " + std::to_string(err.exec_errno) + " " +
-                               std::string(r.status().message()));
+    WriteFile(result_file,
+              "error " + std::to_string(err.exec_errno) + " " + std::string(r.status().message()));
     return 99;
   }
-  WriteFile(result_file, std::to_string(r->exit_code) + " " +
-                             std::to_string(r->signal.value_or(0)) + " " +
-                             (r->timed_out ? "1" : "0") + " " +
-                             std::to_string(r->forwarded_signal.value_or(0)));
+  WriteFile(result_file,
+            std::to_string(r->exit_code) + " " + std::to_string(r->signal.value_or(0)) + " " +
+                (r->timed_out ? "1" : "0") + " " + std::to_string(r->forwarded_signal.value_or(0)));
   return r->exit_code;
 }
 
@@ -192,7 +191,8 @@ TEST(SpawnTest, StdinPipedThrough) {
 TEST(SpawnTest, LargeStdoutAndTeedStderrAreByteExact) {
   // 8 MiB on stdout (direct) and 4 MiB on stderr (through the tee).
   size_t sunk = 0;
-  SpawnRequest r = Sh("yes abcdefghijklmnopqrstuvwxyz | head -c 8388608; "
+  SpawnRequest r =
+      Sh("yes abcdefghijklmnopqrstuvwxyz | head -c 8388608; "
          "yes 0123456789 | head -c 4194304 >&2");
   r.stderr_sink = [&](std::string_view s) { sunk += s.size(); };
   Outcome o = RunSpawn(r);
@@ -212,8 +212,9 @@ TEST(SpawnTest, StderrSinkSeesEveryByte) {
       [&] {
         StderrScanner scan;
         size_t total = 0;
-        SpawnRequest r = Sh("{ printf 'first\\n'; yes x | head -c 100000; "
-                            "printf '\\n  bwrap: Can'\\''t mount\\nRead-only file system'; } >&2");
+        SpawnRequest r =
+            Sh("{ printf 'first\\n'; yes x | head -c 100000; "
+               "printf '\\n  bwrap: Can'\\''t mount\\nRead-only file system'; } >&2");
         r.stderr_sink = [&](std::string_view s) {
           total += s.size();
           scan.Feed(s);
@@ -253,8 +254,10 @@ TEST(SpawnTest, TimeoutEscalatesToKillWhenTermIgnored) {
 TEST(SpawnTest, NoDescendantSurvivesEvenAfterSetsid) {
   TempDir d;
   // The escaped daemon leaves the process group and the command exits at once.
-  SpawnRequest r = Sh("setsid sh -c 'echo $$ > " + (d / "daemon") + "; exec sleep 1000' & "
-                      "while [ ! -s " + (d / "daemon") + " ]; do sleep 0.01; done; exit 0");
+  SpawnRequest r = Sh("setsid sh -c 'echo $$ > " + (d / "daemon") +
+                      "; exec sleep 1000' & "
+                      "while [ ! -s " +
+                      (d / "daemon") + " ]; do sleep 0.01; done; exit 0");
   Outcome o = RunSpawn(r);
   EXPECT_EQ(o.result, "0 0 0 0");
   std::string pid = ReadFileOr(d / "daemon");
@@ -313,11 +316,11 @@ TEST(SpawnTest, ChildDiesWithSpawner) {
 TEST(RunCaptured, CapturesBothStreamsAndSharesNothing) {
   int leaked = open("/dev/null", O_RDONLY);  // not close-on-exec
   ASSERT_GE(leaked, 3);
-  Captured c = RunCaptured(
-      {"/bin/sh", "-c",
-       "echo out; echo err >&2; pwd; echo \"${HOME-unset}\"; "
-       "if read x; then echo input; else echo no-input; fi; "
-       "if [ -e /proc/self/fd/" + std::to_string(leaked) + " ]; then echo leaked; fi; exit 3"});
+  Captured c = RunCaptured({"/bin/sh", "-c",
+                            "echo out; echo err >&2; pwd; echo \"${HOME-unset}\"; "
+                            "if read x; then echo input; else echo no-input; fi; "
+                            "if [ -e /proc/self/fd/" +
+                                std::to_string(leaked) + " ]; then echo leaked; fi; exit 3"});
   close(leaked);
   EXPECT_TRUE(c.started);
   EXPECT_FALSE(c.timed_out);
