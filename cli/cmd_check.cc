@@ -1,58 +1,317 @@
-// `cwsc check`: validate a policy or config file and list the expectations
-// each policy carries. Evaluating them against the emitted artifacts is the
-// job of a later version of this command (docs/dsl.md, "Expectations").
+// `cwsc check`: validate a policy or config file and evaluate its
+// expectations against the artifact each permission mode's plan emits
+// (docs/verification.md): the bwrap argv through the mount interpreter, the
+// Seatbelt profile through the SBPL evaluator. Each verdict names the rule
+// that decided it and the plan element (config line) that emitted the rule.
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/verify.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/paths.h"
 #include "compiler/resolve.h"
+#include "nlohmann/json.hpp"
 
 namespace cwsc::cli {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 constexpr char kCheckUsage[] =
     "usage: cwsc check FILE [--policy NAME] [--input toml|dsl] [--managed]\n"
+    "                  [--mode MODE ...] [--target bwrap|seatbelt ...] [--facts FILE]\n"
+    "                  [--cwd DIR] [--expect FILE.cwsp] [--unlisted-as-missing] [--json]\n"
     "\n"
-    "Validate FILE (a .cwsp policy or a Codewhale config.toml) and list the\n"
-    "expectations of each policy (or of --policy NAME). --managed checks FILE\n"
-    "as a managed config (which may set `launcher`).\n"
-    "Exit codes: 0 valid, 2 bad input or usage.\n";
+    "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every\n"
+    "expectation of each policy (or of --policy NAME), plus those of --expect FILE,\n"
+    "against the artifact each permission mode's plan emits: the bwrap argv\n"
+    "through the mount interpreter, the Seatbelt profile through the SBPL\n"
+    "evaluator. Each --mode (default: the four modes, or those an expectation\n"
+    "names with `in MODE, ...`) is compiled against the live host or --facts.\n"
+    "Each verdict names the deciding rule and the config line behind it.\n"
+    "--target restricts the check to plans emitting that artifact.\n"
+    "Exit codes: 0 every expectation holds, 1 one failed, 2 bad input or usage,\n"
+    "4 a --target the plan does not emit.\n";
 
-std::string Verdict(const ir::Expectation& e) { return e.allowed ? "allowed" : "denied"; }
+const char* const kAllModes[] = {"plan", "ask", "auto-review", "full-access"};
 
-void PrintPolicy(const compiler::DslPolicy& p, const std::string& file) {
-  size_t n = p.spec.expectations.size();
-  std::printf("policy %s (%s:%d:%d): valid, %zu expectation%s\n", p.name.c_str(), file.c_str(),
-              p.line, p.col, n, n == 1 ? "" : "s");
-  for (const ir::Expectation& e : p.spec.expectations) {
-    std::string what = ir::ExpectationKindName(e.kind);
-    if (e.kind != ir::Expectation::Kind::kNetwork) {
-      what += " " + compiler::QuoteForMessage(e.path);
-    }
-    std::printf("  expect %s %s  (%s:%d:%d)\n", what.c_str(), Verdict(e).c_str(),
-                e.origin.file.c_str(), e.origin.line, e.origin.col);
+std::string Quote(const std::string& s) { return compiler::QuoteForMessage(s); }
+
+std::string ExpectText(const ir::Expectation& e) {
+  std::string what = ir::ExpectationKindName(e.kind);
+  if (e.kind != ir::Expectation::Kind::kNetwork) what += " " + Quote(e.path);
+  std::string out = absl::StrCat("expect ", what, " ", e.allowed ? "allowed" : "denied");
+  if (!e.modes.empty()) absl::StrAppend(&out, " in ", absl::StrJoin(e.modes, ", "));
+  return out;
+}
+
+std::string At(const ir::Origin& o) { return absl::StrCat(o.file, ":", o.line, ":", o.col); }
+
+absl::StatusOr<std::string> ReadText(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": error: cannot read the file"));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Options of check beyond the common ones; --mode and --target may repeat.
+struct CheckOptions {
+  std::vector<std::string> modes;    // canonical, in the order given
+  std::vector<std::string> targets;  // "bwrap", "seatbelt"
+  std::optional<std::string> expect_file;
+  bool managed = false;
+  bool json = false;
+};
+
+// A policy to check: its name ("" for a TOML config), position and expectations.
+struct Subject {
+  std::string name;
+  std::string where;  // "file:line:col" of the policy, or the file
+  std::vector<ir::Expectation> expectations;
+};
+
+struct ModePlan {
+  compiler::CompileResult result;
+  PlanArtifact art;
+  compiler::PathVars vars;
+};
+
+struct Counts {
+  int passed = 0, failed = 0, unchecked = 0;
+};
+
+int CompileMode(const CommonOptions& o, const std::string& mode, const std::string& policy,
+                compiler::HostFacts* facts, ModePlan* out) {
+  CommonOptions m = o;
+  m.mode = mode;
+  m.mode_given = true;
+  m.policy = policy;
+  absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(m);
+  if (!copts.ok()) {
+    PrintError(std::string(copts.status().message()));
+    return kExitUsage;
   }
+  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts);
+  if (!r.ok()) {
+    PrintError(std::string(r.status().message()));
+    return kExitUsage;
+  }
+  std::vector<std::string> unlisted = facts->UnlistedPaths();
+  if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
+    PrintError(absl::StrCat(
+        *o.facts, ": error: the facts file does not record '", unlisted.front(), "'",
+        unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+        ", which this check asks about (mode ", mode, "): record the facts again with `cwsc facts "
+        "--for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as missing"));
+    return kExitUsage;
+  }
+  out->result = *std::move(r);
+  return kExitOk;
+}
+
+// RunChecks compiles each mode once and evaluates every expectation of `s`.
+int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
+              compiler::HostFacts* facts, std::string* text, Json* results, Counts* counts) {
+  absl::StrAppend(text, s.name.empty() ? "config" : absl::StrCat("policy ", s.name), " (", s.where,
+                  "): ", s.expectations.size(), " expectation",
+                  s.expectations.size() == 1 ? "" : "s", "\n");
+  std::vector<std::string> modes = c.modes;
+  if (modes.empty()) modes.assign(std::begin(kAllModes), std::end(kAllModes));
+  std::map<std::string, ModePlan> plans;
+  for (const ir::Expectation& e : s.expectations) {
+    absl::StrAppend(text, "  ", ExpectText(e), "  (", At(e.origin), ")\n");
+    for (const std::string& mode : modes) {
+      if (!e.modes.empty() && std::find(e.modes.begin(), e.modes.end(), mode) == e.modes.end()) {
+        continue;
+      }
+      if (!plans.count(mode)) {
+        ModePlan mp;
+        if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
+        auto [it, _] = plans.emplace(mode, std::move(mp));
+        absl::StatusOr<PlanArtifact> art = ArtifactOf(it->second.result.plan);
+        if (!art.ok()) {
+          std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", mode.c_str(),
+                       std::string(art.status().message()).c_str());
+          return kExitUsage;
+        }
+        it->second.art = *std::move(art);
+        it->second.vars = VarsFor(it->second.result.plan, facts);
+        const std::string& t = it->second.art.target;
+        if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
+          std::fprintf(stderr,
+                       "cwsc: error: --target %s: mode %s compiles to a %s plan, which emits no "
+                       "such artifact\n",
+                       absl::StrJoin(c.targets, ",").c_str(), mode.c_str(),
+                       ir::PlanKindName(it->second.result.plan.kind));
+          return kExitNotApplicable;
+        }
+      }
+      const ModePlan& mp = plans.at(mode);
+      std::string path;
+      if (e.kind != ir::Expectation::Kind::kNetwork) {
+        absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, mp.vars);
+        if (!p.ok()) {
+          PrintError(absl::StrCat(At(e.origin), ": error: ", p.status().message()));
+          return kExitUsage;
+        }
+        path = *p;
+      }
+      Decision d = DecideOn(mp.art, KindOf(e.kind), path);
+      bool pass = d.checkable && d.allowed == e.allowed;
+      const char* mark = !d.checkable ? "SKIP" : pass ? "pass" : "FAIL";
+      if (!d.checkable) {
+        ++counts->unchecked;
+      } else if (pass) {
+        ++counts->passed;
+      } else {
+        ++counts->failed;
+      }
+      std::string subject = path.empty() ? "network" : path;
+      std::string verdict = !d.checkable ? "not checkable statically"
+                                         : absl::StrCat(d.allowed ? "allowed" : "denied", " (",
+                                                        d.detail, ")");
+      absl::StrAppend(text, "    ", mark, "  ", mode, ", ", mp.art.target, ": ", subject, ": ",
+                      verdict);
+      if (d.checkable && !pass) {
+        absl::StrAppend(text, ", expected ", e.allowed ? "allowed" : "denied");
+      }
+      absl::StrAppend(text, "\n");
+      absl::StrAppend(text, "          by ", d.where.empty() ? "" : absl::StrCat(d.where, ": "),
+                      d.rule, "\n");
+      if (d.origin) absl::StrAppend(text, "          from ", d.origin->Describe(), "\n");
+      for (const std::string& p : d.params) absl::StrAppend(text, "          param ", p, "\n");
+      // What the policy asked for at this path but the plan left out.
+      std::vector<std::string> notes;
+      for (const ir::Skipped& sk : mp.result.plan.skipped) {
+        if (path.empty() || sk.path.empty() || !compiler::PathStartsWith(path, sk.path)) continue;
+        notes.push_back(absl::StrCat("the plan skipped ", sk.what, " ", sk.path, ": ", sk.reason,
+                                     " (", sk.origin.Describe(), ")"));
+        absl::StrAppend(text, "          note: ", notes.back(), "\n");
+      }
+      Json r{{"policy", s.name},
+             {"expectation",
+              Json{{"kind", ir::ExpectationKindName(e.kind)},
+                   {"path", e.path},
+                   {"expected", e.allowed ? "allowed" : "denied"},
+                   {"modes", e.modes},
+                   {"file", e.origin.file},
+                   {"line", e.origin.line},
+                   {"col", e.origin.col}}},
+             {"mode", mode},
+             {"target", mp.art.target},
+             {"path", path},
+             {"actual", !d.checkable ? "unchecked" : d.allowed ? "allowed" : "denied"},
+             {"result", !d.checkable ? "skip" : pass ? "pass" : "fail"},
+             {"detail", d.detail},
+             {"rule", d.rule},
+             {"where", d.where},
+             {"origin", d.origin ? Json(d.origin->Describe()) : Json(nullptr)},
+             {"params", d.params},
+             {"notes", notes}};
+      results->push_back(std::move(r));
+    }
+  }
+  return kExitOk;
+}
+
+// ExtractCheckOptions takes the options only check has (or repeats) out of args.
+absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, CheckOptions* c) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+      break;
+    }
+    if (a == "--managed") {
+      c->managed = true;
+      continue;
+    }
+    if (a == "--json") {
+      c->json = true;
+      continue;
+    }
+    std::string name, value;
+    for (const char* opt : {"--mode", "--target", "--expect"}) {
+      if (a == opt) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(absl::StrCat("option '", a, "' needs a value"));
+        }
+        name = a;
+        value = args[++i];
+      } else if (absl::StartsWith(a, absl::StrCat(opt, "="))) {
+        name = opt;
+        value = a.substr(std::string(opt).size() + 1);
+      }
+    }
+    if (name.empty()) {
+      rest.push_back(a);
+    } else if (name == "--mode") {
+      for (absl::string_view m : absl::StrSplit(value, ',')) {
+        std::optional<std::string> n = compiler::NormalizeMode(std::string(m));
+        if (!n) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "unknown permission mode '", m,
+              "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, "
+              "yolo)"));
+        }
+        if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end()) c->modes.push_back(*n);
+      }
+    } else if (name == "--target") {
+      for (absl::string_view t : absl::StrSplit(value, ',')) {
+        if (t != "bwrap" && t != "seatbelt") {
+          return absl::InvalidArgumentError(
+              absl::StrCat("unknown --target '", t, "' for check (bwrap or seatbelt)"));
+        }
+        c->targets.emplace_back(t);
+      }
+    } else {
+      c->expect_file = value;
+    }
+  }
+  return rest;
+}
+
+// ExpectationsOf reads --expect FILE: the expectations of every policy in it.
+absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file) {
+  if (!absl::EndsWith(file, ".cwsp")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": error: --expect reads a .cwsp file (policies with expect lines)"));
+  }
+  absl::StatusOr<std::string> text = ReadText(file);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<compiler::DslFile> parsed =
+      compiler::ReadDslFile(*text, file, compiler::Layer::kUser);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<ir::Expectation> out;
+  for (const compiler::DslPolicy& p : parsed->policies) {
+    out.insert(out.end(), p.spec.expectations.begin(), p.spec.expectations.end());
+  }
+  if (out.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": error: --expect: the file has no expectations"));
+  }
+  return out;
 }
 
 }  // namespace
 
 int CmdCheck(const Args& args) {
-  std::vector<std::string> rest;
-  bool managed = false;
-  for (const std::string& a : args) {
-    if (a == "--managed") {
-      managed = true;
-    } else {
-      rest.push_back(a);
-    }
-  }
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(rest, {"--policy", "--input"});
+  CheckOptions c;
+  absl::StatusOr<std::vector<std::string>> rest = ExtractCheckOptions(args, &c);
+  absl::StatusOr<CommonOptions> o =
+      rest.ok() ? ParseCommonOptions(*rest, {"--policy", "--input", "--facts", "--cwd",
+                                             "--unlisted-as-missing", "--no-project-config"})
+                : absl::StatusOr<CommonOptions>(rest.status());
   if (!o.ok()) {
     PrintError(std::string(o.status().message()));
     std::fputs(kCheckUsage, stderr);
@@ -72,16 +331,24 @@ int CmdCheck(const Args& args) {
     PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
     return kExitUsage;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    PrintError(absl::StrCat(file, ": error: cannot read the file"));
+  absl::StatusOr<std::string> read = ReadText(file);
+  if (!read.ok()) {
+    PrintError(std::string(read.status().message()));
     return kExitUsage;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  compiler::Layer layer = managed ? compiler::Layer::kManaged : compiler::Layer::kUser;
+  const std::string& text = *read;
+  compiler::Layer layer = c.managed ? compiler::Layer::kManaged : compiler::Layer::kUser;
+  std::vector<ir::Expectation> extra;
+  if (c.expect_file) {
+    absl::StatusOr<std::vector<ir::Expectation>> e = ExpectationsOf(*c.expect_file);
+    if (!e.ok()) {
+      PrintError(std::string(e.status().message()));
+      return kExitUsage;
+    }
+    extra = *std::move(e);
+  }
 
+  std::vector<Subject> subjects;
   if (!dsl) {
     if (!o->policy.empty()) {
       PrintError(absl::StrCat(file, ": error: --policy selects a policy of a .cwsp file"));
@@ -99,13 +366,13 @@ int CmdCheck(const Args& args) {
       PrintError(std::string(paths.message()));
       return kExitUsage;
     }
-    if (managed && cfg->spec.tool_launcher) {
-      const ir::Origin& o = cfg->spec.tool_launcher->origin;
+    if (c.managed && cfg->spec.tool_launcher) {
+      const ir::Origin& lo = cfg->spec.tool_launcher->origin;
       std::string mode = cfg->spec.sandbox_mode
                              ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
                              : "";
       if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::Diagnostic{ir::Diagnostic::Severity::kError, o.file, o.line, o.col,
+        PrintError(ir::Diagnostic{ir::Diagnostic::Severity::kError, lo.file, lo.line, lo.col,
                                   cfg->spec.sandbox_mode
                                       ? absl::StrCat("a managed config with 'tool_launcher' must set "
                                                      "sandbox_mode to workspace-write or read-only, "
@@ -119,37 +386,78 @@ int CmdCheck(const Args& args) {
         return kExitUsage;
       }
     }
-    size_t warnings = 0;
-    for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
-    if (warnings > 0) {
-      std::printf("%s: valid config with %zu warning%s; no expectations (only .cwsp policies carry "
-                  "them)\n",
-                  file.c_str(), warnings, warnings == 1 ? "" : "s");
+    if (extra.empty()) {
+      size_t warnings = 0;
+      for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
+      if (warnings > 0) {
+        std::printf("%s: valid config with %zu warning%s; no expectations (only .cwsp policies "
+                    "carry them)\n",
+                    file.c_str(), warnings, warnings == 1 ? "" : "s");
+        return kExitOk;
+      }
+      std::printf("%s: valid config; no expectations (only .cwsp policies carry them)\n",
+                  file.c_str());
       return kExitOk;
     }
-    std::printf("%s: valid config; no expectations (only .cwsp policies carry them)\n",
-                file.c_str());
-    return kExitOk;
+    subjects.push_back({"", file, extra});
+  } else {
+    absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
+    if (!parsed.ok()) {
+      PrintError(std::string(parsed.status().message()));
+      return kExitUsage;
+    }
+    bool found = o->policy.empty();
+    for (const compiler::DslPolicy& p : parsed->policies) {
+      if (!o->policy.empty() && p.name != o->policy) continue;
+      found = true;
+      Subject s{p.name, absl::StrCat(file, ":", p.line, ":", p.col), p.spec.expectations};
+      s.expectations.insert(s.expectations.end(), extra.begin(), extra.end());
+      subjects.push_back(std::move(s));
+    }
+    if (!found) {
+      PrintError(absl::StrCat(file, ": error: no policy named '", o->policy, "'"));
+      return kExitUsage;
+    }
+    if (parsed->policies.empty()) {
+      std::printf("%s: valid, but defines no policy\n", file.c_str());
+      return kExitOk;
+    }
   }
 
-  absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
-  if (!parsed.ok()) {
-    PrintError(std::string(parsed.status().message()));
-    return kExitUsage;
+  std::unique_ptr<compiler::HostFacts> facts;
+  std::string out;
+  Json results = Json::array();
+  Counts counts;
+  for (const Subject& s : subjects) {
+    if (s.expectations.empty()) {
+      absl::StrAppend(&out, "policy ", s.name, " (", s.where, "): valid, no expectations\n");
+      continue;
+    }
+    if (!facts) {
+      absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
+      if (!f.ok()) {
+        PrintError(std::string(f.status().message()));
+        return kExitUsage;
+      }
+      facts = *std::move(f);
+    }
+    if (int rc = RunChecks(*o, c, s, facts.get(), &out, &results, &counts); rc != kExitOk) {
+      return rc;
+    }
   }
-  bool found = o->policy.empty();
-  for (const compiler::DslPolicy& p : parsed->policies) {
-    if (!o->policy.empty() && p.name != o->policy) continue;
-    found = true;
-    PrintPolicy(p, file);
+  int rc = counts.failed > 0 ? kExitCheckFailed : kExitOk;
+  if (c.json) {
+    Json j{{"version", 1},      {"file", file},
+           {"passed", counts.passed}, {"failed", counts.failed},
+           {"unchecked", counts.unchecked}, {"results", results}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return rc;
   }
-  if (!found) {
-    PrintError(absl::StrCat(file, ": error: no policy named '", o->policy, "'"));
-    return kExitUsage;
-  }
-  if (parsed->policies.empty()) std::printf("%s: valid, but defines no policy\n", file.c_str());
-  std::printf("expectations are listed, not evaluated yet\n");
-  return kExitOk;
+  absl::StrAppend(&out, "check: ", counts.passed, " passed, ", counts.failed, " failed");
+  if (counts.unchecked > 0) absl::StrAppend(&out, ", ", counts.unchecked, " not checkable");
+  absl::StrAppend(&out, "\n");
+  std::fputs(out.c_str(), stdout);
+  return rc;
 }
 
 }  // namespace cwsc::cli

@@ -8,6 +8,7 @@
 
 #include "PolicyParser.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/compile.h"
 #include "antlr4-runtime.h"
 
 namespace cwsc::compiler {
@@ -386,13 +387,27 @@ class Lowerer {
     e.allowed = s->verdict()->ALLOWED() != nullptr;
     e.origin = At(kw, "expect");
     if (auto* p = dynamic_cast<P::ExpectPathContext*>(s->expectWhat())) {
-      e.kind = p->access->getType() == P::WRITE ? ir::Expectation::Kind::kWrite
-                                                : ir::Expectation::Kind::kRead;
+      e.kind = p->access->getType() == P::WRITE  ? ir::Expectation::Kind::kWrite
+               : p->access->getType() == P::EXEC ? ir::Expectation::Kind::kExec
+                                                 : ir::Expectation::Kind::kRead;
       std::optional<std::string> path = Path(p->path());
       if (!path) return;
       e.path = *path;
     } else {
       e.kind = ir::Expectation::Kind::kNetwork;
+    }
+    for (P::ModeNameContext* m : s->modeName()) {
+      std::optional<std::string> mode = NormalizeMode(m->getText());
+      if (!mode) {
+        Error(m->getStart(), absl::StrCat("unknown permission mode '", m->getText(),
+                                          "'; expected plan, ask, auto-review or full-access"));
+        return;
+      }
+      if (std::find(e.modes.begin(), e.modes.end(), *mode) != e.modes.end()) {
+        Error(m->getStart(), absl::StrCat("permission mode '", *mode, "' is named twice"));
+        return;
+      }
+      e.modes.push_back(*mode);
     }
     spec_->expectations.push_back(std::move(e));
   }

@@ -41,6 +41,7 @@ const char* ExpectationKindName(Expectation::Kind kind) {
     case Expectation::Kind::kRead: return "read";
     case Expectation::Kind::kWrite: return "write";
     case Expectation::Kind::kNetwork: return "network";
+    case Expectation::Kind::kExec: return "exec";
   }
   return "read";
 }

@@ -181,10 +181,12 @@ Json PlanJson(const LaunchPlan& p) {
   j["warnings"] = warnings;
   Json expectations = Json::array();
   for (const Expectation& e : p.expectations) {
-    expectations.push_back(Json{{"kind", ExpectationKindName(e.kind)},
-                                {"path", e.path},
-                                {"expected", e.allowed ? "allowed" : "denied"},
-                                {"origin", OriginJson(e.origin)}});
+    Json ej{{"kind", ExpectationKindName(e.kind)},
+            {"path", e.path},
+            {"expected", e.allowed ? "allowed" : "denied"},
+            {"origin", OriginJson(e.origin)}};
+    if (!e.modes.empty()) ej["modes"] = e.modes;  // absent: every mode
+    expectations.push_back(std::move(ej));
   }
   j["expectations"] = expectations;
   return j;
@@ -437,7 +439,8 @@ LaunchPlan ReadPlan(const Reader& r) {
   // Plans written before expectations existed have no "expectations" key.
   if (r.Has("expectations")) {
     static const Expectation::Kind kExpectKinds[] = {
-        Expectation::Kind::kRead, Expectation::Kind::kWrite, Expectation::Kind::kNetwork};
+        Expectation::Kind::kRead, Expectation::Kind::kWrite, Expectation::Kind::kNetwork,
+        Expectation::Kind::kExec};
     for (const Reader& er : r.At("expectations").Items()) {
       Expectation e;
       e.kind = ParseEnum(er.At("kind"), kExpectKinds, &ExpectationKindName);
@@ -448,6 +451,9 @@ LaunchPlan ReadPlan(const Reader& r) {
       }
       e.allowed = verdict == "allowed";
       e.origin = ReadOrigin(er.At("origin"));
+      if (er.Has("modes")) {
+        for (const Reader& mr : er.At("modes").Items()) e.modes.push_back(mr.Str());
+      }
       p.expectations.push_back(std::move(e));
     }
   }
