@@ -54,6 +54,24 @@ std::string ExpectText(const ir::Expectation& e) {
   return out;
 }
 
+// OneLine folds a multi-line rule onto one line, cut at 120 characters (the
+// JSON report keeps it whole).
+std::string OneLine(const std::string& rule) {
+  std::string out;
+  bool space = false;
+  for (char ch : rule) {
+    if (ch == '\n' || ch == ' ' || ch == '\t') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += ch;
+  }
+  if (out.size() > 120) out = out.substr(0, 117) + "...";
+  return out;
+}
+
 std::string At(const ir::Origin& o) { return absl::StrCat(o.file, ":", o.line, ":", o.col); }
 
 absl::StatusOr<std::string> ReadText(const std::string& file) {
@@ -130,10 +148,12 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
   std::map<std::string, ModePlan> plans;
   for (const ir::Expectation& e : s.expectations) {
     absl::StrAppend(text, "  ", ExpectText(e), "  (", At(e.origin), ")\n");
+    bool any = false;
     for (const std::string& mode : modes) {
       if (!e.modes.empty() && std::find(e.modes.begin(), e.modes.end(), mode) == e.modes.end()) {
         continue;
       }
+      any = true;
       if (!plans.count(mode)) {
         ModePlan mp;
         if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
@@ -187,7 +207,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       }
       absl::StrAppend(text, "\n");
       absl::StrAppend(text, "          by ", d.where.empty() ? "" : absl::StrCat(d.where, ": "),
-                      d.rule, "\n");
+                      OneLine(d.rule), "\n");
       if (d.origin) absl::StrAppend(text, "          from ", d.origin->Describe(), "\n");
       for (const std::string& p : d.params) absl::StrAppend(text, "          param ", p, "\n");
       // What the policy asked for at this path but the plan left out.
@@ -220,6 +240,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
              {"notes", notes}};
       results->push_back(std::move(r));
     }
+    if (!any) absl::StrAppend(text, "    (none of its modes is checked)\n");
   }
   return kExitOk;
 }

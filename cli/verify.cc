@@ -1,5 +1,7 @@
 #include "cli/verify.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
 #include "backends/seatbelt.h"
@@ -82,9 +84,16 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
       }
     }
     if (plan.seatbelt) {
+      // The parameters the rule names whose path covers the one asked about
+      // (every one for a network rule), each once.
+      std::vector<std::string> keys;
       for (const std::string& key : backends::ParamsIn(v.rule)) {
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      }
+      for (const std::string& key : keys) {
         for (const ir::Param& p : plan.seatbelt->params) {
           if (p.key != key) continue;
+          if (!path.empty() && !compiler::PathStartsWith(path, p.value)) continue;
           d.params.push_back(absl::StrCat(p.key, "=", p.value, " (", p.origin.Describe(), ")"));
         }
       }

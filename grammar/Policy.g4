@@ -116,6 +116,7 @@ PRIVATE        : 'private' ;
 SHARED         : 'shared' ;
 ALLOWED        : 'allowed' ;
 DENIED         : 'denied' ;
+// Keywords end at IN (compiler/dsl_frontend.cc classifies tokens by range).
 EXEC           : 'exec' ;
 IN             : 'in' ;
 
