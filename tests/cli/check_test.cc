@@ -268,3 +268,71 @@ TEST(Check, ErrorMessages) {
 
 }  // namespace
 }  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+TEST(Why, BwrapChainFromTheTopWithOrigins) {
+  RunResult r = Cwsc({"why", "$WORKSPACE/.codewhale/config.toml", "examples/workspace.cwsp",
+                      "--facts", kLinuxWs});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "/home/dev/proj/.codewhale/config.toml (mode ask, bwrap): read allowed, write denied\n"
+            "  decided by:\n"
+            "    layer 7, argv 26: --ro-bind /home/dev/proj/.codewhale /home/dev/proj/.codewhale  "
+            "(read-only)\n"
+            "      from default protected name .codewhale\n"
+            "  overrides:\n"
+            "    layer 4, argv 17: --bind /home/dev/proj /home/dev/proj  (writable)\n"
+            "      from mode workspace of permission mode ask\n"
+            "    layer 0, argv 8: --ro-bind / /  (read-only)\n"
+            "      from default bwrap base view\n");
+  // Semantic: the deciding layer is the interpreter's answer for the path.
+  RunResult argv = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--format",
+                         "json"});
+  auto view = backends::InterpretBwrapArgv(
+      nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->Find("/home/dev/proj/.codewhale/config.toml").layer, 7);
+}
+
+TEST(Why, SeatbeltRuleAndParamsAndSkippedNotes) {
+  RunResult r = Cwsc({"why", "~/.ssh/id_rsa", "examples/workspace.cwsp", "--facts", kMacWs,
+                      "--read"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "/Users/dev/.ssh/id_rsa (mode ask, seatbelt): read denied\n"
+            "  read: file-read-data decided by profile line 101: (deny file-read* (subpath (param "
+            "\"DENY_READ_11\")))\n"
+            "    from default built-in deny list: ~/.ssh\n"
+            "    param DENY_READ_11=/Users/dev/.ssh (default built-in deny list: ~/.ssh)\n");
+  RunResult s = Cwsc({"why", "/srv/artifacts/x", "examples/team.cwsp", "--policy", "ci", "--facts",
+                      kLinuxWs, "--write"});
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_EQ(s.out,
+            "/srv/artifacts/x (mode ask, bwrap): write denied\n"
+            "  decided by:\n"
+            "    layer 0, argv 8: --ro-bind / /  (read-only)\n"
+            "      from default bwrap base view\n"
+            "  note: the plan skipped writable root /srv/artifacts: missing (config writable at "
+            "examples/team.cwsp:23:12)\n");
+}
+
+TEST(Why, Errors) {
+  RunResult r = Cwsc({"why", "rel", "examples/workspace.cwsp", "--facts", kLinuxWs});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "cwsc: error: PATH 'rel': path 'rel' is relative; use an absolute path, ~ or a "
+            "variable\n");
+  r = Cwsc({"why", "$NOPE/x", "examples/workspace.cwsp", "--facts", kLinuxWs});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "cwsc: error: PATH '$NOPE/x': unknown variable '$NOPE' (known: $HOME, $WORKSPACE, "
+            "$CWD, $TMPDIR)\n");
+  r = Cwsc({"why", "/x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "cwsc: error: missing CONFIG");
+}
+
+}  // namespace
+}  // namespace cwsc
