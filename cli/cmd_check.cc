@@ -3,6 +3,8 @@
 // (docs/verification.md): the bwrap argv through the mount interpreter, the
 // Seatbelt profile through the SBPL evaluator. Each verdict names the rule
 // that decided it and the plan element (config line) that emitted the rule.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -14,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/live_probe.h"
 #include "cli/verify.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
@@ -29,7 +32,8 @@ using Json = nlohmann::ordered_json;
 constexpr char kCheckUsage[] =
     "usage: cwsc check FILE [--policy NAME] [--input toml|dsl] [--managed]\n"
     "                  [--mode MODE ...] [--target bwrap|seatbelt ...] [--facts FILE]\n"
-    "                  [--cwd DIR] [--expect FILE.cwsp] [--unlisted-as-missing] [--json]\n"
+    "                  [--cwd DIR] [--expect FILE.cwsp] [--unlisted-as-missing] [--live]\n"
+    "                  [--json]\n"
     "\n"
     "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every\n"
     "expectation of each policy (or of --policy NAME), plus those of --expect FILE,\n"
@@ -39,6 +43,8 @@ constexpr char kCheckUsage[] =
     "names with `in MODE, ...`) is compiled against the live host or --facts.\n"
     "Each verdict names the deciding rule and the config line behind it.\n"
     "--target restricts the check to plans emitting that artifact.\n"
+    "--live also runs each expectation as a real probe under the sandbox on this\n"
+    "host (`cwsc run`): a probe that disagrees with the static verdict fails.\n"
     "Exit codes: 0 every expectation holds, 1 one failed, 2 bad input or usage,\n"
     "4 a --target the plan does not emit.\n";
 
@@ -89,6 +95,7 @@ struct CheckOptions {
   std::optional<std::string> expect_file;
   bool managed = false;
   bool json = false;
+  bool live = false;
 };
 
 // A policy to check: its name ("" for a TOML config), position and expectations.
@@ -135,6 +142,22 @@ int CompileMode(const CommonOptions& o, const std::string& mode, const std::stri
   }
   out->result = *std::move(r);
   return kExitOk;
+}
+
+// RunArgv is the `cwsc run` prefix a live probe runs under: this binary, the
+// same config, policy, mode and working directory as the static check.
+std::vector<std::string> RunArgv(const CommonOptions& o, const std::string& mode,
+                                 const std::string& policy) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string bin = n > 0 ? std::string(self, static_cast<size_t>(n)) : "cwsc";
+  std::vector<std::string> argv = {bin, "run", o.config, "--mode", mode, "--timeout", "30"};
+  if (!policy.empty()) argv.insert(argv.end(), {"--policy", policy});
+  if (o.cwd) argv.insert(argv.end(), {"--cwd", *o.cwd});
+  if (o.input) argv.insert(argv.end(), {"--input", *o.input});
+  if (o.no_project_config) argv.push_back("--no-project-config");
+  argv.push_back("--");
+  return argv;
 }
 
 // RunChecks compiles each mode once and evaluates every expectation of `s`.
@@ -238,6 +261,26 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
              {"origin", d.origin ? Json(d.origin->Describe()) : Json(nullptr)},
              {"params", d.params},
              {"notes", notes}};
+      if (c.live && d.checkable) {
+        LiveResult live = LiveProbe(RunArgv(o, mode, s.name), KindOf(e.kind), path);
+        Json lj{{"probed", live.probed}, {"how", live.why}};
+        if (!live.probed) {
+          absl::StrAppend(text, "          live: ", live.why, "\n");
+        } else if (live.allowed == d.allowed) {
+          absl::StrAppend(text, "          live: ", live.allowed ? "allowed" : "denied",
+                          ", agrees (", live.why, ")\n");
+          lj["actual"] = live.allowed ? "allowed" : "denied";
+          lj["agrees"] = true;
+        } else {
+          ++counts->failed;
+          absl::StrAppend(text, "    FAIL  live: ", live.allowed ? "allowed" : "denied", " (",
+                          live.why, ") but the static verdict is ",
+                          d.allowed ? "allowed" : "denied", ": the artifact and the kernel disagree\n");
+          lj["actual"] = live.allowed ? "allowed" : "denied";
+          lj["agrees"] = false;
+        }
+        r["live"] = lj;
+      }
       results->push_back(std::move(r));
     }
     if (!any) absl::StrAppend(text, "    (none of its modes is checked)\n");
@@ -260,6 +303,10 @@ absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, C
     }
     if (a == "--json") {
       c->json = true;
+      continue;
+    }
+    if (a == "--live") {
+      c->live = true;
       continue;
     }
     std::string name, value;
@@ -344,6 +391,10 @@ int CmdCheck(const Args& args) {
   }
   if (o->config.empty()) {
     std::fputs(kCheckUsage, stderr);
+    return kExitUsage;
+  }
+  if (c.live && o->facts) {
+    PrintError("--live probes this host: it cannot be combined with --facts");
     return kExitUsage;
   }
   const std::string& file = o->config;
