@@ -3,9 +3,15 @@
 // error, and a semantic check that replays each JSON verdict through the
 // interpreters independently of the command.
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "backends/bwrap_interp.h"
 #include "backends/sbpl_eval.h"
+#include "cli/live_probe.h"
 #include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 
@@ -332,6 +338,99 @@ TEST(Why, Errors) {
   r = Cwsc({"why", "/x"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "cwsc: error: missing CONFIG");
+}
+
+}  // namespace
+}  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+// A workspace and a home with the files the examples name, owned by `uid`.
+struct LiveFixture {
+  explicit LiveFixture(uid_t uid, gid_t gid) : base("/var/tmp") {
+    chmod(base.path().c_str(), 0755);
+    home = base / "home";
+    ws = base / "ws";
+    for (const std::string& d : {home, home + "/.ssh", ws, ws + "/src", ws + "/.git",
+                                 ws + "/.codewhale"}) {
+      mkdir(d.c_str(), 0755);
+    }
+    WriteFile(home + "/.ssh/id_ed25519", "KEY\n");
+    WriteFile(ws + "/src/main.c", "int main;\n");
+    WriteFile(ws + "/.git/config", "[core]\n");
+    WriteFile(ws + "/.codewhale/config.toml", "# project\n");
+    for (const auto& e : std::filesystem::recursive_directory_iterator(base.path())) {
+      lchown(e.path().c_str(), uid, gid);
+    }
+    lchown(base.path().c_str(), uid, gid);
+  }
+  TempDir base;
+  std::string home, ws;
+};
+
+// Every example that runs under bubblewrap here: the kernel agrees with each
+// static verdict. `prefix` starts cwsc as another user (empty: as is).
+void ExpectLiveAgreement(const LiveFixture& f, const std::vector<std::string>& prefix) {
+  for (const char* example : {"workspace", "locked-down", "readonly"}) {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(), {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + f.home,
+                             Bin(), "check", Src() + "/examples/" + example + ".cwsp", "--live",
+                             "--cwd", f.ws});
+    RunResult r = testing::Run(argv, "", {}, f.ws);
+    EXPECT_EQ(r.exit_code, 0) << example << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out.find("disagree"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("did not run"), std::string::npos) << r.out;
+    size_t agrees = 0;
+    for (size_t at = 0; (at = r.out.find(", agrees (", at)) != std::string::npos; ++at) ++agrees;
+    EXPECT_GE(agrees, 8u) << example << "\n" << r.out;
+  }
+}
+
+TEST(LiveCheck, AgreesWithTheStaticVerdictsAsRoot) {
+  if (geteuid() != 0 || access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "needs root and bwrap";
+  LiveFixture f(0, 0);
+  ExpectLiveAgreement(f, {});
+}
+
+TEST(LiveCheck, AgreesWithTheStaticVerdictsAsAnotherUser) {
+  passwd* pw = getpwnam("cwsc-escape");
+  if (geteuid() != 0 || pw == nullptr || access("/usr/bin/bwrap", X_OK) != 0) {
+    GTEST_SKIP() << "needs root, bwrap and the user cwsc-escape (created by escape_test)";
+  }
+  LiveFixture f(pw->pw_uid, pw->pw_gid);
+  ExpectLiveAgreement(f, {"/usr/bin/setpriv", "--reuid", std::to_string(pw->pw_uid), "--regid",
+                          std::to_string(pw->pw_gid), "--clear-groups", "--"});
+}
+
+// The probes read what the kernel does: the same write is allowed without a
+// sandbox and refused under a read-only one, and a file created in a private
+// tmpfs does not count as a write.
+TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
+  if (geteuid() != 0 || access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "needs root and bwrap";
+  TempDir t("/var/tmp");
+  WriteFile(t / "f", "x\n");
+  std::vector<std::string> bare = {"/usr/bin/env"};
+  std::vector<std::string> ro = {"/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/", "/", "--dev",
+                                 "/dev", "--"};
+  std::vector<std::string> priv = {"/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/", "/",
+                                   "--tmpfs", t.path(), "--"};
+  EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kWrite, t / "f").allowed);
+  EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kWrite, t / "new").allowed);
+  EXPECT_FALSE(testing::Exists(t / "new"));  // the probe removes what it created
+  cli::LiveResult w = cli::LiveProbe(ro, backends::AccessKind::kWrite, t / "f");
+  EXPECT_TRUE(w.probed);
+  EXPECT_FALSE(w.allowed);
+  cli::LiveResult p = cli::LiveProbe(priv, backends::AccessKind::kWrite, t / "new");
+  EXPECT_TRUE(p.probed) << p.why;
+  EXPECT_FALSE(p.allowed) << p.why;
+  EXPECT_FALSE(cli::LiveProbe(priv, backends::AccessKind::kRead, t / "f").allowed);
+  EXPECT_TRUE(cli::LiveProbe(ro, backends::AccessKind::kRead, t / "f").allowed);
+  EXPECT_FALSE(cli::LiveProbe(ro, backends::AccessKind::kNetwork, "").allowed);
+  EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kNetwork, "").allowed);
+  cli::LiveResult missing = cli::LiveProbe(ro, backends::AccessKind::kRead, t / "none");
+  EXPECT_FALSE(missing.probed);
+  EXPECT_EQ(missing.why, "not probed: not a regular file on this host");
 }
 
 }  // namespace
