@@ -27,6 +27,7 @@ int CmdDoctor(const Args& args);
 int CmdFmt(const Args& args);
 int CmdCheck(const Args& args);
 int CmdWhy(const Args& args);
+int CmdDiff(const Args& args);
 
 }  // namespace cwsc::cli
 

@@ -30,6 +30,7 @@ const Command kCommands[] = {
     {"facts", cwsc::cli::CmdFacts, "record the host facts a compile consults"},
     {"check", cwsc::cli::CmdCheck, "validate a policy and evaluate its expectations"},
     {"why", cwsc::cli::CmdWhy, "the decision for one path and the rules behind it"},
+    {"diff", cwsc::cli::CmdDiff, "what one policy allows that another does not"},
     {"fmt", cwsc::cli::CmdFmt, "format a .cwsp policy canonically"},
     {"run", cwsc::cli::CmdRun, "compile against this host, then run a program under the plan"},
     {"exec", cwsc::cli::CmdExec, "run a program under a plan compiled earlier"},

@@ -435,3 +435,123 @@ TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
 
 }  // namespace
 }  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+std::string Example(const std::string& name) { return testing::ReadFileOr(Src() + "/examples/" + name); }
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+TEST(Diff, SpellingAndOrderGiveNothing) {
+  TempDir t;
+  std::string a = Example("locked-down.cwsp");
+  WriteFile(t / "a.cwsp", a);
+  // Same meaning: statements reordered, comments and spacing changed.
+  std::string b = Replace(a, "  mode workspace-write;\n", "");
+  b = Replace(b, "{\n", "{\n  # respelled\n  mode    workspace-write ;\n");
+  WriteFile(t / "b.cwsp", b);
+  WriteFile(t / "a.toml", Example("locked-down.toml"));
+  for (const char* other : {"b.cwsp", "a.toml"}) {
+    RunResult r = Cwsc({"diff", "a.cwsp", other, "--facts", Src() + "/examples/facts/linux-locked-down.yaml",
+                        "--exit-code", "--unlisted-as-missing"},
+                       t.path());
+    EXPECT_EQ(r.exit_code, 0) << other << r.err;
+    EXPECT_EQ(r.out, "no access changes\n") << other;
+  }
+}
+
+TEST(Diff, WideningIsReportedFirstAndFailsWithExitCode) {
+  TempDir t;
+  std::string a = Example("workspace.cwsp");
+  WriteFile(t / "a.cwsp", a);
+  WriteFile(t / "w.cwsp", Replace(a, "  read_only \"/opt/toolchains\";\n",
+                                  "  read_only \"/opt/toolchains\";\n  writable \"$HOME/.cargo\";\n"));
+  std::string facts = Src() + "/" + kLinuxWs;
+  RunResult r = Cwsc({"diff", "a.cwsp", "w.cwsp", "--facts", facts, "--exit-code",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out,
+            "widened (B allows what A did not):\n"
+            "  write /home/dev/.cargo: denied -> allowed (read-only -> writable)\n"
+            "    B: layer 4, argv 17: --bind /home/dev/.cargo /home/dev/.cargo; from config writable "
+            "at w.cwsp:9:12\n"
+            "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
+            "narrowed (B denies what A allowed):\n"
+            "  read /home/dev/.cargo/.codewhale: allowed -> denied (read-only -> private)\n"
+            "    B: layer 8, argv 29: --tmpfs /home/dev/.cargo/.codewhale; from default protected "
+            "name .codewhale\n"
+            "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
+            "  read /home/dev/.cargo/.deepseek: allowed -> denied (read-only -> private)\n"
+            "    B: layer 10, argv 33: --tmpfs /home/dev/.cargo/.deepseek; from default protected "
+            "name .deepseek\n"
+            "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
+            "diff: 1 widened, 2 narrowed\n");
+  // Reversed, the widening is a narrowing (and the placeholders' reads widen);
+  // without --exit-code a diff is a report: exit 0.
+  RunResult back = Cwsc({"diff", "w.cwsp", "a.cwsp", "--facts", facts, "--unlisted-as-missing"},
+                        t.path());
+  EXPECT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out.rfind("widened (B allows what A did not):\n  read /home/dev/.cargo/.codewhale", 0),
+            0u)
+      << back.out;
+  EXPECT_NE(back.out.find("narrowed (B denies what A allowed):\n  write /home/dev/.cargo: allowed -> "
+                          "denied"),
+            std::string::npos)
+      << back.out;
+}
+
+TEST(Diff, PlansAndNetworkAndKind) {
+  TempDir t;
+  std::string facts = Src() + "/" + kLinuxWs;
+  RunResult pa = Cwsc({"compile", "examples/readonly.cwsp", "--facts", facts, "--target", "plan",
+                       "--unlisted-as-missing"});
+  RunResult pb = Cwsc({"compile", "examples/workspace.cwsp", "--facts", facts, "--target", "plan",
+                       "--unlisted-as-missing"});
+  ASSERT_EQ(pa.exit_code, 0) << pa.err;
+  WriteFile(t / "a.json", pa.out);
+  WriteFile(t / "b.json", pb.out);
+  RunResult r = Cwsc({"diff", "a.json", "b.json", "--exit-code"}, t.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("  network: denied -> allowed (network isolated -> network shared)\n"
+                       "    B: argv 2: --share-net; from default workspace-write policy from the "
+                       "mode has network\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  write /home/dev/proj: denied -> allowed"), std::string::npos) << r.out;
+  RunResult same = Cwsc({"diff", "a.json", "a.json", "--exit-code"}, t.path());
+  EXPECT_EQ(same.out, "no access changes\n");
+  // build-farm turns bubblewrap off on Linux: every mask is gone, the kind changes.
+  RunResult none = Cwsc({"diff", "examples/workspace.cwsp", "examples/build-farm.cwsp", "--facts",
+                         facts, "--unlisted-as-missing"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("other changes:\n  plan kind: linux-bwrap -> none\n"), std::string::npos)
+      << none.out;
+  EXPECT_NE(none.out.find("  read /etc/shadow: denied -> allowed (hidden -> unsandboxed)\n"),
+            std::string::npos)
+      << none.out;
+}
+
+TEST(Diff, Errors) {
+  RunResult r = Cwsc({"diff", "examples/workspace.cwsp"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "cwsc: error: diff compares two files (A and B), got 1");
+  TempDir t;
+  WriteFile(t / "bad.json", "{\"schema_version\": 1,");
+  r = Cwsc({"diff", "bad.json", "bad.json"}, t.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("bad.json:", 0), 0u) << r.err;
+  r = Cwsc({"diff", "missing.json", "bad.json"}, t.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "missing.json: error: cannot read the file\n");
+}
+
+}  // namespace
+}  // namespace cwsc
