@@ -80,14 +80,6 @@ std::string OneLine(const std::string& rule) {
 
 std::string At(const ir::Origin& o) { return absl::StrCat(o.file, ":", o.line, ":", o.col); }
 
-absl::StatusOr<std::string> ReadText(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": error: cannot read the file"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Options of check beyond the common ones; --mode and --target may repeat.
 struct CheckOptions {
   std::vector<std::string> modes;    // canonical, in the order given
@@ -348,27 +340,6 @@ absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, C
     }
   }
   return rest;
-}
-
-// ExpectationsOf reads --expect FILE: the expectations of every policy in it.
-absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file) {
-  if (!absl::EndsWith(file, ".cwsp")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": error: --expect reads a .cwsp file (policies with expect lines)"));
-  }
-  absl::StatusOr<std::string> text = ReadText(file);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<compiler::DslFile> parsed =
-      compiler::ReadDslFile(*text, file, compiler::Layer::kUser);
-  if (!parsed.ok()) return parsed.status();
-  std::vector<ir::Expectation> out;
-  for (const compiler::DslPolicy& p : parsed->policies) {
-    out.insert(out.end(), p.spec.expectations.begin(), p.spec.expectations.end());
-  }
-  if (out.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": error: --expect: the file has no expectations"));
-  }
-  return out;
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ int CmdFmt(const Args& args);
 int CmdCheck(const Args& args);
 int CmdWhy(const Args& args);
 int CmdDiff(const Args& args);
+int CmdAudit(const Args& args);
 
 }  // namespace cwsc::cli
 

@@ -31,6 +31,7 @@ const Command kCommands[] = {
     {"check", cwsc::cli::CmdCheck, "validate a policy and evaluate its expectations"},
     {"why", cwsc::cli::CmdWhy, "the decision for one path and the rules behind it"},
     {"diff", cwsc::cli::CmdDiff, "what one policy allows that another does not"},
+    {"audit", cwsc::cli::CmdAudit, "the access map of any bwrap argv or Seatbelt profile"},
     {"fmt", cwsc::cli::CmdFmt, "format a .cwsp policy canonically"},
     {"run", cwsc::cli::CmdRun, "compile against this host, then run a program under the plan"},
     {"exec", cwsc::cli::CmdExec, "run a program under a plan compiled earlier"},

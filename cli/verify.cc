@@ -1,10 +1,14 @@
 #include "cli/verify.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
 #include "backends/seatbelt.h"
+#include "compiler/dsl_frontend.h"
 
 namespace cwsc::cli {
 
@@ -142,6 +146,35 @@ backends::AccessKind KindOf(ir::Expectation::Kind kind) {
     case ir::Expectation::Kind::kNetwork: return backends::AccessKind::kNetwork;
   }
   return backends::AccessKind::kRead;
+}
+
+absl::StatusOr<std::string> ReadText(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": error: cannot read the file"));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ExpectationsOf reads --expect FILE: the expectations of every policy in it.
+absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file) {
+  if (!absl::EndsWith(file, ".cwsp")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": error: --expect reads a .cwsp file (policies with expect lines)"));
+  }
+  absl::StatusOr<std::string> text = ReadText(file);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<compiler::DslFile> parsed =
+      compiler::ReadDslFile(*text, file, compiler::Layer::kUser);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<ir::Expectation> out;
+  for (const compiler::DslPolicy& p : parsed->policies) {
+    out.insert(out.end(), p.spec.expectations.begin(), p.spec.expectations.end());
+  }
+  if (out.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": error: --expect: the file has no expectations"));
+  }
+  return out;
 }
 
 }  // namespace cwsc::cli

@@ -54,6 +54,17 @@ backends::AccessKind KindOf(ir::Expectation::Kind kind);
 // OriginOfLayer maps a bwrap mount layer back to the plan mount that emitted it.
 std::optional<ir::Origin> OriginOfArg(const PlanArtifact& art, int arg);
 
+// ReadText reads a whole file ("FILE: error: cannot read the file").
+absl::StatusOr<std::string> ReadText(const std::string& file);
+
+// ExpectationsOf reads `--expect FILE.cwsp`: the expectations of every policy
+// in it (a policy holding only expect lines is the usual form).
+absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file);
+
+// RenderWhy prints the decision for `path` and the chain behind it.
+std::string RenderWhy(const PlanArtifact& art, const std::string& path,
+                      const std::vector<backends::AccessKind>& kinds, const std::string& context);
+
 }  // namespace cwsc::cli
 
 #endif  // CWSC_CLI_VERIFY_H_

@@ -555,3 +555,118 @@ TEST(Diff, Errors) {
 
 }  // namespace
 }  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+const std::vector<std::string> kHandArgv = {
+    "audit", "--why", "/home/me/.ssh/id_rsa", "--", "bwrap", "--ro-bind", "/", "/", "--dev",
+    "/dev", "--bind", "/home/me/proj", "/home/me/proj", "--tmpfs", "/home/me/.ssh", "--ro-bind",
+    "/dev/null", "/etc/shadow", "--chdir", "/home/me/proj", "--", "sh"};
+
+TEST(Audit, HandWrittenBwrapArgvMapAndWhy) {
+  RunResult r = Cwsc(kHandArgv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "bwrap: 5 mount layers, network shared (the host's)\n"
+            "writable:\n"
+            "  /home/me/proj  (--bind /home/me/proj /home/me/proj)\n"
+            "read-only:\n"
+            "  /  (--ro-bind / /)\n"
+            "private:\n"
+            "  /dev  (--dev /dev)\n"
+            "  /home/me/.ssh  (--tmpfs /home/me/.ssh)\n"
+            "hidden:\n"
+            "  /etc/shadow  (--ro-bind /dev/null /etc/shadow)\n"
+            "/home/me/.ssh/id_rsa (bwrap): read denied, write denied\n"
+            "  decided by:\n"
+            "    layer 3, argv 9: --tmpfs /home/me/.ssh  (hidden)\n"
+            "  overrides:\n"
+            "    layer 0, argv 1: --ro-bind / /  (read-only)\n");
+  // Semantic: the interpreter gives the same answers for every destination listed.
+  std::vector<std::string> argv(kHandArgv.begin() + 4, kHandArgv.end());
+  auto view = backends::InterpretBwrapArgv(argv);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->Find("/home/me/proj").access, backends::Access::kWritable);
+  EXPECT_EQ(view->Find("/etc/shadow").access, backends::Access::kHidden);
+  EXPECT_EQ(view->Find("/home/me/.ssh").access, backends::Access::kPrivate);
+  EXPECT_EQ(view->Find("/home/me/.ssh/id_rsa").layer, 3);
+}
+
+TEST(Audit, ExpectationsAgainstAForeignArgvAndAProfile) {
+  TempDir t;
+  WriteFile(t / "e.cwsp",
+            "policy expectations {\n"
+            "  expect write \"$WORKSPACE/x\" allowed;\n"
+            "  expect read \"~/.ssh/id_rsa\" denied;\n"
+            "  expect write \"/etc/passwd\" allowed;\n"
+            "  expect network denied;\n}\n");
+  RunResult r = Cwsc({"audit", "--expect", "e.cwsp", "--home", "/home/me", "--", "/usr/bin/bwrap",
+                      "--unshare-all", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--tmpfs",
+                      "/home/me/.ssh", "--chdir", "/w", "--", "sh"},
+                     t.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by layer 1, argv 5: "
+                       "--bind /w /w\n"
+                       "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by layer "
+                       "2, argv 8: --tmpfs /home/me/.ssh\n"
+                       "FAIL  expect write /etc/passwd allowed  (e.cwsp:4:3): denied by layer 0, argv "
+                       "2: --ro-bind / /\n"
+                       "pass  expect network denied  (e.cwsp:5:3): denied by argv 1: --unshare-all\n"
+                       "check: 3 passed, 1 failed\n"),
+            std::string::npos)
+      << r.out;
+  WriteFile(t / "p.sb",
+            "(version 1)\n(deny default)\n(allow file-read*)\n"
+            "(allow file-write* (subpath (param \"ROOT\")))\n"
+            "(deny file-read* (subpath (param \"SECRET\")))\n");
+  RunResult s = Cwsc({"audit", "--sbpl", "p.sb", "-D", "ROOT=/w", "-D", "SECRET=/home/me/.ssh",
+                      "--expect", "e.cwsp", "--home", "/home/me", "--workspace", "/w", "--why",
+                      "~/.ssh/id_rsa", "--read"},
+                     t.path());
+  EXPECT_EQ(s.exit_code, 1) << s.err;
+  EXPECT_EQ(s.out,
+            "seatbelt profile p.sb: network denied (network-outbound 192.0.2.1:443)\n"
+            "parameters:\n"
+            "  ROOT=/w: read allowed, write allowed\n"
+            "  SECRET=/home/me/.ssh: read denied, write denied\n"
+            "/home/me/.ssh/id_rsa (seatbelt): read denied\n"
+            "  read: file-read-data decided by profile line 5: (deny file-read* (subpath (param "
+            "\"SECRET\")))\n"
+            "pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by profile line 4: (allow "
+            "file-write* (subpath (param \"ROOT\")))\n"
+            "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by profile line 5: "
+            "(deny file-read* (subpath (param \"SECRET\")))\n"
+            "FAIL  expect write /etc/passwd allowed  (e.cwsp:4:3): denied by profile line 2: (deny "
+            "default)\n"
+            "pass  expect network denied  (e.cwsp:5:3): denied by profile line 2: (deny default)\n"
+            "check: 3 passed, 1 failed\n");
+}
+
+TEST(Audit, Errors) {
+  RunResult r = Cwsc({"audit"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "cwsc: error: audit reads either a bwrap command line after -- or a profile with "
+            "--sbpl FILE");
+  r = Cwsc({"audit", "--", "bwrap", "--bogus", "--"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: the bwrap command line: unknown bwrap flag '--bogus'\n");
+  r = Cwsc({"audit", "--", "bwrap", "--bind", "/a", "/a"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: the bwrap command line: the bwrap argv has no '--'\n");
+  r = Cwsc({"audit", "--sbpl", "/nonexistent.sb"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "/nonexistent.sb: error: cannot read the file\n");
+  r = Cwsc({"audit", "--sbpl", "x.sb", "-D", "NOEQUALS"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: -D NOEQUALS: expected KEY=VALUE\n");
+  TempDir t;
+  WriteFile(t / "bad.sb", "(version 1)\n(allow frobnicate)\n");
+  r = Cwsc({"audit", "--sbpl", "bad.sb"}, t.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("bad.sb:2:", 0), 0u) << r.err;
+}
+
+}  // namespace
+}  // namespace cwsc
