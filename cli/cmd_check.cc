@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/lints.h"
 #include "cli/live_probe.h"
 #include "cli/verify.h"
 #include "compiler/config_toml.h"
@@ -33,7 +34,7 @@ constexpr char kCheckUsage[] =
     "usage: cwsc check FILE [--policy NAME] [--input toml|dsl] [--managed]\n"
     "                  [--mode MODE ...] [--target bwrap|seatbelt ...] [--facts FILE]\n"
     "                  [--cwd DIR] [--expect FILE.cwsp] [--unlisted-as-missing] [--live]\n"
-    "                  [--json]\n"
+    "                  [--lint] [--json]\n"
     "\n"
     "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every\n"
     "expectation of each policy (or of --policy NAME), plus those of --expect FILE,\n"
@@ -43,6 +44,8 @@ constexpr char kCheckUsage[] =
     "names with `in MODE, ...`) is compiled against the live host or --facts.\n"
     "Each verdict names the deciding rule and the config line behind it.\n"
     "--target restricts the check to plans emitting that artifact.\n"
+    "Lints (docs/verification.md) of every mode compiled are listed; --lint\n"
+    "compiles every mode for them even without expectations. They never fail.\n"
     "--live also runs each expectation as a real probe under the sandbox on this\n"
     "host (`cwsc run`): a probe that disagrees with the static verdict fails.\n"
     "Exit codes: 0 every expectation holds, 1 one failed, 2 bad input or usage,\n"
@@ -88,6 +91,7 @@ struct CheckOptions {
   bool managed = false;
   bool json = false;
   bool live = false;
+  bool lint = false;  // compile every mode for its lints, even without expectations
 };
 
 // A policy to check: its name ("" for a TOML config), position and expectations.
@@ -154,13 +158,38 @@ std::vector<std::string> RunArgv(const CommonOptions& o, const std::string& mode
 
 // RunChecks compiles each mode once and evaluates every expectation of `s`.
 int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
-              compiler::HostFacts* facts, std::string* text, Json* results, Counts* counts) {
+              compiler::HostFacts* facts, std::string* text, Json* results, Counts* counts,
+              Json* lint_json) {
   absl::StrAppend(text, s.name.empty() ? "config" : absl::StrCat("policy ", s.name), " (", s.where,
                   "): ", s.expectations.size(), " expectation",
                   s.expectations.size() == 1 ? "" : "s", "\n");
   std::vector<std::string> modes = c.modes;
   if (modes.empty()) modes.assign(std::begin(kAllModes), std::end(kAllModes));
   std::map<std::string, ModePlan> plans;
+  auto ensure = [&](const std::string& mode) -> int {
+    if (plans.count(mode)) return kExitOk;
+    ModePlan mp;
+    if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
+    auto [it, _] = plans.emplace(mode, std::move(mp));
+    absl::StatusOr<PlanArtifact> art = ArtifactOf(it->second.result.plan);
+    if (!art.ok()) {
+      std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", mode.c_str(),
+                   std::string(art.status().message()).c_str());
+      return kExitUsage;
+    }
+    it->second.art = *std::move(art);
+    it->second.vars = VarsFor(it->second.result.plan, facts);
+    const std::string& t = it->second.art.target;
+    if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
+      std::fprintf(stderr,
+                   "cwsc: error: --target %s: mode %s compiles to a %s plan, which emits no "
+                   "such artifact\n",
+                   absl::StrJoin(c.targets, ",").c_str(), mode.c_str(),
+                   ir::PlanKindName(it->second.result.plan.kind));
+      return kExitNotApplicable;
+    }
+    return kExitOk;
+  };
   for (const ir::Expectation& e : s.expectations) {
     absl::StrAppend(text, "  ", ExpectText(e), "  (", At(e.origin), ")\n");
     bool any = false;
@@ -169,28 +198,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
         continue;
       }
       any = true;
-      if (!plans.count(mode)) {
-        ModePlan mp;
-        if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
-        auto [it, _] = plans.emplace(mode, std::move(mp));
-        absl::StatusOr<PlanArtifact> art = ArtifactOf(it->second.result.plan);
-        if (!art.ok()) {
-          std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", mode.c_str(),
-                       std::string(art.status().message()).c_str());
-          return kExitUsage;
-        }
-        it->second.art = *std::move(art);
-        it->second.vars = VarsFor(it->second.result.plan, facts);
-        const std::string& t = it->second.art.target;
-        if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
-          std::fprintf(stderr,
-                       "cwsc: error: --target %s: mode %s compiles to a %s plan, which emits no "
-                       "such artifact\n",
-                       absl::StrJoin(c.targets, ",").c_str(), mode.c_str(),
-                       ir::PlanKindName(it->second.result.plan.kind));
-          return kExitNotApplicable;
-        }
-      }
+      if (int rc = ensure(mode); rc != kExitOk) return rc;
       const ModePlan& mp = plans.at(mode);
       std::string path;
       if (e.kind != ir::Expectation::Kind::kNetwork) {
@@ -277,6 +285,37 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     }
     if (!any) absl::StrAppend(text, "    (none of its modes is checked)\n");
   }
+  if (c.lint) {
+    for (const std::string& mode : modes) {
+      if (int rc = ensure(mode); rc != kExitOk) return rc;
+    }
+  }
+  // Lints of every mode compiled, each once with the modes it holds in.
+  std::vector<std::pair<Lint, std::vector<std::string>>> lints;
+  for (const std::string& mode : modes) {
+    if (!plans.count(mode)) continue;
+    const ModePlan& mp = plans.at(mode);
+    for (Lint& l : LintPlan(mp.art, mp.vars, facts)) {
+      auto it = std::find_if(lints.begin(), lints.end(), [&](const auto& e) {
+        return e.first.code == l.code && e.first.message == l.message;
+      });
+      if (it == lints.end()) {
+        lints.push_back({std::move(l), {mode}});
+      } else {
+        it->second.push_back(mode);
+      }
+    }
+  }
+  for (const auto& [l, in] : lints) {
+    absl::StrAppend(text, "  lint ", l.code, " at ", LintLocation(l.origin), " (", absl::StrJoin(in, ", "),
+                    "): ", l.message, "\n    fix: ", l.fix, "\n");
+    lint_json->push_back(Json{{"policy", s.name},
+                              {"code", l.code},
+                              {"location", LintLocation(l.origin)},
+                              {"modes", in},
+                              {"message", l.message},
+                              {"fix", l.fix}});
+  }
   return kExitOk;
 }
 
@@ -295,6 +334,10 @@ absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, C
     }
     if (a == "--json") {
       c->json = true;
+      continue;
+    }
+    if (a == "--lint") {
+      c->lint = true;
       continue;
     }
     if (a == "--live") {
@@ -470,9 +513,10 @@ int CmdCheck(const Args& args) {
   std::unique_ptr<compiler::HostFacts> facts;
   std::string out;
   Json results = Json::array();
+  Json lints = Json::array();
   Counts counts;
   for (const Subject& s : subjects) {
-    if (s.expectations.empty()) {
+    if (s.expectations.empty() && !c.lint) {
       absl::StrAppend(&out, "policy ", s.name, " (", s.where, "): valid, no expectations\n");
       continue;
     }
@@ -484,7 +528,7 @@ int CmdCheck(const Args& args) {
       }
       facts = *std::move(f);
     }
-    if (int rc = RunChecks(*o, c, s, facts.get(), &out, &results, &counts); rc != kExitOk) {
+    if (int rc = RunChecks(*o, c, s, facts.get(), &out, &results, &counts, &lints); rc != kExitOk) {
       return rc;
     }
   }
@@ -492,7 +536,7 @@ int CmdCheck(const Args& args) {
   if (c.json) {
     Json j{{"version", 1},      {"file", file},
            {"passed", counts.passed}, {"failed", counts.failed},
-           {"unchecked", counts.unchecked}, {"results", results}};
+           {"unchecked", counts.unchecked}, {"results", results}, {"lints", lints}};
     std::printf("%s\n", j.dump(2).c_str());
     return rc;
   }

@@ -11,7 +11,9 @@
 
 #include "backends/bwrap_interp.h"
 #include "backends/sbpl_eval.h"
+#include "cli/lints.h"
 #include "cli/live_probe.h"
+#include "compiler/host_facts.h"
 #include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 
@@ -123,6 +125,10 @@ TEST(Check, ExactFailureLines) {
             "    FAIL  ask, bwrap: /etc/hosts: denied (read-only), expected allowed\n"
             "          by layer 0, argv 8: --ro-bind / /\n"
             "          from default bwrap base view\n"
+            "  lint git-writable at mode workspace of permission mode ask (ask): the writable root "
+            "'/home/dev/proj' holds a writable '.git': a hook or config written there runs outside "
+            "the sandbox at the next git command\n"
+            "    fix: add `protect \".git\";` (TOML: list .git in the protected names)\n"
             "check: 0 passed, 1 failed\n");
 }
 
@@ -666,6 +672,81 @@ TEST(Audit, Errors) {
   r = Cwsc({"audit", "--sbpl", "bad.sb"}, t.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("bad.sb:2:", 0), 0u) << r.err;
+}
+
+}  // namespace
+}  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+TEST(Lints, ReportedByCheckWithCodeLocationAndFix) {
+  TempDir t;
+  WriteFile(t / "l.cwsp",
+            "policy lints {\n  mode workspace-write;\n  network on;\n  deny_defaults off;\n"
+            "  writable \"/tmp\";\n  protect \".codewhale\", \".git\";\n"
+            "  expect network allowed in ask;\n}\n");
+  RunResult r = Cwsc({"check", "l.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // lints never fail a check
+  EXPECT_NE(r.out.find("  lint duplicate-root at l.cwsp:5:12 (ask): the writable root '/tmp' is "
+                       "already writable (default workspace-write shares the host /tmp)\n"
+                       "    fix: remove one of them\n"
+                       "  lint network-with-secrets at l.cwsp:3:3 (ask): the network is reachable "
+                       "and '/home/dev/.netrc' is readable\n"
+                       "    fix: turn the network off, or `deny read \"~/.netrc\";`\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("git-writable"), std::string::npos) << r.out;  // .git is protected
+  // Without `protect ".git"` the workspace's .git stays writable.
+  RunResult w = Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "ask",
+                      "--json"});
+  nlohmann::json j = nlohmann::json::parse(w.out);
+  ASSERT_EQ(j["lints"].size(), 1u) << w.out;
+  EXPECT_EQ(j["lints"][0]["code"], "git-writable");
+  EXPECT_EQ(j["lints"][0]["modes"], nlohmann::json::array({"ask"}));
+  // --lint compiles a policy without expectations for its lints.
+  WriteFile(t / "n.cwsp", "policy n {\n  mode workspace-write;\n}\n");
+  RunResult n = Cwsc({"check", "n.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--lint", "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_NE(n.out.find("  lint git-writable at "), std::string::npos) << n.out;
+}
+
+// A deny path that a later mount exposes again; a sudo launcher without -n.
+TEST(Lints, ShadowedDenyAndPromptingLauncher) {
+  auto facts = compiler::LoadRecordedFacts(Src() + "/" + kLinuxWs);
+  ASSERT_TRUE(facts.ok());
+  ir::LaunchPlan plan;
+  plan.kind = ir::PlanKind::kLauncherBwrap;
+  plan.cwd = "/home/dev/proj";
+  plan.launcher = {"/usr/bin/sudo", "-u", "agent"};
+  plan.launcher_origin = ir::Origin::Config("tool_launcher", "managed.toml", 3, 1);
+  ir::Origin deny = ir::Origin::Config("deny read", "p.cwsp", 4, 3);
+  plan.mounts = {{ir::MountOp::kRoBind, "/", "/", "", ir::Origin::Default("base")},
+                 {ir::MountOp::kTmpfs, "", "/home/dev/.ssh", "", deny},
+                 {ir::MountOp::kBind, "/home/dev/.ssh", "/home/dev/.ssh", "",
+                  ir::Origin::Config("writable", "p.cwsp", 5, 3)}};
+  plan.denied_read = {{"/home/dev/.ssh", "~/.ssh", deny}};
+  auto art = cli::ArtifactOf(plan);
+  ASSERT_TRUE(art.ok()) << art.status();
+  compiler::PathVars vars{"/home/dev", "/home/dev/proj", "/home/dev/proj", "/tmp"};
+  std::vector<cli::Lint> lints = cli::LintPlan(*art, vars, facts->get());
+  ASSERT_EQ(lints.size(), 2u);
+  EXPECT_EQ(lints[0].code, "deny-shadowed");
+  EXPECT_EQ(cli::LintLocation(lints[0].origin), "p.cwsp:4:3");
+  EXPECT_EQ(lints[0].message,
+            "'/home/dev/.ssh' is denied but stays readable: --bind /home/dev/.ssh /home/dev/.ssh "
+            "(layer 2, argv 16) decides");
+  EXPECT_EQ(lints[1].code, "launcher-without-n");
+  EXPECT_EQ(cli::LintLocation(lints[1].origin), "managed.toml:3:1");
+  plan.launcher = {"/usr/bin/sudo", "-n", "-u", "agent"};
+  plan.mounts.pop_back();
+  art = cli::ArtifactOf(plan);
+  ASSERT_TRUE(art.ok());
+  EXPECT_TRUE(cli::LintPlan(*art, vars, facts->get()).empty());
 }
 
 }  // namespace
