@@ -101,7 +101,7 @@ void AddWithFamily(const std::string& p, std::set<std::string>* out) {
   out->insert(compiler::JoinPath(n, kChild));
 }
 
-std::set<std::string> ProbePaths(const ir::LaunchPlan& p) {
+std::set<std::string> ProbePaths(const ir::LaunchPlan& p, const PlanArtifact& art) {
   std::set<std::string> out = {"/"};
   for (const ir::Mount& m : p.mounts) {
     AddWithFamily(m.dest, &out);
@@ -117,8 +117,8 @@ std::set<std::string> ProbePaths(const ir::LaunchPlan& p) {
   }
   for (const ir::DeniedPath& d : p.denied_read) AddWithFamily(d.path, &out);
   for (const ir::Skipped& s : p.skipped) AddWithFamily(s.path, &out);
-  if (p.seatbelt) {
-    for (const ir::Param& pa : p.seatbelt->params) AddWithFamily(pa.value, &out);
+  if (art.sbpl) {  // the profile's parameters, as sandbox-exec gets them
+    for (const auto& [key, value] : art.sbpl->params()) AddWithFamily(value, &out);
   }
   AddWithFamily(p.cwd, &out);
   return out;
@@ -204,8 +204,8 @@ int CmdDiff(const Args& args) {
     s->art = *std::move(art);
     s->art.plan = &s->plan;
   }
-  std::set<std::string> probes = ProbePaths(a.plan);
-  for (const std::string& p : ProbePaths(b.plan)) probes.insert(p);
+  std::set<std::string> probes = ProbePaths(a.plan, a.art);
+  for (const std::string& p : ProbePaths(b.plan, b.art)) probes.insert(p);
 
   std::vector<Change> changes;
   auto compare = [&](backends::AccessKind kind, const std::string& path) {
@@ -234,7 +234,7 @@ int CmdDiff(const Args& args) {
     bool covered = false;
     for (const Change& d : changes) {
       if (&d == &c || d.kind != c.kind || d.widened != c.widened || d.rule_key != c.rule_key ||
-          d.path.empty() || !compiler::PathStrictlyInside(c.path, d.path)) {
+          d.path.empty() || !StrictlyInside(c.path, d.path)) {
         continue;
       }
       covered = true;

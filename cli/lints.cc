@@ -54,7 +54,7 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
                      "add `protect \".git\";` (TOML: list .git in the protected names)"});
     }
     // tmp-root-shared-tmp: a root under /tmp means little while all of /tmp is writable.
-    if (!r.origin.file.empty() && compiler::PathStrictlyInside(root, "/tmp") &&
+    if (!r.origin.file.empty() && StrictlyInside(root, "/tmp") &&
         Allowed(art, backends::AccessKind::kWrite, "/tmp/cwsc-lint-probe")) {
       out.push_back({"tmp-root-shared-tmp", r.origin,
                      absl::StrCat("the writable root '", root, "' is under /tmp, and the host /tmp "
@@ -84,7 +84,7 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
                        "remove one of them"});
         break;
       }
-      if (compiler::PathStrictlyInside(a.canonical, b.canonical)) {
+      if (StrictlyInside(a.canonical, b.canonical)) {
         out.push_back({"nested-root", a.origin,
                        absl::StrCat("the writable root '", a.path, "' lies inside the writable root '",
                                     b.path, "' (", LintLocation(b.origin), ")"),

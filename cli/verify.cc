@@ -38,6 +38,7 @@ absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
       absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(plan);
       if (!lines.ok()) return lines.status();
       art.profile_lines = *std::move(lines);
+      art.sbpl_argv = *argv;
       absl::StatusOr<backends::SbplChecker> c =
           backends::SbplChecker::FromSandboxExecArgv(backends::Texts(*argv));
       if (!c.ok()) {
@@ -87,20 +88,23 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
         d.origin = art.profile_lines[static_cast<size_t>(v.line - 1)].origin;
       }
     }
-    if (plan.seatbelt) {
-      // The parameters the rule names whose path covers the one asked about
-      // (every one for a network rule), each once.
-      std::vector<std::string> keys;
-      for (const std::string& key : backends::ParamsIn(v.rule)) {
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    // The parameters the rule names whose path covers the one asked about
+    // (every one for a network rule), each once, with the origin of its
+    // -DKEY=VALUE token.
+    std::vector<std::string> keys;
+    for (const std::string& key : backends::ParamsIn(v.rule)) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+    for (const std::string& key : keys) {
+      auto it = art.sbpl->params().find(key);
+      if (it == art.sbpl->params().end()) continue;
+      if (!path.empty() && !compiler::PathStartsWith(path, it->second)) continue;
+      std::string origin;
+      for (const backends::EmittedArg& a : art.sbpl_argv) {
+        if (absl::StartsWith(a.text, absl::StrCat("-D", key, "="))) origin = a.origin.Describe();
       }
-      for (const std::string& key : keys) {
-        for (const ir::Param& p : plan.seatbelt->params) {
-          if (p.key != key) continue;
-          if (!path.empty() && !compiler::PathStartsWith(path, p.value)) continue;
-          d.params.push_back(absl::StrCat(p.key, "=", p.value, " (", p.origin.Describe(), ")"));
-        }
-      }
+      d.params.push_back(absl::StrCat(key, "=", it->second, origin.empty() ? "" : " (", origin,
+                                      origin.empty() ? "" : ")"));
     }
     return d;
   }
@@ -146,6 +150,11 @@ backends::AccessKind KindOf(ir::Expectation::Kind kind) {
     case ir::Expectation::Kind::kNetwork: return backends::AccessKind::kNetwork;
   }
   return backends::AccessKind::kRead;
+}
+
+bool StrictlyInside(const std::string& path, const std::string& dir) {
+  return compiler::PathStartsWith(path, dir) &&
+         compiler::LexicalNormalize(path) != compiler::LexicalNormalize(dir);
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& file) {

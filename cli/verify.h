@@ -25,6 +25,7 @@ struct PlanArtifact {
   std::optional<backends::BwrapChecker> bwrap;
   backends::EmittedArgv bwrap_argv;
   std::optional<backends::SbplChecker> sbpl;
+  backends::EmittedArgv sbpl_argv;  // the sandbox-exec argv: its -DKEY=VALUE tokens carry origins
   backends::EmittedArgv profile_lines;
 };
 
@@ -53,6 +54,9 @@ backends::AccessKind KindOf(ir::Expectation::Kind kind);
 
 // OriginOfLayer maps a bwrap mount layer back to the plan mount that emitted it.
 std::optional<ir::Origin> OriginOfArg(const PlanArtifact& art, int arg);
+
+// StrictlyInside: `path` lies below `dir` (both absolute, normalized).
+bool StrictlyInside(const std::string& path, const std::string& dir);
 
 // ReadText reads a whole file ("FILE: error: cannot read the file").
 absl::StatusOr<std::string> ReadText(const std::string& file);

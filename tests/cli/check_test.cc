@@ -157,6 +157,7 @@ TEST(Check, JsonVerdictsAgreeWithTheInterpreters) {
     auto view = backends::InterpretBwrapArgv(nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
     ASSERT_TRUE(view.ok());
     nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.is_object()) << r.out;
     ASSERT_GT(j["results"].size(), 0u);
     for (const auto& res : j["results"]) {
       std::string kind = res["expectation"]["kind"];
@@ -184,7 +185,10 @@ TEST(Check, JsonVerdictsAgreeWithTheInterpreters) {
   ASSERT_TRUE(call.ok());
   auto profile = backends::SbplProfile::Parse(call->profile, call->params);
   ASSERT_TRUE(profile.ok());
-  for (const auto& res : nlohmann::json::parse(r.out)["results"]) {
+  nlohmann::json mac = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(mac.is_object()) << r.out;
+  ASSERT_GT(mac["results"].size(), 0u);
+  for (const auto& res : mac["results"]) {
     std::string kind = res["expectation"]["kind"], path = res["path"];
     bool allowed = kind == "read"    ? profile->CanRead(path)
                    : kind == "write" ? profile->CanWrite(path)
@@ -639,6 +643,7 @@ TEST(Audit, ExpectationsAgainstAForeignArgvAndAProfile) {
             "/home/me/.ssh/id_rsa (seatbelt): read denied\n"
             "  read: file-read-data decided by profile line 5: (deny file-read* (subpath (param "
             "\"SECRET\")))\n"
+            "    param SECRET=/home/me/.ssh\n"
             "pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by profile line 4: (allow "
             "file-write* (subpath (param \"ROOT\")))\n"
             "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by profile line 5: "
