@@ -1,5 +1,6 @@
 #include "backends/expect_eval.h"
 
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -50,6 +51,7 @@ const char* AccessKindName(AccessKind kind) {
     case AccessKind::kWrite: return "write";
     case AccessKind::kExec: return "exec";
     case AccessKind::kNetwork: return "network";
+    case AccessKind::kCreate: return "create";
   }
   return "read";
 }
@@ -86,6 +88,10 @@ Verdict BwrapChecker::Decide(AccessKind kind, const std::string& path) const {
     }
     if (v.rule.empty()) v.rule = "no --unshare-net or --unshare-all: the host network";
     v.detail = v.allowed ? "network shared" : "network isolated";
+    return v;
+  }
+  if (kind == AccessKind::kCreate) {
+    Verdict v = Decide(AccessKind::kWrite, absl::StrCat(path, "/", kCreateProbeName));
     return v;
   }
   Lookup l = view_.Find(path);
@@ -181,13 +187,31 @@ Verdict SbplChecker::Decide(AccessKind kind, const std::string& path) const {
       r.operation = "file-read-data";
       requests.push_back(r);
       break;
-    case AccessKind::kNetwork:
+    case AccessKind::kCreate:
+      r.path = absl::StrCat(path, "/", kCreateProbeName);
+      r.vnode_type = "REGULAR-FILE";
+      r.operation = "file-write-create";
+      requests.push_back(r);
+      break;
+    case AccessKind::kNetwork: {
       r.operation = "network-outbound";
       r.net = SbplNet::kIPv4;
       r.address = kProbeAddress;
       r.port = kProbePort;
+      size_t colon = path.rfind(':');
+      if (!path.empty() && colon != std::string::npos) {  // "HOST:PORT"
+        std::string host = path.substr(0, colon);
+        r.port = std::atoi(path.c_str() + colon + 1);
+        if (host == "localhost") host = "127.0.0.1";
+        if (host.size() > 2 && host.front() == '[') {
+          r.net = SbplNet::kIPv6;
+          host = host.substr(1, host.size() - 2);
+        }
+        r.address = host;
+      }
       requests.push_back(r);
       break;
+    }
   }
   // Every request must be allowed; the first refused one decides, else the
   // rule that allowed the first.
@@ -200,7 +224,11 @@ Verdict SbplChecker::Decide(AccessKind kind, const std::string& path) const {
       v.rule = d.rule < 0 ? "no rule matches (denied)" : d.rule_text;
       v.detail = requests[i].operation;
       if (kind == AccessKind::kNetwork) {
-        v.detail = absl::StrCat("network-outbound ", kProbeAddress, ":", kProbePort);
+        v.detail = absl::StrCat("network-outbound ",
+                                requests[i].net == SbplNet::kIPv6
+                                    ? absl::StrCat("[", requests[i].address, "]")
+                                    : requests[i].address,
+                                ":", requests[i].port);
       }
     }
     if (!d.allowed) break;

@@ -14,9 +14,14 @@
 //           tmpfs never reaches the host, so it is "denied");
 //   exec    the host file at P can be executed (bwrap: visible; Seatbelt:
 //           process-exec and file-read-data both allowed);
-//   network an outbound connection to an internet address (bwrap: the
-//           network namespace is shared; Seatbelt: network-outbound to
-//           192.0.2.1:443, a documentation address).
+//   create  a new file can be made in the directory P and reach the host
+//           (bwrap: P/<new> is writable; Seatbelt: file-write-create there);
+//   network an outbound connection (bwrap: the network namespace is shared;
+//           Seatbelt: network-outbound to `path` when it is "HOST:PORT" —
+//           IPv4, [IPv6] or localhost — else to 192.0.2.1:443, a
+//           documentation address standing for any internet host).
+//
+// kCreatePrefix names the new file a create probe asks about.
 #ifndef CWSC_BACKENDS_EXPECT_EVAL_H_
 #define CWSC_BACKENDS_EXPECT_EVAL_H_
 
@@ -29,8 +34,10 @@
 
 namespace cwsc::backends {
 
-enum class AccessKind { kRead, kWrite, kExec, kNetwork };
-const char* AccessKindName(AccessKind kind);  // "read", "write", "exec", "network"
+inline constexpr char kCreateProbeName[] = ".cwsc-create-probe";
+
+enum class AccessKind { kRead, kWrite, kExec, kNetwork, kCreate };
+const char* AccessKindName(AccessKind kind);  // "read", "write", "exec", "network", "create"
 
 // Verdict is one decision and the rule that made it.
 struct Verdict {

@@ -176,7 +176,7 @@ int CmdAudit(const Args& args) {
     }
     int passed = 0;
     for (const ir::Expectation& e : *es) {
-      std::string path;
+      std::string path = e.path;  // network: "" or HOST:PORT
       if (e.kind != ir::Expectation::Kind::kNetwork) {
         absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, vars);
         if (!p.ok()) {

@@ -57,7 +57,7 @@ std::string Quote(const std::string& s) { return compiler::QuoteForMessage(s); }
 
 std::string ExpectText(const ir::Expectation& e) {
   std::string what = ir::ExpectationKindName(e.kind);
-  if (e.kind != ir::Expectation::Kind::kNetwork) what += " " + Quote(e.path);
+  if (e.kind != ir::Expectation::Kind::kNetwork || !e.path.empty()) what += " " + Quote(e.path);
   std::string out = absl::StrCat("expect ", what, " ", e.allowed ? "allowed" : "denied");
   if (!e.modes.empty()) absl::StrAppend(&out, " in ", absl::StrJoin(e.modes, ", "));
   return out;
@@ -200,7 +200,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       any = true;
       if (int rc = ensure(mode); rc != kExitOk) return rc;
       const ModePlan& mp = plans.at(mode);
-      std::string path;
+      std::string path = e.path;  // network: "" or HOST:PORT
       if (e.kind != ir::Expectation::Kind::kNetwork) {
         absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, mp.vars);
         if (!p.ok()) {
@@ -219,7 +219,9 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       } else {
         ++counts->failed;
       }
-      std::string subject = path.empty() ? "network" : path;
+      std::string subject = e.kind == ir::Expectation::Kind::kNetwork
+                                ? (path.empty() ? "network" : absl::StrCat("network ", path))
+                                : path;
       std::string verdict = !d.checkable ? "not checkable statically"
                                          : absl::StrCat(d.allowed ? "allowed" : "denied", " (",
                                                         d.detail, ")");
@@ -236,7 +238,10 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       // What the policy asked for at this path but the plan left out.
       std::vector<std::string> notes;
       for (const ir::Skipped& sk : mp.result.plan.skipped) {
-        if (path.empty() || sk.path.empty() || !compiler::PathStartsWith(path, sk.path)) continue;
+        if (e.kind == ir::Expectation::Kind::kNetwork || sk.path.empty() ||
+            !compiler::PathStartsWith(path, sk.path)) {
+          continue;
+        }
         notes.push_back(absl::StrCat("the plan skipped ", sk.what, " ", sk.path, ": ", sk.reason,
                                      " (", sk.origin.Describe(), ")"));
         absl::StrAppend(text, "          note: ", notes.back(), "\n");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 
@@ -89,7 +90,12 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
                                                path})),
                       "test -x");
     }
+    case backends::AccessKind::kCreate:
     case backends::AccessKind::kWrite: {
+      if (kind == backends::AccessKind::kCreate && !(exists && S_ISDIR(st.st_mode))) {
+        none.why = "not probed: not a directory on this host";
+        return none;
+      }
       if (exists && S_ISREG(st.st_mode)) {
         // Open for appending, write nothing: the content stays as it was.
         return FromExit(RunQuiet(With(run_argv, {"/bin/sh", "-c",
@@ -129,10 +135,23 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
       return r;
     }
     case backends::AccessKind::kNetwork: {
+      // "HOST:PORT": only a loopback target can be probed, with cwsc's own
+      // listener on that port; "" (any): a listener on a free port.
+      int want_port = 0;
+      if (!path.empty()) {
+        size_t colon = path.rfind(':');
+        std::string host = path.substr(0, colon);
+        if (host != "127.0.0.1" && host != "localhost") {
+          none.why = "not probed: only a loopback target can be probed";
+          return none;
+        }
+        want_port = std::atoi(path.c_str() + colon + 1);
+      }
       int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       sockaddr_in a{};
       a.sin_family = AF_INET;
       a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      a.sin_port = htons(static_cast<uint16_t>(want_port));
       socklen_t len = sizeof(a);
       if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
           listen(fd, 4) != 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {

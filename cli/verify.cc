@@ -98,7 +98,9 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
     for (const std::string& key : keys) {
       auto it = art.sbpl->params().find(key);
       if (it == art.sbpl->params().end()) continue;
-      if (!path.empty() && !compiler::PathStartsWith(path, it->second)) continue;
+      if (kind != backends::AccessKind::kNetwork && !compiler::PathStartsWith(path, it->second)) {
+        continue;
+      }
       std::string origin;
       for (const backends::EmittedArg& a : art.sbpl_argv) {
         if (absl::StartsWith(a.text, absl::StrCat("-D", key, "="))) origin = a.origin.Describe();
@@ -148,6 +150,7 @@ backends::AccessKind KindOf(ir::Expectation::Kind kind) {
     case ir::Expectation::Kind::kWrite: return backends::AccessKind::kWrite;
     case ir::Expectation::Kind::kExec: return backends::AccessKind::kExec;
     case ir::Expectation::Kind::kNetwork: return backends::AccessKind::kNetwork;
+    case ir::Expectation::Kind::kCreate: return backends::AccessKind::kCreate;
   }
   return backends::AccessKind::kRead;
 }

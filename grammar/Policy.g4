@@ -33,8 +33,8 @@ statement
 // Every decision looks at one token only, so a syntax error is always "this
 // token was not expected here", which reads well in a message.
 expectWhat
-  : access=(READ | WRITE | EXEC) path               # expectPath
-  | NETWORK                                         # expectNetwork
+  : access=(READ | WRITE | EXEC | CREATE) path      # expectPath
+  | NETWORK target=STRING?                          # expectNetwork
   ;
 
 backendSetting
@@ -75,7 +75,7 @@ word
   | DENY | EXEMPT | READ | WRITE | DENY_DEFAULTS | TMP | SLASH_TMP | TMPDIR
   | PROTECT | WRAPPER | PREFER | BACKEND | LAUNCHER | MANAGED_CONFIG | EXPECT
   | URL | API_KEY | API | EXECD_URL | IMAGE | EXECD_PORT | KEEP | REMOTE_CWD
-  | ENV | FILE | ON | OFF | PRIVATE | SHARED | ALLOWED | DENIED | EXEC | IN
+  | ENV | FILE | ON | OFF | PRIVATE | SHARED | ALLOWED | DENIED | EXEC | CREATE | IN
   ;
 
 POLICY         : 'policy' ;
@@ -118,6 +118,7 @@ ALLOWED        : 'allowed' ;
 DENIED         : 'denied' ;
 // Keywords end at IN (compiler/dsl_frontend.cc classifies tokens by range).
 EXEC           : 'exec' ;
+CREATE         : 'create' ;
 IN             : 'in' ;
 
 LBRACE : '{' ;

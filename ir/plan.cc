@@ -42,6 +42,7 @@ const char* ExpectationKindName(Expectation::Kind kind) {
     case Expectation::Kind::kWrite: return "write";
     case Expectation::Kind::kNetwork: return "network";
     case Expectation::Kind::kExec: return "exec";
+    case Expectation::Kind::kCreate: return "create";
   }
   return "read";
 }

@@ -134,9 +134,9 @@ struct Refusal {
 // "$WORKSPACE/x" denied;` in the DSL); `cwsc check` evaluates it against the
 // emitted artifacts.
 struct Expectation {
-  enum class Kind { kRead, kWrite, kNetwork, kExec };
+  enum class Kind { kRead, kWrite, kNetwork, kExec, kCreate };
   Kind kind = Kind::kRead;
-  std::string path;      // as written (leading variable kept); empty for kNetwork
+  std::string path;      // as written (leading variable kept); kNetwork: "" (any) or "host:port"
   bool allowed = false;  // the expected verdict
   // The permission modes it is about (`... in ask, auto-review;`), canonical
   // names in source order; empty: every mode.
@@ -144,7 +144,7 @@ struct Expectation {
   Origin origin;
   bool operator==(const Expectation&) const = default;
 };
-const char* ExpectationKindName(Expectation::Kind kind);  // "read", "write", "network", "exec"
+const char* ExpectationKindName(Expectation::Kind kind);  // "read", "write", "network", "exec", "create"
 
 // ArgTest compares one system-call argument: the rule matches when
 // (args[index] & mask) == value. Arguments the kernel reads as 32-bit ints

@@ -440,7 +440,7 @@ LaunchPlan ReadPlan(const Reader& r) {
   if (r.Has("expectations")) {
     static const Expectation::Kind kExpectKinds[] = {
         Expectation::Kind::kRead, Expectation::Kind::kWrite, Expectation::Kind::kNetwork,
-        Expectation::Kind::kExec};
+        Expectation::Kind::kExec, Expectation::Kind::kCreate};
     for (const Reader& er : r.At("expectations").Items()) {
       Expectation e;
       e.kind = ParseEnum(er.At("kind"), kExpectKinds, &ExpectationKindName);

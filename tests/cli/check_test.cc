@@ -756,3 +756,49 @@ TEST(Lints, ShadowedDenyAndPromptingLauncher) {
 
 }  // namespace
 }  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+TEST(Check, CreateAndNetworkTargets) {
+  TempDir t;
+  WriteFile(t / "n.cwsp",
+            "policy n {\n  mode workspace-write;\n  slash_tmp private;\n"
+            "  expect create \"$WORKSPACE\" allowed in ask;\n"
+            "  expect create \"/tmp\" denied in ask;\n"
+            "  expect create \"/etc\" denied;\n"
+            "  expect network \"127.0.0.1:8080\" allowed in ask;\n"
+            "  expect network \"[::1]:443\" denied in plan;\n}\n");
+  for (const char* facts : {kLinuxWs, kMacWs}) {
+    RunResult r = Cwsc({"check", "n.cwsp", "--facts", Src() + "/" + facts, "--unlisted-as-missing"},
+                       t.path());
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("check: 8 passed, 0 failed\n"), std::string::npos) << r.out;
+  }
+  RunResult r = Cwsc({"check", "n.cwsp", "--facts", Src() + "/" + kMacWs, "--mode", "plan",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_NE(r.out.find("    pass  plan, seatbelt: network [::1]:443: denied (network-outbound "
+                       "[::1]:443)\n"),
+            std::string::npos)
+      << r.out;
+  // A private /tmp: the file would stay in the sandbox's own tmpfs.
+  RunResult l = Cwsc({"check", "n.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_NE(l.out.find("    pass  ask, bwrap: /tmp: denied (hidden)\n"
+                       "          by layer 3, argv 15: --tmpfs /tmp\n"),
+            std::string::npos)
+      << l.out;
+  WriteFile(t / "bad.cwsp", "policy x {\n  expect network \"example.com:80\" allowed;\n}\n");
+  RunResult bad = Cwsc({"check", "bad.cwsp"}, t.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err,
+            "bad.cwsp:2:18: error: network target 'example.com:80': expected HOST:PORT with an "
+            "IPv4 address, [IPv6] or localhost, and a port 1-65535\n"
+            "    expect network \"example.com:80\" allowed;\n"
+            "                   ^\n");
+}
+
+}  // namespace
+}  // namespace cwsc
