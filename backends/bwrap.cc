@@ -2,8 +2,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/seccomp_filter.h"
+#include "ir/constants.h"
 
 namespace cwsc::backends {
+
+const char* MountOpFlag(ir::MountOp op) {
+  switch (op) {
+    case ir::MountOp::kReadOnlyBind: return "--ro-bind";
+    case ir::MountOp::kWritableBind: return "--bind";
+    case ir::MountOp::kDeviceBind: return "--dev-bind";
+    case ir::MountOp::kDev: return "--dev";
+    case ir::MountOp::kProc: return "--proc";
+    case ir::MountOp::kTmpfs: return "--tmpfs";
+    case ir::MountOp::kRemountReadOnly: return "--remount-ro";
+  }
+  return "--ro-bind";
+}
 
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                           const std::vector<std::string>& program) {
@@ -17,9 +31,9 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                                              : plan.launcher_origin;
   for (const std::string& a : plan.launcher) out.push_back({a, launcher});
   ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (reference §8.4)");
-  out.push_back({plan.wrapper.path.empty() ? "/usr/bin/bwrap" : plan.wrapper.path, wrapper});
+  out.push_back({plan.wrapper.path.empty() ? std::string(ir::kBwrapPath) : plan.wrapper.path, wrapper});
   out.push_back({"--unshare-all", ir::Origin::Default("isolate every namespace")});
-  if (plan.share_net) out.push_back({"--share-net", plan.policy.network_origin});
+  if (plan.policy.network_access) out.push_back({"--share-net", plan.policy.network_origin});
   // Hardening (docs/decisions.md): a user namespace always (fail closed
   // instead of running as host root when none can be made), no nested ones,
   // and no capabilities even for a command started as root.
@@ -37,11 +51,8 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                    ir::Origin::Default("launcher plans: no terminal injection without seccomp")});
   }
   for (const ir::Mount& m : plan.mounts) {
-    out.push_back({ir::MountOpFlag(m.op), m.origin});
-    if (m.op == ir::MountOp::kRoBind || m.op == ir::MountOp::kBind ||
-        m.op == ir::MountOp::kDevBind) {
-      out.push_back({m.source, m.origin});
-    }
+    out.push_back({MountOpFlag(m.op), m.origin});
+    if (ir::MountOpHasSource(m.op)) out.push_back({m.source, m.origin});
     out.push_back({m.dest, m.origin});
   }
   if (plan.syscall_filter) {

@@ -1,5 +1,5 @@
 // EmitBwrapArgv renders a linux-bwrap or launcher+bwrap plan as an argv in
-// the order of ARCHITECTURE.md §7 item 3 / reference §8.4:
+// the order of docs/decisions.md (item 3) / docs/behavior.md B-42:
 //
 //   [launcher...] /usr/bin/bwrap --unshare-all [--share-net] --die-with-parent
 //     <mounts in plan order> --chdir <cwd> -- <program> <args...>
@@ -16,6 +16,9 @@
 #include "ir/plan.h"
 
 namespace cwsc::backends {
+
+// MountOpFlag is bwrap's spelling of a mount operation: "--ro-bind", "--bind", ...
+const char* MountOpFlag(ir::MountOp op);
 
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                           const std::vector<std::string>& program);

@@ -161,14 +161,16 @@ std::vector<RemoteRequest> ReviewRequests(const ir::LaunchPlan& plan,
   if (!plan.remote) return out;
   const ir::Remote& rm = *plan.remote;
   std::optional<std::string> key;
-  if (!rm.api_key_source.empty()) key = "<redacted: " + rm.api_key_source + ">";
+  if (rm.api_key.kind != ir::ApiKeySource::Kind::kNone) {
+    key = "<redacted: " + rm.api_key.Describe() + ">";
+  }
   const std::string cmd = ShellCommand(program);
   const EnvList env = RemoteEnv(plan);
-  if (rm.contract == "execd") {
+  if (rm.contract == ir::Contract::kExecd) {
     out.push_back(ExecdCommand(rm.url, cmd, env, rm.remote_cwd, timeout_ms, ExecdAuth(key)));
     out.push_back(ExecdInterrupt(rm.url, "{commandId}", ExecdAuth(key)));
     out.back().step = "interrupt command (only on timeout or SIGINT)";
-  } else if (rm.contract == "lifecycle") {
+  } else if (rm.contract == ir::Contract::kLifecycle) {
     const std::string id = "{sandboxId}";
     out.push_back(LifecycleCreate(plan, timeout_ms, key));
     out.push_back(LifecycleGet(rm.url, id, key));
@@ -192,15 +194,16 @@ namespace {
 std::string Preamble(const ir::LaunchPlan& plan, const char* comment) {
   std::string out;
   const ir::Remote& rm = *plan.remote;
-  absl::StrAppend(&out, comment, " OpenSandbox contract: ", rm.contract, "\n");
+  absl::StrAppend(&out, comment, " OpenSandbox contract: ", ir::ContractName(rm.contract), "\n");
   absl::StrAppend(&out, comment, " API key: ",
-                  rm.api_key_source.empty() ? std::string("none (no auth header)")
-                                            : "from " + rm.api_key_source + " (redacted)",
+                  rm.api_key.kind == ir::ApiKeySource::Kind::kNone
+                      ? std::string("none (no auth header)")
+                      : "from " + rm.api_key.Describe() + " (redacted)",
                   "\n");
-  if (rm.contract == "codewhale") {
+  if (rm.contract == ir::Contract::kCodewhale) {
     absl::StrAppend(&out, comment, " total timeout: ", kCodewhaleTimeoutMs / 1000, " s\n");
   }
-  if (rm.contract == "lifecycle") {
+  if (rm.contract == ir::Contract::kLifecycle) {
     absl::StrAppend(&out, comment, " network: ",
                     plan.policy.network_access
                         ? "allowed (no networkPolicy sent: the service's default)"
@@ -237,8 +240,8 @@ std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<Remot
   if (!plan.remote) return "";
   const ir::Remote& rm = *plan.remote;
   OJson j;
-  j["contract"] = rm.contract;
-  j["api_key_source"] = rm.api_key_source;
+  j["contract"] = ir::ContractName(rm.contract);
+  j["api_key_source"] = rm.api_key.Describe();
   j["not_enforced"] = rm.not_enforced;
   j["requests"] = OJson::array();
   for (const RemoteRequest& r : reqs) {

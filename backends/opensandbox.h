@@ -6,7 +6,7 @@
 //   std::vector<RemoteRequest> r = ReviewRequests(plan, {"make", "test"}, std::nullopt);
 //   std::cout << FormatReviewText(plan, r);
 //
-// Contracts: "codewhale" (POST {url}/v1/sandbox/run, reference §11.1),
+// Contracts: "codewhale" (POST {url}/v1/sandbox/run, docs/behavior.md B-70),
 // "execd" (POST {execd}/command, event stream), "lifecycle" (create a
 // sandbox, wait until Running, find execd, run, delete).
 #ifndef CWSC_BACKENDS_OPENSANDBOX_H_
@@ -42,7 +42,7 @@ struct RemoteRequest {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-// kCodewhaleTimeoutMs is Codewhale's total request timeout (reference §11.1).
+// kCodewhaleTimeoutMs is Codewhale's total request timeout (docs/behavior.md B-70).
 inline constexpr long kCodewhaleTimeoutMs = 30000;
 // DefaultEntrypoint keeps a lifecycle sandbox alive for execd.
 const std::vector<std::string>& DefaultEntrypoint();

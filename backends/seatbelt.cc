@@ -71,88 +71,19 @@ constexpr const char* kBasePolicy[] = {
 constexpr const char* kCommonDirs[] = {"/usr/lib", "/usr/share", "/System/Library",
                                        "/Library/Preferences", "/private/var/db"};
 
-bool ValidKey(const std::string& key) {
-  if (key.empty()) return false;
-  for (char c : key) {
-    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
 std::string Param(const std::string& key) { return absl::StrCat("(param \"", key, "\")"); }
 
-// WriteRoot is one WRITABLE_ROOT_i with its WRITABLE_ROOT_i_RO_j keys.
-struct WriteRoot {
-  std::string key;
-  std::vector<std::string> ro_keys;
-  Origin origin;
-};
+// The parameter names this backend gives the plan's paths.
+std::string RootKey(size_t i) { return absl::StrCat("WRITABLE_ROOT_", i); }
+std::string ReadOnlyKey(size_t i, size_t j) { return absl::StrCat(RootKey(i), "_RO_", j); }
+std::string DenyKey(size_t k) { return absl::StrCat("DENY_READ_", k); }
 
-// Structure is what the profile needs from the parameter list.
-struct Structure {
-  std::vector<WriteRoot> roots;
-  std::vector<const ir::Param*> denied;  // DENY_READ_k in order
-  std::map<std::string, const ir::Param*> named;
-};
-
-// Parses "PREFIX<digits>" and returns the number, or -1.
-int IndexAfter(absl::string_view key, absl::string_view prefix) {
-  if (!absl::StartsWith(key, prefix)) return -1;
-  absl::string_view rest = key.substr(prefix.size());
-  if (rest.empty() || rest.find_first_not_of("0123456789") != absl::string_view::npos) return -1;
-  if (rest.size() > 1 && rest[0] == '0') return -1;
-  int n = 0;
-  if (!absl::SimpleAtoi(rest, &n)) return -1;
-  return n;
-}
-
-absl::StatusOr<Structure> ReadStructure(const ir::Seatbelt& sb) {
-  Structure s;
-  for (const ir::Param& p : sb.params) {
-    if (!ValidKey(p.key)) {
-      return absl::InternalError(absl::StrCat("Seatbelt parameter key '", p.key,
-                                              "' is not [A-Z0-9_]+"));
-    }
-    if (s.named.count(p.key)) {
-      return absl::InternalError(absl::StrCat("Seatbelt parameter ", p.key, " appears twice"));
-    }
-    s.named[p.key] = &p;
-    absl::string_view key = p.key;
-    int i = IndexAfter(key, "WRITABLE_ROOT_");
-    if (i >= 0) {
-      if (i != static_cast<int>(s.roots.size())) {
-        return absl::InternalError(absl::StrCat("Seatbelt parameter ", p.key, " out of order"));
-      }
-      s.roots.push_back({p.key, {}, p.origin});
-      continue;
-    }
-    if (absl::StartsWith(key, "WRITABLE_ROOT_")) {
-      size_t ro = key.find("_RO_");
-      if (ro == absl::string_view::npos || s.roots.empty() ||
-          key.substr(0, ro) != s.roots.back().key ||
-          IndexAfter(key.substr(ro), "_RO_") != static_cast<int>(s.roots.back().ro_keys.size())) {
-        return absl::InternalError(absl::StrCat("Seatbelt parameter ", p.key, " out of order"));
-      }
-      s.roots.back().ro_keys.push_back(p.key);
-      continue;
-    }
-    int k = IndexAfter(key, "DENY_READ_");
-    if (k >= 0) {
-      if (k != static_cast<int>(s.denied.size())) {
-        return absl::InternalError(absl::StrCat("Seatbelt parameter ", p.key, " out of order"));
-      }
-      s.denied.push_back(&p);
-      continue;
-    }
-    static const char* kNamed[] = {"DARWIN_USER_CACHE_DIR", "CARGO_HOME_REGISTRY",
-                                   "CARGO_HOME_GIT", "CARGO_HOME", "NPM_CACHE_DIR"};
-    bool known = false;
-    for (const char* n : kNamed) known = known || p.key == n;
-    if (!known) {
-      return absl::InternalError(absl::StrCat("unknown Seatbelt parameter ", p.key));
-    }
-  }
-  return s;
+// Under is `rel` inside `dir` (a trailing '/' of `dir` is not doubled).
+std::string Under(const std::string& dir, const char* rel) {
+  std::string out = dir;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  if (out != "/") out += '/';
+  return out + rel;
 }
 
 class Lines {
@@ -214,125 +145,164 @@ absl::Status EmitNetwork(const ir::LaunchPlan& plan, Lines* out) {
 
 }  // namespace
 
+namespace {
+
+// The profile's sections, in the order EmitSeatbeltProfile writes them.
+
+// EmitBase: Codewhale's profile text starts with a newline (its base policy
+// is a raw string opening on one); the layout matches it byte for byte.
+void EmitBase(Lines* out) {
+  out->Blank();
+  for (const char* line : kBasePolicy) out->Add(line, BaseOrigin());
+  const Origin read_origin = Origin::Default("full filesystem read (reference §10.3 item 2)");
+  out->Blank();
+  out->Add("; Full filesystem read access", read_origin);
+  out->Add("(allow file-read*)", read_origin);
+}
+
+// RootEntry is the filter of one writable root: its subpath less the
+// read-only paths under it.
+std::string RootEntry(size_t i, const ir::SeatbeltRoot& r) {
+  std::vector<std::string> parts = {absl::StrCat("(subpath ", Param(RootKey(i)), ")")};
+  for (size_t j = 0; j < r.read_only.size(); ++j) {
+    parts.push_back(absl::StrCat("(require-not (subpath ", Param(ReadOnlyKey(i, j)), "))"));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+// EmitWritePolicy (reference §10.4): every path for the full-disk tiers,
+// else each writable root, also under the app-sandbox read-write extension.
+void EmitWritePolicy(const ir::Policy& policy, const ir::Seatbelt& sb, Lines* out) {
+  if (FullDiskWrite(policy)) {
+    out->Blank();
+    out->Add("; Write access policy", policy.origin);
+    out->Add("(allow file-write* (regex #\"^/\"))", policy.origin);
+    return;
+  }
+  if (policy.type != ir::PolicyType::kWorkspaceWrite || sb.writable_roots.empty()) return;
+  out->Blank();
+  out->Add("; Write access policy", policy.origin);
+  out->Add("(allow file-write*", policy.origin);
+  std::vector<std::pair<std::string, Origin>> entries;
+  for (size_t i = 0; i < sb.writable_roots.size(); ++i) {
+    const ir::SeatbeltRoot& r = sb.writable_roots[i];
+    std::string filter = RootEntry(i, r);
+    bool alone = r.read_only.empty();
+    entries.emplace_back(alone ? filter : absl::StrCat("(require-all ", filter, ")"),
+                         r.root.origin);
+    entries.emplace_back(
+        absl::StrCat("(require-all (extension \"com.apple.app-sandbox.read-write\") ", filter,
+                     ")"),
+        r.root.origin);
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out->Add(absl::StrCat("  ", entries[i].first, i + 1 == entries.size() ? ")" : ""),
+             entries[i].second);
+  }
+}
+
+// EmitLaunchServices: AppleEvents and LaunchServices for the full-disk tiers.
+void EmitLaunchServices(const ir::Policy& policy, Lines* out) {
+  if (!FullDiskWrite(policy)) return;
+  const Origin& o = policy.origin;
+  out->Blank();
+  out->Add("; AppleEvents + LaunchServices (trusted full-access tier only)", o);
+  out->Add("(allow appleevent-send)", o);
+  out->Add("(allow lsopen)", o);
+  out->Add("(allow mach-lookup", o);
+  out->Add("  (global-name \"com.apple.coreservices.launchservicesd\")", o);
+  out->Add("  (global-name \"com.apple.coreservices.appleevents\"))", o);
+  out->Blank();  // as Codewhale's block, which ends with its own newline
+}
+
+// EmitCacheDirs: the Darwin user cache, the common macOS directories, the
+// Cargo home and the npm cache (written only when the policy writes).
+void EmitCacheDirs(const ir::Seatbelt& sb, bool read_only, Lines* out) {
+  if (const std::optional<ir::SeatbeltPath>& p = sb.darwin_cache) {
+    out->Blank();
+    out->Add("; Darwin user cache directory", p->origin);
+    out->Add("(allow file-read* (subpath (param \"DARWIN_USER_CACHE_DIR\")))", p->origin);
+    if (!read_only) {
+      out->Add("(allow file-write* (subpath (param \"DARWIN_USER_CACHE_DIR\")))", p->origin);
+    }
+  }
+  const Origin dirs_origin = Origin::Default("common macOS directories (reference §10.3 item 7)");
+  out->Blank();
+  out->Add("; Common macOS directories", dirs_origin);
+  for (const char* d : kCommonDirs) {
+    out->Add(absl::StrCat("(allow file-read* (subpath \"", d, "\"))"), dirs_origin);
+  }
+  if (const std::optional<ir::SeatbeltPath>& cargo = sb.cargo_home) {
+    out->Blank();
+    out->Add("; Cargo home (~/.cargo) — registry/index/git caches", cargo->origin);
+    out->Add("(allow file-read* (subpath (param \"CARGO_HOME\")))", cargo->origin);
+    if (!read_only) {
+      out->Add("(allow file-write* (subpath (param \"CARGO_HOME_REGISTRY\")))", cargo->origin);
+      out->Add("(allow file-write* (subpath (param \"CARGO_HOME_GIT\")))", cargo->origin);
+    }
+  }
+  if (const std::optional<ir::SeatbeltPath>& p = sb.npm_cache) {
+    out->Blank();
+    out->Add("; npm cache (~/.npm) — npx package downloads", p->origin);
+    out->Add("(allow file-read* (subpath (param \"NPM_CACHE_DIR\")))", p->origin);
+    if (!read_only) out->Add("(allow file-write* (subpath (param \"NPM_CACHE_DIR\")))", p->origin);
+  }
+}
+
+// EmitDenyList comes last: the last matching rule wins (reference §10.7).
+void EmitDenyList(const ir::Seatbelt& sb, Lines* out) {
+  if (sb.denied_read.empty()) return;
+  out->Blank();
+  out->Add("; Read deny list (last, so these rules win over every allow above)",
+           sb.denied_read.front().origin);
+  for (size_t k = 0; k < sb.denied_read.size(); ++k) {
+    out->Add(absl::StrCat("(deny file-read* (subpath ", Param(DenyKey(k)), "))"),
+             sb.denied_read[k].origin);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
   if (!plan.seatbelt.has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat("plan kind ", ir::PlanKindName(plan.kind), " has no Seatbelt profile"));
   }
   const ir::Seatbelt& sb = *plan.seatbelt;
-  const ir::Policy& policy = plan.policy;
-  const bool read_only = policy.type == ir::PolicyType::kReadOnly;
-  absl::StatusOr<Structure> st = ReadStructure(sb);
-  if (!st.ok()) return st.status();
-
   Lines out;
-  // Codewhale's profile text starts with a newline (its base policy is a raw
-  // string opening on one); the layout below matches it byte for byte.
-  out.Blank();
-  for (const char* line : kBasePolicy) out.Add(line, BaseOrigin());
-
-  const Origin read_origin = Origin::Default("full filesystem read (reference §10.3 item 2)");
-  out.Blank();
-  out.Add("; Full filesystem read access", read_origin);
-  out.Add("(allow file-read*)", read_origin);
-
-  // Write policy (reference §10.4).
-  if (FullDiskWrite(policy)) {
-    out.Blank();
-    out.Add("; Write access policy", policy.origin);
-    out.Add("(allow file-write* (regex #\"^/\"))", policy.origin);
-  } else if (policy.type == ir::PolicyType::kWorkspaceWrite && !st->roots.empty()) {
-    out.Blank();
-    out.Add("; Write access policy", policy.origin);
-    out.Add("(allow file-write*", policy.origin);
-    std::vector<std::pair<std::string, Origin>> entries;
-    for (const WriteRoot& r : st->roots) {
-      std::vector<std::string> parts = {absl::StrCat("(subpath ", Param(r.key), ")")};
-      for (const std::string& ro : r.ro_keys) {
-        parts.push_back(absl::StrCat("(require-not (subpath ", Param(ro), "))"));
-      }
-      std::string entry = parts.size() == 1
-                              ? parts[0]
-                              : absl::StrCat("(require-all ", absl::StrJoin(parts, " "), ")");
-      entries.emplace_back(std::move(entry), r.origin);
-      entries.emplace_back(
-          absl::StrCat("(require-all (extension \"com.apple.app-sandbox.read-write\") ",
-                       absl::StrJoin(parts, " "), ")"),
-          r.origin);
-    }
-    for (size_t i = 0; i < entries.size(); ++i) {
-      out.Add(absl::StrCat("  ", entries[i].first, i + 1 == entries.size() ? ")" : ""),
-              entries[i].second);
-    }
-  }
-
+  EmitBase(&out);
+  EmitWritePolicy(plan.policy, sb, &out);
   absl::Status net = EmitNetwork(plan, &out);
   if (!net.ok()) return net;
-
-  if (FullDiskWrite(policy)) {
-    const Origin& o = policy.origin;
-    out.Blank();
-    out.Add("; AppleEvents + LaunchServices (trusted full-access tier only)", o);
-    out.Add("(allow appleevent-send)", o);
-    out.Add("(allow lsopen)", o);
-    out.Add("(allow mach-lookup", o);
-    out.Add("  (global-name \"com.apple.coreservices.launchservicesd\")", o);
-    out.Add("  (global-name \"com.apple.coreservices.appleevents\"))", o);
-    out.Blank();  // as Codewhale's block, which ends with its own newline
-  }
-
-  auto named = [&](const char* key) -> const ir::Param* {
-    auto it = st->named.find(key);
-    return it == st->named.end() ? nullptr : it->second;
-  };
-
-  if (const ir::Param* p = named("DARWIN_USER_CACHE_DIR")) {
-    out.Blank();
-    out.Add("; Darwin user cache directory", p->origin);
-    out.Add("(allow file-read* (subpath (param \"DARWIN_USER_CACHE_DIR\")))", p->origin);
-    if (!read_only) {
-      out.Add("(allow file-write* (subpath (param \"DARWIN_USER_CACHE_DIR\")))", p->origin);
-    }
-  }
-
-  const Origin dirs_origin = Origin::Default("common macOS directories (reference §10.3 item 7)");
-  out.Blank();
-  out.Add("; Common macOS directories", dirs_origin);
-  for (const char* d : kCommonDirs) out.Add(absl::StrCat("(allow file-read* (subpath \"", d, "\"))"), dirs_origin);
-
-  const ir::Param* cargo = named("CARGO_HOME");
-  const ir::Param* cargo_reg = named("CARGO_HOME_REGISTRY");
-  const ir::Param* cargo_git = named("CARGO_HOME_GIT");
-  if ((cargo != nullptr) != (cargo_reg != nullptr) || (cargo != nullptr) != (cargo_git != nullptr)) {
-    return absl::InternalError("CARGO_HOME, CARGO_HOME_REGISTRY and CARGO_HOME_GIT go together");
-  }
-  if (cargo != nullptr) {
-    out.Blank();
-    out.Add("; Cargo home (~/.cargo) — registry/index/git caches", cargo->origin);
-    out.Add("(allow file-read* (subpath (param \"CARGO_HOME\")))", cargo->origin);
-    if (!read_only) {
-      out.Add("(allow file-write* (subpath (param \"CARGO_HOME_REGISTRY\")))", cargo_reg->origin);
-      out.Add("(allow file-write* (subpath (param \"CARGO_HOME_GIT\")))", cargo_git->origin);
-    }
-  }
-
-  if (const ir::Param* p = named("NPM_CACHE_DIR")) {
-    out.Blank();
-    out.Add("; npm cache (~/.npm) — npx package downloads", p->origin);
-    out.Add("(allow file-read* (subpath (param \"NPM_CACHE_DIR\")))", p->origin);
-    if (!read_only) out.Add("(allow file-write* (subpath (param \"NPM_CACHE_DIR\")))", p->origin);
-  }
-
-  // Deny list last: the last matching rule wins (reference §10.7).
-  if (!st->denied.empty()) {
-    out.Blank();
-    out.Add("; Read deny list (last, so these rules win over every allow above)",
-            st->denied.front()->origin);
-    for (const ir::Param* p : st->denied) {
-      out.Add(absl::StrCat("(deny file-read* (subpath ", Param(p->key), "))"), p->origin);
-    }
-  }
+  EmitLaunchServices(plan.policy, &out);
+  EmitCacheDirs(sb, plan.policy.type == ir::PolicyType::kReadOnly, &out);
+  EmitDenyList(sb, &out);
   return out.Take();
+}
+
+std::vector<SeatbeltParam> SeatbeltParams(const ir::Seatbelt& sb) {
+  std::vector<SeatbeltParam> out;
+  for (size_t i = 0; i < sb.writable_roots.size(); ++i) {
+    const ir::SeatbeltRoot& r = sb.writable_roots[i];
+    out.push_back({RootKey(i), r.root.path, r.root.origin});
+    for (size_t j = 0; j < r.read_only.size(); ++j) {
+      out.push_back({ReadOnlyKey(i, j), r.read_only[j].path, r.read_only[j].origin});
+    }
+  }
+  if (sb.darwin_cache) {
+    out.push_back({"DARWIN_USER_CACHE_DIR", sb.darwin_cache->path, sb.darwin_cache->origin});
+  }
+  if (sb.cargo_home) {
+    const ir::SeatbeltPath& c = *sb.cargo_home;
+    out.push_back({"CARGO_HOME_REGISTRY", Under(c.path, "registry"), c.origin});
+    out.push_back({"CARGO_HOME_GIT", Under(c.path, "git"), c.origin});
+    out.push_back({"CARGO_HOME", c.path, c.origin});
+  }
+  if (sb.npm_cache) out.push_back({"NPM_CACHE_DIR", sb.npm_cache->path, sb.npm_cache->origin});
+  for (size_t k = 0; k < sb.denied_read.size(); ++k) {
+    out.push_back({DenyKey(k), sb.denied_read[k].path, sb.denied_read[k].origin});
+  }
+  return out;
 }
 
 std::string SeatbeltProfileText(const EmittedArgv& lines) {
@@ -355,7 +325,7 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
                   wrapper_origin});
   argv.push_back({"-p", wrapper_origin});
   argv.push_back({SeatbeltProfileText(*lines), Origin::Default("Seatbelt profile (reference §10.3)")});
-  for (const ir::Param& p : plan.seatbelt->params) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.value.find('\0') != std::string::npos) {
       return absl::InvalidArgumentError(
           absl::StrCat("Seatbelt parameter ", p.key, " contains a NUL byte"));

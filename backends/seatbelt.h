@@ -1,5 +1,5 @@
 // The Seatbelt backend: a macOS `sandbox-exec` invocation from a LaunchPlan
-// (reference §10). EmitSeatbeltProfile renders the SBPL profile one line at a
+// (docs/behavior.md B-60). EmitSeatbeltProfile renders the SBPL profile one line at a
 // time, each line with the Origin that produced it; EmitSeatbeltArgv wraps it
 // as `/usr/bin/sandbox-exec -p PROFILE -DKEY=VALUE ... -- PROGRAM...`.
 //
@@ -28,12 +28,25 @@ inline constexpr char kSandboxExecPath[] = "/usr/bin/sandbox-exec";
 // The system DNS resolver's socket (mDNSResponder), reached by getaddrinfo.
 inline constexpr char kMdnsResponderSocket[] = "/private/var/run/mDNSResponder";
 
+// SeatbeltParam is one `-DKEY=VALUE` parameter of the profile.
+struct SeatbeltParam {
+  std::string key;
+  std::string value;
+  ir::Origin origin;
+  bool operator==(const SeatbeltParam&) const = default;
+};
+
+// SeatbeltParams names the plan's Seatbelt paths, in -D order:
+// WRITABLE_ROOT_i (each followed by its WRITABLE_ROOT_i_RO_j),
+// DARWIN_USER_CACHE_DIR, CARGO_HOME_REGISTRY, CARGO_HOME_GIT, CARGO_HOME,
+// NPM_CACHE_DIR, DENY_READ_k.
+std::vector<SeatbeltParam> SeatbeltParams(const ir::Seatbelt& sb);
+
 // EmitSeatbeltProfile renders the profile of a plan that has a `seatbelt`
 // section. Each element is one line (without its newline). Fails with
 // kFailedPrecondition ("plan kind K has no Seatbelt profile") when the plan
-// has no seatbelt section, and with kInternal
-// when its parameters are inconsistent (a gap in WRITABLE_ROOT_i numbering,
-// a key outside [A-Z0-9_], a proxy port outside 1-65535).
+// has no seatbelt section, and with kInternal for a proxy port outside
+// 1-65535.
 absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan);
 
 // SeatbeltProfileText joins the lines with '\n' and ends with a newline.
@@ -45,7 +58,7 @@ std::string SeatbeltProfileText(const EmittedArgv& lines);
 absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
                                              const std::vector<std::string>& program);
 
-// SeatbeltDetectDenial is the attribution rule of reference §10.8: non-zero
+// SeatbeltDetectDenial is the attribution rule of docs/behavior.md B-66: non-zero
 // exit and stderr containing "Operation not permitted", "sandbox-exec",
 // "deny(" or "Sandbox: ".
 bool SeatbeltDetectDenial(int exit_code, const std::string& stderr_text);

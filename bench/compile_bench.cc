@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "backends/bwrap.h"
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "compiler/lower_seccomp.h"
 #include "compiler/compile.h"

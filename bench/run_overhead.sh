@@ -49,7 +49,8 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/ws"
 : > "$WORK/config.toml"
 
-exec /usr/bin/python3 - "$CWSC" "$RUNS" "$WORK" "$REFS" "$BEFORE" <<'PY'
+# Not exec: the EXIT trap above removes the work directory afterwards.
+/usr/bin/python3 - "$CWSC" "$RUNS" "$WORK" "$REFS" "$BEFORE" <<'PY'
 import os, statistics, subprocess, sys, time
 
 cwsc, runs, work, refs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "compiler/compile.h"
+#include "runtime/host/live_facts.h"
 
 namespace {
 
@@ -78,7 +79,7 @@ void Scale(benchmark::State& state, Kind kind, bool live) {
   size_t mounts = 0;
   for (auto _ : state) {
     // Live facts memoize: a fresh host view per compile, as `cwsc run` has.
-    if (live) facts = cwsc::compiler::MakeLiveFacts();
+    if (live) facts = cwsc::runtime::MakeLiveFacts();
     auto r = cwsc::compiler::CompileConfig(o, facts.get());
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());

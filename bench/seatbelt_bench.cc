@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string>
 
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
 #include "benchmark/benchmark.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/resolve.h"
 
 namespace {

@@ -4,6 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ir/diagnostic_status.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 
@@ -84,7 +86,7 @@ absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>&
 
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o) {
   if (o.facts) return compiler::LoadRecordedFacts(*o.facts);
-  return compiler::MakeLiveFacts();
+  return runtime::MakeLiveFacts();
 }
 
 absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o) {
@@ -123,8 +125,18 @@ void PrintError(const std::string& message) {
   std::fputs(m.c_str(), stderr);
 }
 
+std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
+
+void PrintError(const absl::Status& status) {
+  if (std::optional<std::vector<ir::Diagnostic>> diagnostics = ir::DiagnosticsOf(status)) {
+    for (const ir::Diagnostic& d : *diagnostics) std::fputs(RenderDiagnostic(d).c_str(), stderr);
+    return;
+  }
+  PrintError(std::string(status.message()));
+}
+
 void PrintNotes(const std::vector<ir::Diagnostic>& notes) {
-  for (const auto& n : notes) std::fputs(n.Render().c_str(), stderr);
+  for (const auto& n : notes) std::fputs(RenderDiagnostic(n).c_str(), stderr);
 }
 
 }  // namespace cwsc::cli

@@ -14,7 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/compile.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
+#include "ir/diagnostics.h"
 
 namespace cwsc::cli {
 
@@ -52,9 +53,17 @@ absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptio
 // ToCompileOptions fills the compiler's options from the parsed ones.
 absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o);
 
-// PrintStatus prints a failed status's message to stderr (adding a trailing
-// newline and a "cwsc: " prefix when the message has no location of its own).
+// PrintError prints a failed status to stderr: the diagnostics it carries
+// (ir/diagnostic_status.h), rendered here, or else its message as below.
+void PrintError(const absl::Status& status);
+
+// PrintError prints a message to stderr with a "cwsc: error: " prefix and a
+// trailing newline. A message that already names its place (a status made
+// without diagnostics, such as the "too many errors" list) is printed as is.
 void PrintError(const std::string& message);
+
+// RenderDiagnostic is how cwsc shows one diagnostic.
+std::string RenderDiagnostic(const ir::Diagnostic& d);
 
 // PrintNotes prints compile notes and warnings to stderr.
 void PrintNotes(const std::vector<ir::Diagnostic>& notes);

@@ -7,7 +7,7 @@
 #include "backends/bwrap.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
@@ -68,7 +68,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   if (target == "plan") {
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     if (!json.ok()) {
-      PrintError(std::string(json.status().message()));
+      PrintError(json.status());
       return kExitUsage;
     }
     out->text = *json;
@@ -96,7 +96,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   if (t == "none") {
     std::string why;
     for (const auto& s : plan.skipped) {
-      if (s.what == "local wrapper") why = s.reason;
+      if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
     }
     std::fprintf(stderr, "cwsc: note: plan kind none: the command runs without an OS sandbox%s%s\n",
                  why.empty() ? "" : ": ", why.c_str());
@@ -109,7 +109,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     if (!argv.ok()) {
       std::string why;
       for (const auto& s : plan.skipped) {
-        if (s.what == "local wrapper") why = absl::StrCat(": ", s.reason);
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
       std::fprintf(stderr, "cwsc: error: --target bwrap: %s%s\n",
                    std::string(argv.status().message()).c_str(), why.c_str());
@@ -124,7 +124,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     if (!argv.ok()) {
       std::string why;
       for (const auto& s : plan.skipped) {
-        if (s.what == "local wrapper") why = absl::StrCat(": ", s.reason);
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
       std::fprintf(stderr, "cwsc: error: --target seatbelt: %s%s\n",
                    std::string(argv.status().message()).c_str(), why.c_str());
@@ -141,7 +141,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       return kExitNotApplicable;
     }
     if (absl::Status s = backends::CheckRemoteProgram(program); !s.ok()) {
-      PrintError(std::string(s.message()));
+      PrintError(s);
       return kExitUsage;
     }
     std::vector<backends::RemoteRequest> reqs = backends::ReviewRequests(plan, program, std::nullopt);
@@ -183,10 +183,6 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   return kExitUsage;
 }
 
-struct Compiled {
-  compiler::CompileResult result;
-};
-
 // CompileFromOptions runs the compiler; returns an exit code on failure.
 int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::CompileResult* out) {
   if (o.config.empty()) {
@@ -196,29 +192,29 @@ int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::Comp
   }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
   if (!copts.ok()) {
-    PrintError(std::string(copts.status().message()));
+    PrintError(copts.status());
     return kExitUsage;
   }
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(o);
   if (!facts.ok()) {
-    PrintError(std::string(facts.status().message()));
+    PrintError(facts.status());
     return kExitUsage;
   }
   absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
   if (!r.ok()) {
-    PrintError(std::string(r.status().message()));
+    PrintError(r.status());
     return kExitUsage;
   }
   // A facts file from `cwsc facts --for` records every path its compile asked
   // about; another path means the policy changed since (docs/facts.md).
   std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
   if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
-    PrintError(absl::StrCat(
-        *o.facts, ": error: the facts file does not record '", unlisted.front(), "'",
+    PrintError(ir::ErrorAt(*o.facts, 0, 0, absl::StrCat(
+        "the facts file does not record '", unlisted.front(), "'",
         unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
         ", which this compile asks about: the policy changed since the facts were recorded; "
         "record them again with `cwsc facts --for CONFIG`, or pass --unlisted-as-missing to "
-        "treat unrecorded paths as missing"));
+        "treat unrecorded paths as missing")));
     return kExitUsage;
   }
   PrintNotes(r->notes);
@@ -239,7 +235,7 @@ int WriteStdout(const std::string& data) {
 int CmdCompile(const Args& args) {
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kCompileUsage, stderr);
     return kExitUsage;
   }
@@ -279,7 +275,7 @@ int CmdCompile(const Args& args) {
     }
     absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(r.plan);
     if (!lines.ok()) {
-      PrintError(std::string(lines.status().message()));
+      PrintError(lines.status());
       return kExitNotApplicable;
     }
     // The profile as sandbox-exec gets it, then a newline for the terminal.
@@ -289,7 +285,7 @@ int CmdCompile(const Args& args) {
   if (seatbelt_argv && !o->format) format = backends::ArgvFormat::kShell;
   absl::StatusOr<std::string> text = backends::FormatArgv(backends::Texts(art.argv), format);
   if (!text.ok()) {
-    PrintError(std::string(text.status().message()));
+    PrintError(text.status());
     return kExitUsage;
   }
   return WriteStdout(*text);
@@ -298,7 +294,7 @@ int CmdCompile(const Args& args) {
 int CmdExplain(const Args& args) {
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kExplainUsage, stderr);
     return kExitUsage;
   }

@@ -3,8 +3,9 @@
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "runtime/doctor.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 namespace {
@@ -27,7 +28,7 @@ constexpr char kDoctorUsage[] =
 int CmdDoctor(const Args& args) {
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, {"--json"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kDoctorUsage, stderr);
     return kExitUsage;
   }
@@ -39,12 +40,12 @@ int CmdDoctor(const Args& args) {
     std::fputs("cwsc: error: doctor takes no program\n", stderr);
     return kExitUsage;
   }
-  std::unique_ptr<compiler::HostFacts> facts = compiler::MakeLiveFacts();
+  std::unique_ptr<compiler::HostFacts> facts = runtime::MakeLiveFacts();
   absl::StatusOr<runtime::DoctorReport> r =
       runtime::RunDoctor(o->config.empty() ? "/dev/null" : o->config, facts.get(),
                          runtime::ReadHostSignals());
   if (!r.ok()) {
-    PrintError(std::string(r.status().message()));
+    PrintError(r.status());
     return kExitUsage;
   }
   std::string text = o->json ? runtime::DoctorToJson(*r) : runtime::DoctorToText(*r);

@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "ir/constants.h"
+#include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 namespace {
@@ -24,7 +26,7 @@ int CmdFacts(const Args& args) {
   absl::StatusOr<CommonOptions> o =
       ParseCommonOptions(args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kUsage, stderr);
     return kExitUsage;
   }
@@ -32,18 +34,18 @@ int CmdFacts(const Args& args) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  std::unique_ptr<compiler::HostFacts> live = compiler::MakeLiveFacts();
+  std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {
     rec.SetUnlistedIsError(true);
     absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
     if (!copts.ok()) {
-      PrintError(std::string(copts.status().message()));
+      PrintError(copts.status());
       return kExitUsage;
     }
     absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, &rec);
     if (!r.ok()) {
-      PrintError(std::string(r.status().message()));
+      PrintError(r.status());
       return kExitUsage;
     }
   } else {
@@ -52,12 +54,12 @@ int CmdFacts(const Args& args) {
     rec.Cwd();
     rec.Env("HOME");
     rec.Env("TMPDIR");
-    rec.Path("/usr/bin/bwrap");
+    rec.Path(ir::kBwrapPath);
     rec.BwrapProbe();
   }
   absl::StatusOr<std::string> yaml = rec.WriteYaml();
   if (!yaml.ok()) {
-    PrintError(std::string(yaml.status().message()));
+    PrintError(yaml.status());
     return kExitUsage;
   }
   if (o->output) {

@@ -70,13 +70,13 @@ int CmdFmt(const Args& args) {
   for (const std::string& file : files) {
     std::string text;
     if (!ReadWhole(file, &text)) {
-      PrintError(absl::StrCat(file, ": error: cannot read the file"));
+      PrintError(ir::ErrorAt(file, 0, 0, "cannot read the file"));
       rc = kExitUsage;
       continue;
     }
     absl::StatusOr<std::string> formatted = compiler::FormatDsl(text, file);
     if (!formatted.ok()) {
-      PrintError(std::string(formatted.status().message()));
+      PrintError(formatted.status());
       rc = kExitUsage;
       continue;
     }
@@ -91,7 +91,7 @@ int CmdFmt(const Args& args) {
       std::ofstream out(file, std::ios::binary | std::ios::trunc);
       out << *formatted;
       if (!out.flush()) {
-        PrintError(absl::StrCat(file, ": error: cannot write the file"));
+        PrintError(ir::ErrorAt(file, 0, 0, "cannot write the file"));
         rc = kExitUsage;
       }
     } else {

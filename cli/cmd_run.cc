@@ -18,7 +18,7 @@
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
-#include "runtime/probe_cache.h"
+#include "runtime/host/probe_cache.h"
 
 namespace cwsc::cli {
 namespace {
@@ -69,7 +69,7 @@ std::optional<std::string> Env(const char* name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-// Harden applies reference §12 to cwsc before it spawns anything.
+// Harden applies docs/behavior.md B-80 to cwsc before it spawns anything.
 void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) {
   std::optional<std::string> mode = Env("CODEWHALE_SANDBOX_MODE");
   if (!mode) mode = startup_mode;
@@ -199,7 +199,7 @@ int CmdRun(const Args& args) {
       args, {"--mode", "--cwd", "--timeout", "--json", "--json-fd", "--policy", "--input",
              "--escalate", "-o", "--output", "--no-project-config"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kRunUsage, stderr);
     return kExitUsage;
   }
@@ -215,23 +215,23 @@ int CmdRun(const Args& args) {
   if (!CheckProgram(*o, kRunUsage)) return kExitUsage;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
-    PrintError(std::string(timeout.status().message()));
+    PrintError(timeout.status());
     return kExitUsage;
   }
   absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
   if (!channel.ok()) {
-    PrintError(std::string(channel.status().message()));
+    PrintError(channel.status());
     return kExitUsage;
   }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
-    PrintError(std::string(copts.status().message()));
+    PrintError(copts.status());
     return kExitUsage;
   }
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeRuntimeFacts();
   absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts.get());
   if (!r.ok()) {
-    PrintError(std::string(r.status().message()));
+    PrintError(r.status());
     return kExitUsage;
   }
   PrintNotes(r->notes);
@@ -248,7 +248,7 @@ int CmdExec(const Args& args) {
   absl::StatusOr<CommonOptions> o =
       ParseCommonOptions(args, {"--timeout", "--json", "--json-fd", "-o", "--output"});
   if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
+    PrintError(o.status());
     std::fputs(kExecUsage, stderr);
     return kExitUsage;
   }
@@ -264,12 +264,12 @@ int CmdExec(const Args& args) {
   if (!CheckProgram(*o, kExecUsage)) return kExitUsage;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
-    PrintError(std::string(timeout.status().message()));
+    PrintError(timeout.status());
     return kExitUsage;
   }
   absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
   if (!channel.ok()) {
-    PrintError(std::string(channel.status().message()));
+    PrintError(channel.status());
     return kExitUsage;
   }
   std::ifstream in(o->config, std::ios::binary);
@@ -281,11 +281,11 @@ int CmdExec(const Args& args) {
   text << in.rdbuf();
   absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(text.str(), o->config);
   if (!plan.ok()) {
-    PrintError(std::string(plan.status().message()));
+    PrintError(plan.status());
     return kExitUsage;
   }
   // The startup posture of a plan: danger-full-access decided by a
-  // sandbox_mode key counts as the startup mode (reference §12).
+  // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
   std::optional<std::string> startup_mode;
   if (plan->policy.type == ir::PolicyType::kDangerFullAccess &&
       absl::StrContains(plan->policy.origin.detail, "sandbox_mode")) {

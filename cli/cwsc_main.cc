@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "runtime/foreground.h"
 
 #ifdef CWSC_COVERAGE
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     return cwsc::cli::kExitOk;
   }
   if (name == "--version") {
-    std::puts("cwsc 0.1.0");
+    std::printf("cwsc %s\n", cwsc::cli::kVersion);
     return cwsc::cli::kExitOk;
   }
   std::vector<std::string> args(argv + 2, argv + argc);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/verify.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::cli {
 

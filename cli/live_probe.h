@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/expect_eval.h"
+#include "backends/verify/expect_eval.h"
 
 namespace cwsc::cli {
 

@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "backends/emitted.h"
-#include "backends/expect_eval.h"
-#include "compiler/host_facts.h"
+#include "backends/verify/expect_eval.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/paths.h"
 #include "ir/plan.h"
 

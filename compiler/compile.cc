@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/file_text.h"
@@ -14,6 +14,7 @@
 #include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/resolve.h"
+#include "ir/diagnostics.h"
 #include "ir/status_macros.h"
 
 namespace cwsc::compiler {
@@ -25,15 +26,14 @@ constexpr size_t kMaxConfigBytes = 4 * 1024 * 1024;
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   FileText t = ReadFileText(path, {.limit = kMaxConfigBytes});
   if (t.open_errno != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": error: cannot read the config: ", std::strerror(t.open_errno), "\n"));
+    return ir::ErrorAt(path, 0, 0,
+                       absl::StrCat("cannot read the config: ", std::strerror(t.open_errno)));
   }
   if (t.too_large) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the config is larger than 4 MiB\n"));
+    return ir::ErrorAt(path, 0, 0, "the config is larger than 4 MiB");
   }
   if (!t.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot read the config\n"));
+    return ir::ErrorAt(path, 0, 0, "cannot read the config");
   }
   return std::move(t.data);
 }
@@ -94,9 +94,9 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
     user = std::move(dsl.spec);
   } else {
     if (!options.policy_name.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          options.config_path, ": error: --policy selects a policy of a .cwsp file; this is a "
-          "TOML config (use --input dsl if it is a policy)\n"));
+      return ir::ErrorAt(options.config_path, 0, 0,
+                         "--policy selects a policy of a .cwsp file; this is a TOML config (use "
+                         "--input dsl if it is a policy)");
     }
     CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(text, options.config_path, Layer::kUser));
     user = std::move(layer.spec);
@@ -122,7 +122,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   }
   CWSC_RETURN_IF_ERROR(CheckPolicySize(merged));
   CWSC_RETURN_IF_ERROR(ValidateSpecPaths(merged));
-  // Requirements (reference §4.1 step 4): a configured sandbox_mode outside
+  // Requirements (docs/behavior.md B-3 step 4): a configured sandbox_mode outside
   // the administrator's allow-list is a load error.
   CWSC_ASSIGN_OR_RETURN(Requirements req, ReadRequirements(*facts, merged));
   if (merged.sandbox_mode &&
@@ -131,7 +131,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
     std::string msg = absl::StrCat("sandbox_mode '", merged.sandbox_mode->value,
                                    "' is not allowed by requirements (", req.Describe(), ")");
     if (o.file.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(o.Describe(), ": error: ", msg, "\n"));
+      return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
     }
     std::optional<std::string> src =
         o.file == options.config_path ? std::optional<std::string>(text) : facts->ReadFile(o.file);

@@ -3,7 +3,7 @@
 // and the project overlay (read through HostFacts), resolves the permission
 // mode into a policy and lowers everything into a LaunchPlan.
 //
-//   auto facts = MakeLiveFacts();
+//   auto facts = runtime::MakeLiveFacts();
 //   CompileOptions o; o.config_path = "examples/workspace.toml"; o.mode = "ask";
 //   absl::StatusOr<CompileResult> r = CompileConfig(o, facts.get());
 //
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/policy_spec.h"
 #include "ir/diagnostics.h"
 #include "ir/plan.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/layers.h"
 #include "compiler/toml_checked.h"
 
@@ -28,7 +28,7 @@ ir::Origin::Kind OriginKind(Layer layer) {
 class Reader {
  public:
   // `text` is the file as read; excerpts come from its redacted form, so a
-  // secret value never reaches a message (compiler/config_secrets.h).
+  // secret value never reaches a message (compiler/facts/config_secrets.h).
   Reader(const std::string& text, const std::string& file, Layer layer)
       : text_(text), shown_(MaskSecrets(text)), file_(file), layer_(layer) {}
 
@@ -81,7 +81,7 @@ class Reader {
         continue;
       }
       if (s->get().empty() && key == "sandbox_denied_read_paths") {
-        // Reference §9.2: an empty denied path is skipped.
+        // docs/behavior.md B-52: an empty denied path is skipped.
         Note(item, absl::StrCat("ignoring an empty entry of '", key, "'"));
         continue;
       }
@@ -425,7 +425,7 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
     return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
   });
   std::map<std::string, std::string> seen;  // canonical key -> spelling used
-  // The selected profile (reference §4.1: user config + selected profile).
+  // The selected profile (docs/behavior.md B-3: user config + selected profile).
   std::string profile;
   const toml::node* profile_node = nullptr;
   if (layer == Layer::kUser) {

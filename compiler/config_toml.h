@@ -1,6 +1,6 @@
 // ReadTomlConfig reads one Codewhale config layer (user, managed or project
 // config.toml) into a PolicySpec. Only the top-level sandbox keys of
-// reference §2 (and their camelCase aliases) and the cwsc extensions are
+// docs/behavior.md B-1 (and their camelCase aliases) and the cwsc extensions are
 // read; every other key is ignored with a note. A known key with a wrong type
 // or value is an error naming file:line:col and the key.
 #ifndef CWSC_COMPILER_CONFIG_TOML_H_

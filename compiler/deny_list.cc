@@ -131,7 +131,8 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
       rules.push_back({p, d.value, d.origin});
     }
   }
-  // §9.4: canonical spelling first when it differs, then the literal one; no repeats.
+  // docs/behavior.md B-53: canonical spelling first when it differs, then the literal one;
+  // no repeats.
   std::vector<ir::DeniedPath> out;
   out.reserve(rules.size());
   absl::flat_hash_set<std::string> listed;  // paths in `out` (a scan made this quadratic)

@@ -1,5 +1,5 @@
-// The read deny list (reference §9): built-in credential stores, user
-// additions and exemptions, expanded for the OS wrappers as §9.4 says (the
+// The read deny list (docs/behavior.md B-50): built-in credential stores, user
+// additions and exemptions, expanded for the OS wrappers as docs/behavior.md B-53 says (the
 // canonical spelling first when it differs, then the literal one).
 #ifndef CWSC_COMPILER_DENY_LIST_H_
 #define CWSC_COMPILER_DENY_LIST_H_
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
@@ -24,7 +24,7 @@ struct BuiltinDenyRule {
 std::vector<BuiltinDenyRule> BuiltinDenyRules(HostFacts& facts, const std::string& platform,
                                               const std::string& home);
 
-// BuildDenyList returns the §9.4 list the wrappers mask, in order. Errors come
+// BuildDenyList returns the docs/behavior.md B-53 list the wrappers mask, in order. Errors come
 // from bad paths in the spec (relative, unknown variable) and name the key.
 absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, const PolicySpec& spec,
                                                           const std::string& platform,

@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "compiler/config_toml.h"
 #include "compiler/paths.h"
+#include "ir/constants.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -26,10 +27,6 @@ std::string Base(const std::string& path) {
 std::string Where(const Origin& o) {
   if (o.file.empty()) return o.Describe();
   return absl::StrCat(o.file, ":", o.line, ":", o.col);
-}
-
-std::string UserText(const Identity& who) {
-  return absl::StrCat("uid ", who.uid, ", groups ", absl::StrJoin(who.gids, " "));
 }
 
 // The path itself, then each directory above it, up to "/".
@@ -62,6 +59,10 @@ bool SudoIsNonInteractive(const std::vector<std::string>& launcher) {
 }
 
 }  // namespace
+
+std::string UserText(const Identity& who) {
+  return absl::StrCat("uid ", who.uid, ", groups ", absl::StrJoin(who.gids, " "));
+}
 
 bool Identity::InGroup(uint32_t gid) const {
   return std::find(gids.begin(), gids.end(), gid) != gids.end();
@@ -228,7 +229,7 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
       out.push_back(
           ir::Mount{ir::MountOp::kTmpfs, "", d.path, absl::StrCat("deny read ", d.rule), d.origin});
     } else if (info.type != FileType::kMissing) {
-      out.push_back(ir::Mount{ir::MountOp::kRoBind, "/dev/null", d.path,
+      out.push_back(ir::Mount{ir::MountOp::kReadOnlyBind, "/dev/null", d.path,
                               absl::StrCat("deny read ", d.rule), d.origin});
     }
   }
@@ -237,19 +238,38 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
 
 bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i) {
   const ir::Mount& m = mounts[i];
-  bool remounted = i + 1 < mounts.size() && mounts[i + 1].op == ir::MountOp::kRemountRo &&
+  bool remounted = i + 1 < mounts.size() && mounts[i + 1].op == ir::MountOp::kRemountReadOnly &&
                    mounts[i + 1].dest == m.dest;
   return (m.op == ir::MountOp::kTmpfs && m.dest != "/tmp" && !remounted) ||
-         (m.op == ir::MountOp::kRoBind && m.source == "/dev/null");
+         (m.op == ir::MountOp::kReadOnlyBind && m.source == "/dev/null");
 }
 
+namespace {
+
+// ProbeFlag spells a deny mask for the probe argv, as backends::MountOpFlag
+// spells it for the plan's argv (launcher_test checks they agree).
+const char* ProbeFlag(ir::MountOp op) {
+  switch (op) {
+    case ir::MountOp::kReadOnlyBind: return "--ro-bind";
+    case ir::MountOp::kWritableBind: return "--bind";
+    case ir::MountOp::kDeviceBind: return "--dev-bind";
+    case ir::MountOp::kDev: return "--dev";
+    case ir::MountOp::kProc: return "--proc";
+    case ir::MountOp::kTmpfs: return "--tmpfs";
+    case ir::MountOp::kRemountReadOnly: return "--remount-ro";
+  }
+  return "--ro-bind";
+}
+
+}  // namespace
+
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks) {
-  // The plain probe argv (reference §8.1) with the deny masks before --chdir.
+  // The plain probe argv (docs/behavior.md B-40) with the deny masks before --chdir.
   std::vector<std::string> base = BwrapProbeArgv();
   auto chdir = std::find(base.begin(), base.end(), "--chdir");
   std::vector<std::string> argv(base.begin(), chdir);
   for (const ir::Mount& m : masks) {
-    argv.push_back(ir::MountOpFlag(m.op));
+    argv.push_back(ProbeFlag(m.op));
     if (!m.source.empty()) argv.push_back(m.source);
     argv.push_back(m.dest);
   }
@@ -296,7 +316,7 @@ std::vector<ir::Warning> LintLauncher(HostFacts& facts, const std::vector<std::s
     }
   }
   if (user != nullptr) {
-    programs.emplace_back("/usr/bin/bwrap", "bubblewrap");
+    programs.emplace_back(ir::kBwrapPath, "bubblewrap");
     std::string label = absl::StrCat("the launcher's user (uid ", user->uid, ")");
     for (const auto& [path, what] : programs) {
       std::string why = WhyChangeable(facts, path, *user, "the launcher's user");
@@ -356,7 +376,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                "), which skips the sandbox"),
                   pol.origin);
   }
-  plan->wrapper.path = "/usr/bin/bwrap";
+  plan->wrapper.path = ir::kBwrapPath;
   plan->wrapper.preferred = true;
   plan->wrapper.preferred_origin = Origin::Default("prefer_bwrap is on by default");
   if (in.spec->prefer_bwrap) {
@@ -370,7 +390,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                plan->wrapper.preferred_origin.Describe(), ")"),
                   plan->wrapper.preferred_origin);
   }
-  PathInfo bwrap = facts.Path("/usr/bin/bwrap");
+  PathInfo bwrap = facts.Path(ir::kBwrapPath);
   plan->wrapper.executable = bwrap.type == FileType::kRegular && (bwrap.mode & 0111) != 0;
   if (!plan->wrapper.executable) {
     return refuse(absl::StrCat("tool_launcher (", loc,
@@ -378,7 +398,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                "is ",
                                bwrap.type == FileType::kMissing ? "missing"
                                                                 : "not a regular executable file"),
-                  Origin::Fact("/usr/bin/bwrap"));
+                  Origin::Fact(ir::kBwrapPath));
   }
   LauncherUser who = facts.LauncherUserOf(launcher);
   if (!who.ok) {
@@ -402,75 +422,14 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
         Origin::Fact("launcher probe"));
   }
   plan->kind = PlanKind::kLauncherBwrap;
-  plan->share_net = pol.network_access;
   Origin marker = Origin::Default("bwrap child marker");
-  plan->env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", marker});
-  plan->env_set.push_back({"DEEPSEEK_SANDBOX", "bwrap", marker});
+  plan->env_set.push_back({ir::kSandboxMarker, ir::kBwrapMarkerValue, marker});
+  plan->env_set.push_back({ir::kSandboxMarkerLegacy, ir::kBwrapMarkerValue, marker});
   plan->warnings.push_back({"launcher-user",
                             absl::StrCat("commands run as the launcher's user (", UserText(*user),
                                          "); masks and binds are computed for that user"),
                             Origin::Fact("launcher probe")});
   return finish();
-}
-
-absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
-  if (plan.launcher.empty())
-    return absl::FailedPreconditionError("the launcher plan has no launcher");
-  const std::string& first = plan.launcher[0];
-  PathInfo l = facts.Path(first);
-  if (first.empty() || first[0] != '/' || l.type != FileType::kRegular || (l.mode & 0111) == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the launcher ", first, " is not an executable file on this host"));
-  }
-  LauncherUser who = facts.LauncherUserOf(plan.launcher);
-  if (!who.ok) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the launcher probe failed: `", absl::StrJoin(plan.launcher, " "),
-                     " /usr/bin/id -u` did not report the launcher's user: ",
-                     who.message.empty() ? std::string("no reason given") : who.message));
-  }
-  std::vector<ir::Mount> masks;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (IsMaskMount(plan.mounts, i)) masks.push_back(plan.mounts[i]);
-  }
-  ProbeResult probe = facts.LauncherProbe(plan.launcher, LauncherProbeBwrapArgv(masks));
-  if (!probe.ok) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the launcher probe failed: a wrapped /bin/true with the deny masks did not run as the "
-        "launcher's user (",
-        UserText(Identity{who.uid, who.gids}),
-        "): ", probe.message.empty() ? std::string("no reason given") : probe.message));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
-  if (plan.kind == PlanKind::kRefused || plan.kind == PlanKind::kOpenSandbox) {
-    return absl::OkStatus();
-  }
-  // Only the environment and the default path: a plan carries no user config.
-  PolicySpec env;
-  if (auto v = facts.Env("CODEWHALE_MANAGED_CONFIG_PATH")) {
-    env.managed_config_path =
-        Setting<std::string>{*v, Origin::Env("CODEWHALE_MANAGED_CONFIG_PATH")};
-  } else if (auto w = facts.Env("DEEPSEEK_MANAGED_CONFIG_PATH")) {
-    env.managed_config_path = Setting<std::string>{*w, Origin::Env("DEEPSEEK_MANAGED_CONFIG_PATH")};
-  }
-  absl::StatusOr<ManagedLayer> managed = ReadManagedLayer(facts, env, nullptr);
-  if (!managed.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("this host's managed config cannot be read, so its tool_launcher is unknown: ",
-                     absl::StripSuffix(managed.status().message(), "\n")));
-  }
-  if (!managed->spec.tool_launcher) return absl::OkStatus();
-  const std::vector<std::string>& pinned = managed->spec.tool_launcher->value;
-  if (plan.kind == PlanKind::kLauncherBwrap && plan.launcher == pinned) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "this host's managed config ", managed->path, " pins tool_launcher [",
-      absl::StrJoin(pinned, " "), "], and the plan (kind ", ir::PlanKindName(plan.kind),
-      plan.launcher.empty() ? std::string()
-                            : absl::StrCat(", launcher [", absl::StrJoin(plan.launcher, " "), "]"),
-      ") does not run through it; compile the plan on this host"));
 }
 
 }  // namespace cwsc::compiler

@@ -1,5 +1,5 @@
 // Launcher plans: running every sandboxed command as another Linux user
-// (reference §4.2, §8.9; docs/launcher.md). A trusted managed config sets
+// (docs/behavior.md B-4, B-46; docs/launcher.md). A trusted managed config sets
 // `tool_launcher = ["/usr/bin/sudo", "-n", "-u", "agent", "--"]`; the plan
 // becomes `<launcher...> /usr/bin/bwrap ... -- <program> <args>` or a refusal.
 //
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/layers.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
@@ -33,10 +33,13 @@ struct Identity {
   bool InGroup(uint32_t gid) const;
 };
 
+// UserText names an identity in messages: "uid 1000, groups 1000 27".
+std::string UserText(const Identity& who);
+
 // EngineIdentity is the engine's own user (uid, primary and supplementary groups).
 Identity EngineIdentity(const UserInfo& user);
 
-// LauncherTrust is the verdict of the managed-file trust rules (§4.2).
+// LauncherTrust is the verdict of the managed-file trust rules (docs/behavior.md B-4).
 struct LauncherTrust {
   bool trusted = false;
   std::string refusal;                // names the file and the rule it broke
@@ -68,9 +71,9 @@ bool CanSearch(const PathInfo& dir, const Identity& who);
 std::optional<std::string> FirstUnsearchable(HostFacts& facts, const std::string& path,
                                              const Identity& who);
 
-// DenyMasks turns the deny list into bwrap masks (§8.6). With a launcher
+// DenyMasks turns the deny list into bwrap masks (docs/behavior.md B-43). With a launcher
 // user, a path below a directory that user cannot search is masked at the
-// highest such directory (once). Without one it is exactly §8.6.
+// highest such directory (once). Without one it is exactly docs/behavior.md B-43.
 std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedPath>& denied,
                                  const Identity* launcher_user);
 
@@ -83,7 +86,7 @@ std::string UnreachableReason(HostFacts& facts, const std::string& source, const
 // for a protected name or a kernel mask, not a deny mask.
 bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i);
 
-// LauncherProbeBwrapArgv is the §8.1 probe argv with `masks` before --chdir.
+// LauncherProbeBwrapArgv is the docs/behavior.md B-40 probe argv with `masks` before --chdir.
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks);
 
 // LintLauncher returns the launcher warnings: a first program that is not
@@ -116,27 +119,6 @@ inline constexpr char kLauncherPrivateTmp[] =
 // exemptions (a launcher does not apply deny-list exceptions), adding a
 // Skipped entry to `plan` for each setting left out.
 PolicySpec ForcedDenySpec(const PolicySpec& spec, ir::LaunchPlan* plan);
-
-// RecheckLauncher is the exec-time check of a launcher+bwrap plan: the
-// launcher's first program is still an absolute executable file, and the
-// launcher probe (user, then a wrapped /bin/true with the plan's own deny
-// masks) passes through `facts` (cached per process). FailedPrecondition's
-// message is the refusal reason.
-absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts);
-
-// CheckHostLauncher is the exec-time guard for plans compiled elsewhere:
-// when this host's managed config (CODEWHALE_MANAGED_CONFIG_PATH or the
-// default path) sets tool_launcher, only a launcher+bwrap plan with that
-// same launcher may run here. Refused and opensandbox plans pass through
-// (nothing runs locally for them).
-absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts);
-
-// Live launcher probe (compiler/launcher_live.cc), used by MakeLiveFacts():
-// `<launcher...> /usr/bin/id -u` and `-G`, and `<launcher...> <bwrap_argv>`,
-// each with a cleared environment, stdin on /dev/null, cwd "/", 10 s deadline.
-LauncherUser RunLauncherUserProbe(const std::vector<std::string>& launcher);
-ProbeResult RunLauncherBwrapProbe(const std::vector<std::string>& launcher,
-                                  const std::vector<std::string>& bwrap_argv);
 
 }  // namespace cwsc::compiler
 

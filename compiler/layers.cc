@@ -1,15 +1,19 @@
 #include "compiler/layers.h"
 
 #include <algorithm>
+#include <tuple>
+#include <type_traits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
+#include "ir/diagnostics.h"
+#include "ir/field_table.h"
 #include "ir/status_macros.h"
 
 namespace cwsc::compiler {
@@ -51,8 +55,8 @@ absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic
   PolicySpec spec;
   if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_MODE", "DEEPSEEK_SANDBOX_MODE")) {
     if (!NormalizeSandboxMode(v->second)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("env ", v->first, ": error: ", InvalidSandboxModeMessage(v->second), "\n"));
+      return ir::ErrorAt(absl::StrCat("env ", v->first), 0, 0,
+                         InvalidSandboxModeMessage(v->second));
     }
     spec.sandbox_mode = Setting<std::string>{v->second, Origin::Env(v->first)};
   }
@@ -104,37 +108,79 @@ absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic
   return spec;
 }
 
+namespace {
+
+// Merge is how a higher layer's value of one PolicySpec field replaces the
+// value below it.
+enum class Merge {
+  kScalar,     // a set value wins
+  kList,       // a non-empty list wins
+  kApiKey,     // the key's sources move together: a layer naming any replaces all
+  kNotLayered, // the user policy's own (its expectations)
+};
+
+template <Merge K, typename M>
+struct SpecRule {
+  static constexpr Merge kMerge = K;
+  ir::FieldRef<PolicySpec, M> field;
+};
+
+template <Merge K, typename M>
+constexpr SpecRule<K, M> Rule(const char* name, M PolicySpec::*member) {
+  return {{name, member}};
+}
+
+// One rule per PolicySpec field; a field missing here would be dropped
+// silently by layering, so the table is checked against the struct.
+constexpr auto kSpecRules = std::make_tuple(
+    Rule<Merge::kScalar>("sandbox_mode", &PolicySpec::sandbox_mode),
+    Rule<Merge::kScalar>("prefer_bwrap", &PolicySpec::prefer_bwrap),
+    Rule<Merge::kList>("bwrap_ro_roots", &PolicySpec::bwrap_ro_roots),
+    Rule<Merge::kList>("bwrap_dev_roots", &PolicySpec::bwrap_dev_roots),
+    Rule<Merge::kScalar>("sandbox_backend", &PolicySpec::sandbox_backend),
+    Rule<Merge::kScalar>("sandbox_url", &PolicySpec::sandbox_url),
+    Rule<Merge::kApiKey>("sandbox_api_key", &PolicySpec::sandbox_api_key),
+    Rule<Merge::kScalar>("sandbox_network_access", &PolicySpec::sandbox_network_access),
+    Rule<Merge::kScalar>("managed_config_path", &PolicySpec::managed_config_path),
+    Rule<Merge::kScalar>("requirements_path", &PolicySpec::requirements_path),
+    Rule<Merge::kScalar>("sandbox_read_denylist_defaults",
+                         &PolicySpec::sandbox_read_denylist_defaults),
+    Rule<Merge::kList>("sandbox_denied_read_paths", &PolicySpec::sandbox_denied_read_paths),
+    Rule<Merge::kList>("sandbox_read_denylist_exempt", &PolicySpec::sandbox_read_denylist_exempt),
+    Rule<Merge::kScalar>("tool_launcher", &PolicySpec::tool_launcher),
+    Rule<Merge::kList>("sandbox_writable_roots", &PolicySpec::sandbox_writable_roots),
+    Rule<Merge::kScalar>("sandbox_exclude_tmpdir", &PolicySpec::sandbox_exclude_tmpdir),
+    Rule<Merge::kScalar>("sandbox_exclude_slash_tmp", &PolicySpec::sandbox_exclude_slash_tmp),
+    Rule<Merge::kList>("sandbox_protected_names", &PolicySpec::sandbox_protected_names),
+    Rule<Merge::kScalar>("sandbox_opensandbox_api", &PolicySpec::sandbox_opensandbox_api),
+    Rule<Merge::kScalar>("sandbox_execd_url", &PolicySpec::sandbox_execd_url),
+    Rule<Merge::kScalar>("sandbox_image", &PolicySpec::sandbox_image),
+    Rule<Merge::kScalar>("sandbox_execd_port", &PolicySpec::sandbox_execd_port),
+    Rule<Merge::kScalar>("sandbox_keep", &PolicySpec::sandbox_keep),
+    Rule<Merge::kScalar>("sandbox_remote_cwd", &PolicySpec::sandbox_remote_cwd),
+    Rule<Merge::kApiKey>("sandbox_api_key_env", &PolicySpec::sandbox_api_key_env),
+    Rule<Merge::kApiKey>("sandbox_api_key_file", &PolicySpec::sandbox_api_key_file),
+    Rule<Merge::kNotLayered>("expectations", &PolicySpec::expectations));
+
+static_assert(ir::FieldCount<PolicySpec>() == std::tuple_size_v<decltype(kSpecRules)>,
+              "a PolicySpec field has no layering rule in kSpecRules");
+
+}  // namespace
+
 void Overlay(PolicySpec& base, const PolicySpec& top) {
-  Take(base.sandbox_mode, top.sandbox_mode);
-  Take(base.prefer_bwrap, top.prefer_bwrap);
-  TakeList(base.bwrap_ro_roots, top.bwrap_ro_roots);
-  TakeList(base.bwrap_dev_roots, top.bwrap_dev_roots);
-  Take(base.sandbox_backend, top.sandbox_backend);
-  Take(base.sandbox_url, top.sandbox_url);
-  // The key comes from one place: a layer that names any source of it (a
-  // value, an env variable, a file) replaces every source of the layers below.
-  if (top.sandbox_api_key || top.sandbox_api_key_env || top.sandbox_api_key_file) {
-    base.sandbox_api_key = top.sandbox_api_key;
-    base.sandbox_api_key_env = top.sandbox_api_key_env;
-    base.sandbox_api_key_file = top.sandbox_api_key_file;
-  }
-  Take(base.sandbox_network_access, top.sandbox_network_access);
-  Take(base.managed_config_path, top.managed_config_path);
-  Take(base.requirements_path, top.requirements_path);
-  Take(base.sandbox_read_denylist_defaults, top.sandbox_read_denylist_defaults);
-  TakeList(base.sandbox_denied_read_paths, top.sandbox_denied_read_paths);
-  TakeList(base.sandbox_read_denylist_exempt, top.sandbox_read_denylist_exempt);
-  Take(base.tool_launcher, top.tool_launcher);
-  TakeList(base.sandbox_writable_roots, top.sandbox_writable_roots);
-  Take(base.sandbox_exclude_tmpdir, top.sandbox_exclude_tmpdir);
-  Take(base.sandbox_exclude_slash_tmp, top.sandbox_exclude_slash_tmp);
-  TakeList(base.sandbox_protected_names, top.sandbox_protected_names);
-  Take(base.sandbox_opensandbox_api, top.sandbox_opensandbox_api);
-  Take(base.sandbox_execd_url, top.sandbox_execd_url);
-  Take(base.sandbox_image, top.sandbox_image);
-  Take(base.sandbox_execd_port, top.sandbox_execd_port);
-  Take(base.sandbox_keep, top.sandbox_keep);
-  Take(base.sandbox_remote_cwd, top.sandbox_remote_cwd);
+  bool names_key = top.sandbox_api_key || top.sandbox_api_key_env || top.sandbox_api_key_file;
+  ir::ForEachField(kSpecRules, [&](const auto& rule) {
+    using R = std::decay_t<decltype(rule)>;
+    auto& below = base.*(rule.field.member);
+    const auto& above = top.*(rule.field.member);
+    if constexpr (R::kMerge == Merge::kScalar) {
+      Take(below, above);
+    } else if constexpr (R::kMerge == Merge::kList) {
+      TakeList(below, above);
+    } else if constexpr (R::kMerge == Merge::kApiKey) {
+      if (names_key) below = above;
+    }
+  });
 }
 
 absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec& merged,
@@ -157,9 +203,9 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
   if (info.type == FileType::kMissing) return out;
   auto text = facts.ReadFile(path);
   if (!text) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the managed config exists but cannot be read (it must be a "
-                           "regular file of at most 64 KiB)\n"));
+    return ir::ErrorAt(path, 0, 0,
+                       "the managed config exists but cannot be read (it must be a regular file "
+                       "of at most 64 KiB)");
   }
   ConfigLayer layer;
   if (absl::EndsWith(path, ".cwsp")) {  // a managed policy in the DSL (docs/dsl.md)
@@ -200,9 +246,9 @@ absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec
   if (path.empty() || facts.Path(path).type == FileType::kMissing) return out;
   auto text = facts.ReadFile(path);
   if (!text) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: the requirements file exists but cannot be read (it must be a "
-                           "regular file of at most 64 KiB)\n"));
+    return ir::ErrorAt(path, 0, 0,
+                       "the requirements file exists but cannot be read (it must be a regular "
+                       "file of at most 64 KiB)");
   }
   CWSC_ASSIGN_OR_RETURN(RequirementsFile file, ParseRequirements(*text, path));
   out.path = path;

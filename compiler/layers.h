@@ -1,4 +1,4 @@
-// Config layering (reference §3, §4): user config < env overrides < managed
+// Config layering (docs/behavior.md B-2, B-3): user config < env overrides < managed
 // overlay; the project overlay (`<workspace>/.codewhale/config.toml`) may only
 // tighten sandbox_mode. Env values and overlay files come from HostFacts.
 #ifndef CWSC_COMPILER_LAYERS_H_
@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/policy_spec.h"
 #include "ir/diagnostics.h"
 
 namespace cwsc::compiler {
 
-// EnvOverrides reads the CODEWHALE_* (legacy DEEPSEEK_*) variables of §3.
+// EnvOverrides reads the CODEWHALE_* (legacy DEEPSEEK_*) variables of docs/behavior.md B-2.
 absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<ir::Diagnostic>* notes);
 
 // Overlay applies `top` over `base`: a set scalar wins; a list wins when non-empty.
@@ -24,7 +24,7 @@ void Overlay(PolicySpec& base, const PolicySpec& top);
 inline constexpr char kDefaultManagedConfigPath[] = "/etc/codewhale/managed_config.toml";
 inline constexpr char kLegacyManagedConfigPath[] = "/etc/deepseek/managed_config.toml";
 
-// kDefaultRequirementsPath and its legacy fallback (reference §2, §4.1 step 4).
+// kDefaultRequirementsPath and its legacy fallback (docs/behavior.md B-1, B-3 step 4).
 inline constexpr char kDefaultRequirementsPath[] = "/etc/codewhale/requirements.toml";
 inline constexpr char kLegacyRequirementsPath[] = "/etc/deepseek/requirements.toml";
 
@@ -52,11 +52,11 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
                                               std::vector<ir::Diagnostic>* notes);
 
 // ApplyProjectLayer reads `<cwd>/.codewhale/config.toml` (legacy `.deepseek`)
-// and applies the tightening rules of §4.3 to `merged`.
+// and applies the tightening rules of docs/behavior.md B-5 to `merged`.
 absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicySpec& merged,
                                std::vector<ir::Diagnostic>* notes);
 
-// ProjectModeAllowed is the §4.3 rank rule (values trimmed and lowercased).
+// ProjectModeAllowed is the docs/behavior.md B-5 rank rule (values trimmed and lowercased).
 bool ProjectModeAllowed(const std::optional<std::string>& current, const std::string& project);
 
 }  // namespace cwsc::compiler

@@ -24,16 +24,25 @@ void Refuse(ir::LaunchPlan* plan, std::string reason, Origin origin) {
   plan->refusal = ir::Refusal{std::move(reason), std::move(origin)};
 }
 
-// ApiKeySource says where the runtime reads the key; never the key itself.
-std::string ApiKeySource(const PolicySpec& spec) {
-  if (spec.sandbox_api_key) return spec.sandbox_api_key->origin.Describe();
-  if (spec.sandbox_api_key_env) return "env " + spec.sandbox_api_key_env->value;
-  if (spec.sandbox_api_key_file) return "file " + spec.sandbox_api_key_file->value;
-  return "";
+// KeySource says where the runtime reads the key; never the key itself.
+ir::ApiKeySource KeySource(const PolicySpec& spec) {
+  using Kind = ir::ApiKeySource::Kind;
+  if (spec.sandbox_api_key) {
+    const Origin& o = spec.sandbox_api_key->origin;  // a config key, or the variable that set it
+    if (o.kind == Origin::Kind::kEnv) return {Kind::kEnv, o.detail, o};
+    return {Kind::kConfig, "", o};
+  }
+  if (spec.sandbox_api_key_env) {
+    return {Kind::kEnv, spec.sandbox_api_key_env->value, spec.sandbox_api_key_env->origin};
+  }
+  if (spec.sandbox_api_key_file) {
+    return {Kind::kFile, spec.sandbox_api_key_file->value, spec.sandbox_api_key_file->origin};
+  }
+  return {};
 }
 
 std::vector<std::string> NotEnforced(const PolicySpec& spec, const ir::LaunchPlan& plan,
-                                     const std::string& contract) {
+                                     ir::Contract contract) {
   std::vector<std::string> out;
   const ir::Policy& pol = plan.policy;
   if (pol.type == PolicyType::kReadOnly) {
@@ -62,8 +71,8 @@ std::vector<std::string> NotEnforced(const PolicySpec& spec, const ir::LaunchPla
              spec.sandbox_denied_read_paths) {
     out.push_back("read deny list (credential stores such as ~/.ssh; configured denied paths)");
   }
-  if (!pol.network_access && contract != "lifecycle" && pol.ShouldSandbox()) {
-    out.push_back(absl::StrCat("network blocked (the ", contract,
+  if (!pol.network_access && contract != ir::Contract::kLifecycle && pol.ShouldSandbox()) {
+    out.push_back(absl::StrCat("network blocked (the ", ir::ContractName(contract),
                                " contract carries no network policy)"));
   }
   if (spec.bwrap_ro_roots || spec.bwrap_dev_roots) {
@@ -84,10 +93,6 @@ BackendKind ParseBackend(const std::string& value) {
     return BackendKind::kOpenSandbox;
   }
   return BackendKind::kUnsupported;
-}
-
-bool RemoteRequested(const PolicySpec& spec) {
-  return spec.sandbox_backend && ParseBackend(spec.sandbox_backend->value) != BackendKind::kNone;
 }
 
 std::optional<std::string> CheckRemoteUrl(const std::string& url) {
@@ -128,7 +133,6 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   // Local-wrapper parts do not apply to a remote run.
   plan->mounts.clear();
   plan->launcher.clear();
-  plan->share_net = false;
   plan->seatbelt.reset();
   if (!spec.sandbox_backend) return;
   const Setting<std::string>& b = *spec.sandbox_backend;
@@ -141,12 +145,16 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
     return;
   }
   ir::Remote rm;
-  rm.contract = "codewhale";
+  rm.contract = ir::Contract::kCodewhale;
   Origin contract_origin = b.origin;
   if (spec.sandbox_opensandbox_api) {
-    rm.contract = Norm(spec.sandbox_opensandbox_api->value);
+    std::string name = Norm(spec.sandbox_opensandbox_api->value);
     contract_origin = spec.sandbox_opensandbox_api->origin;
-    if (rm.contract != "codewhale" && rm.contract != "execd" && rm.contract != "lifecycle") {
+    if (name == "execd") {
+      rm.contract = ir::Contract::kExecd;
+    } else if (name == "lifecycle") {
+      rm.contract = ir::Contract::kLifecycle;
+    } else if (name != "codewhale") {
       Refuse(plan,
              absl::StrCat("sandbox_opensandbox_api '", spec.sandbox_opensandbox_api->value,
                           "' is not codewhale, execd or lifecycle; shell execution is refused"),
@@ -157,7 +165,7 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   // The URL of the selected API.
   const Setting<std::string>* url_setting = spec.sandbox_url ? &*spec.sandbox_url : nullptr;
   const char* url_key = "sandbox_url";
-  if (rm.contract == "execd" && spec.sandbox_execd_url) {
+  if (rm.contract == ir::Contract::kExecd && spec.sandbox_execd_url) {
     url_setting = &*spec.sandbox_execd_url;
     url_key = "sandbox_execd_url";
   }
@@ -177,9 +185,9 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   }
   while (!url.empty() && url.back() == '/') url.pop_back();
   rm.url = url;
-  rm.api_key_source = ApiKeySource(spec);
+  rm.api_key = KeySource(spec);
   if (spec.sandbox_remote_cwd) rm.remote_cwd = spec.sandbox_remote_cwd->value;
-  if (rm.contract == "lifecycle") {
+  if (rm.contract == ir::Contract::kLifecycle) {
     if (!spec.sandbox_image || Norm(spec.sandbox_image->value).empty()) {
       Refuse(plan,
              "sandbox_opensandbox_api = \"lifecycle\" needs sandbox_image (the container image "
@@ -190,7 +198,7 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
     rm.image = spec.sandbox_image->value;
     if (spec.sandbox_execd_port) rm.execd_port = spec.sandbox_execd_port->value;
     if (spec.sandbox_keep) rm.keep = spec.sandbox_keep->value;
-    if (rm.api_key_source.empty()) {
+    if (rm.api_key.kind == ir::ApiKeySource::Kind::kNone) {
       plan->warnings.push_back(ir::Warning{
           "opensandbox-no-api-key",
           "the lifecycle API requires OPEN-SANDBOX-API-KEY; no sandbox_api_key is configured",

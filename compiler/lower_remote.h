@@ -1,4 +1,4 @@
-// LowerRemote takes the remote path of a plan (reference §11, docs/opensandbox.md):
+// LowerRemote takes the remote path of a plan (docs/behavior.md B-70, docs/opensandbox.md):
 // when `sandbox_backend` names OpenSandbox (trimmed, case-insensitive:
 // opensandbox | open-sandbox | open_sandbox) the plan becomes kind
 // opensandbox with `plan.remote` filled (contract, URL, where the key comes
@@ -6,7 +6,9 @@
 // that cannot be used (bad URL, missing required setting), gives a refused
 // plan with the reason: never local execution.
 //
-//   if (RemoteRequested(spec)) { LowerRemote(spec, &plan); return plan; }
+//   if (ParseBackend(spec.sandbox_backend->value) != BackendKind::kNone) {
+//     LowerRemote(spec, &plan); return plan;
+//   }
 //
 // Call it after the policy, roots and deny list are resolved (they decide
 // `not_enforced`) and before any wrapper or launcher logic.
@@ -23,12 +25,10 @@ namespace cwsc::compiler {
 
 enum class BackendKind { kNone, kOpenSandbox, kUnsupported };
 
-// ParseBackend is reference §11.2: trim, ASCII-lowercase; "" and "none" are
+// ParseBackend is docs/behavior.md B-71: trim, ASCII-lowercase; "" and "none" are
 // local, the three OpenSandbox spellings are remote, anything else unsupported.
 BackendKind ParseBackend(const std::string& value);
 
-// RemoteRequested: sandbox_backend is set and not none/"".
-bool RemoteRequested(const PolicySpec& spec);
 
 // kDefaultSandboxUrl is the Codewhale default for sandbox_url.
 inline constexpr char kDefaultSandboxUrl[] = "http://localhost:8080";

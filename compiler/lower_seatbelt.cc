@@ -44,16 +44,16 @@ struct Lowering {
   ir::LaunchPlan* plan;
   ir::Seatbelt sb;
 
-  // Add records one parameter; a value that is not absolute cannot be a
-  // Seatbelt path, so the parameter (and its rules) is skipped.
-  bool Add(const std::string& key, const std::string& value, const Origin& origin,
-           const std::string& what) {
+  // Path checks one profile path: a value that is not absolute cannot be a
+  // Seatbelt path, so it (and its rules) is skipped.
+  std::optional<ir::SeatbeltPath> Path(const std::string& value, const Origin& origin,
+                                       const std::string& what) {
     if (value.empty() || value[0] != '/') {
-      plan->skipped.push_back({what, value, "not an absolute path; Seatbelt needs one", origin});
-      return false;
+      plan->skipped.push_back({what, value, "not an absolute path; Seatbelt needs one", origin,
+                               ir::SkipKind::kSeatbeltPath});
+      return std::nullopt;
     }
-    sb.params.push_back({key, value, origin});
-    return true;
+    return ir::SeatbeltPath{value, origin};
   }
 
   // Home is $HOME (the environment, as the reference reads it), if set.
@@ -61,35 +61,34 @@ struct Lowering {
 
   void Roots() {
     if (plan->policy.type != ir::PolicyType::kWorkspaceWrite) return;
-    int i = 0;
     for (const ir::Root& root : plan->roots) {
-      std::string key = absl::StrCat("WRITABLE_ROOT_", i);
       std::string value = root.canonical.empty() ? root.path : root.canonical;
-      if (!Add(key, value, root.origin, "Seatbelt writable root")) continue;
-      int j = 0;
+      std::optional<ir::SeatbeltPath> r = Path(value, root.origin, "Seatbelt writable root");
+      if (!r) continue;
+      ir::SeatbeltRoot out{*r, {}};
       for (const ir::Protected& p : root.protected_paths) {
-        // The plan lists the protected paths of reference §6.3 (existing
-        // directories); Seatbelt excludes every one, canonical when it resolves.
-        // Placeholders for missing names are a bwrap mount (docs/decisions.md);
-        // the Seatbelt profile stays Codewhale's.
+        // The plan lists the existing protected paths; Seatbelt excludes
+        // every one, canonical when it resolves. Placeholders for missing
+        // names are a bwrap mount (docs/decisions.md); the Seatbelt profile
+        // stays Codewhale's.
         if (p.placeholder) continue;
         std::string v = p.canonical.empty() ? CanonicalOrRaw(facts, p.path) : p.canonical;
-        if (Add(absl::StrCat(key, "_RO_", j), v, p.origin, "Seatbelt protected path")) ++j;
+        if (auto ro = Path(v, p.origin, "Seatbelt protected path")) out.read_only.push_back(*ro);
       }
-      ++i;
+      sb.writable_roots.push_back(std::move(out));
     }
   }
 
   void DarwinCache() {
     std::optional<std::string> dir = facts.DarwinUserCacheDir();
     if (dir.has_value() && !dir->empty()) {
-      sb.darwin_cache = Add("DARWIN_USER_CACHE_DIR", CanonicalOrRaw(facts, *dir),
-                            Origin::Fact("darwin_user_cache_dir"), "DARWIN_USER_CACHE_DIR");
+      sb.darwin_cache = Path(CanonicalOrRaw(facts, *dir), Origin::Fact("darwin_user_cache_dir"),
+                             "DARWIN_USER_CACHE_DIR");
       return;
     }
     if (std::optional<std::string> home = Home()) {
-      sb.darwin_cache = Add("DARWIN_USER_CACHE_DIR", Join(*home, "Library/Caches"),
-                            Origin::Env("HOME"), "DARWIN_USER_CACHE_DIR");
+      sb.darwin_cache =
+          Path(Join(*home, "Library/Caches"), Origin::Env("HOME"), "DARWIN_USER_CACHE_DIR");
     }
   }
 
@@ -104,15 +103,7 @@ struct Lowering {
       origin = Origin::Env("HOME");
     }
     if (!home.has_value()) return;
-    std::string c = CanonicalOrRaw(facts, *home);
-    if (c.empty() || c[0] != '/') {
-      plan->skipped.push_back({"CARGO_HOME", c, "not an absolute path; Seatbelt needs one", origin});
-      return;
-    }
-    Add("CARGO_HOME_REGISTRY", Join(c, "registry"), origin, "CARGO_HOME_REGISTRY");
-    Add("CARGO_HOME_GIT", Join(c, "git"), origin, "CARGO_HOME_GIT");
-    Add("CARGO_HOME", c, origin, "CARGO_HOME");
-    sb.cargo_home = true;
+    sb.cargo_home = Path(CanonicalOrRaw(facts, *home), origin, "CARGO_HOME");
   }
 
   void Npm() {
@@ -126,13 +117,12 @@ struct Lowering {
       origin = Origin::Env("HOME");
     }
     if (!dir.has_value()) return;
-    sb.npm_cache = Add("NPM_CACHE_DIR", CanonicalOrRaw(facts, *dir), origin, "NPM_CACHE_DIR");
+    sb.npm_cache = Path(CanonicalOrRaw(facts, *dir), origin, "NPM_CACHE_DIR");
   }
 
   void Denied() {
-    int k = 0;
     for (const ir::DeniedPath& d : plan->denied_read) {
-      if (Add(absl::StrCat("DENY_READ_", k), d.path, d.origin, "Seatbelt read deny rule")) ++k;
+      if (auto p = Path(d.path, d.origin, "Seatbelt read deny rule")) sb.denied_read.push_back(*p);
     }
   }
 
@@ -189,8 +179,6 @@ ir::Wrapper SeatbeltWrapper(HostFacts& facts) {
   }
   return w;
 }
-
-bool SeatbeltAvailable(HostFacts& facts) { return SeatbeltWrapper(facts).probe_ok; }
 
 std::optional<int> LoopbackProxyPort(absl::string_view value) {
   std::string v(absl::StripAsciiWhitespace(value));

@@ -1,16 +1,16 @@
 // LowerSeatbelt resolves the macOS host facts the Seatbelt backend needs and
-// records them in `plan->seatbelt` (reference §10.2): the -D parameters in
+// records them in `plan->seatbelt` (docs/behavior.md B-61): the -D parameters in
 // order (WRITABLE_ROOT_i and WRITABLE_ROOT_i_RO_j from plan->roots, then
 // DARWIN_USER_CACHE_DIR, CARGO_HOME_REGISTRY / CARGO_HOME_GIT / CARGO_HOME,
 // NPM_CACHE_DIR, then DENY_READ_k from plan->denied_read), and for a
-// read-only policy with network the loopback proxy ports (§10.6). It also adds
+// read-only policy with network the loopback proxy ports (docs/behavior.md B-64). It also adds
 // the child markers CODEWHALE_SANDBOX=seatbelt / DEEPSEEK_SANDBOX=seatbelt.
 //
 //   ir::LaunchPlan plan = ...;   // roots, denied_read, policy already resolved
 //   absl::Status s = LowerSeatbelt(facts, spec, &plan);
 //
 // The resolver calls it when the platform is macOS, the policy sandboxes and
-// the Seatbelt probe passed (SeatbeltAvailable).
+// the Seatbelt probe passed (SeatbeltWrapper(facts).probe_ok).
 #ifndef CWSC_COMPILER_LOWER_SEATBELT_H_
 #define CWSC_COMPILER_LOWER_SEATBELT_H_
 
@@ -20,18 +20,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
 
 namespace cwsc::compiler {
 
-// SeatbeltWrapper answers the availability probe of reference §10.1 from the
+// SeatbeltWrapper answers the availability probe of docs/behavior.md B-60 from the
 // facts: /usr/bin/sandbox-exec exists and the probe profile ran with exit 0.
 ir::Wrapper SeatbeltWrapper(HostFacts& facts);
-
-// SeatbeltAvailable is SeatbeltWrapper(facts).probe_ok.
-bool SeatbeltAvailable(HostFacts& facts);
 
 absl::Status LowerSeatbelt(HostFacts& facts, const PolicySpec& spec, ir::LaunchPlan* plan);
 
@@ -42,7 +39,7 @@ struct ProxyPortResult {
   std::vector<std::string> consulted;  // variables with a non-blank value, in check order
 };
 
-// LoopbackProxyPorts applies the port inference of reference §10.6 to
+// LoopbackProxyPorts applies the port inference of docs/behavior.md B-64 to
 // HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (each also in lower case).
 ProxyPortResult LoopbackProxyPorts(HostFacts& facts);
 

@@ -91,10 +91,6 @@ bool PathStartsWith(absl::string_view path, absl::string_view prefix) {
   }
 }
 
-bool PathStrictlyInside(absl::string_view path, absl::string_view dir) {
-  return PathStartsWith(path, dir) && PathComponents(path).size() > PathComponents(dir).size();
-}
-
 std::string JoinPath(absl::string_view base, absl::string_view rel) {
   if (rel.empty()) return std::string(base);
   if (absl::StartsWith(rel, "/")) return std::string(rel);

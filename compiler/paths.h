@@ -23,8 +23,6 @@ std::vector<std::string> PathComponents(absl::string_view path);
 // comparing whole components.
 bool PathStartsWith(absl::string_view path, absl::string_view prefix);
 
-// PathStrictlyInside is PathStartsWith and not equal.
-bool PathStrictlyInside(absl::string_view path, absl::string_view dir);
 
 // JoinPath appends `rel` to `base` with one separator.
 std::string JoinPath(absl::string_view base, absl::string_view rel);
@@ -47,7 +45,7 @@ struct PathVars {
 // "$TMPDIR" (also "${NAME}"). Any other "$NAME" at the start is an error;
 // a relative result is an error. The result is lexically normalized unless
 // `lexical` is false: then a ".." stays for realpath to apply after the
-// symlinks before it (the paths the reference canonicalizes, §8.3).
+// symlinks before it (the paths docs/behavior.md B-41 canonicalizes).
 absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars,
                                        bool lexical = true);
 

@@ -30,7 +30,7 @@ using PathList = std::vector<Setting<std::string>>;
 enum class Layer { kUser, kEnv, kManaged, kProject };
 
 struct PolicySpec {
-  // Codewhale keys (reference §2).
+  // Codewhale keys (docs/behavior.md B-1).
   std::optional<Setting<std::string>> sandbox_mode;    // raw; normalized when resolved
   std::optional<Setting<bool>> prefer_bwrap;
   std::optional<Setting<PathList>> bwrap_ro_roots;

@@ -34,6 +34,8 @@ using ir::MountOp;
 using ir::Origin;
 using ir::PlanKind;
 using ir::PolicyType;
+using ir::RootSkip;
+using ir::SkipKind;
 
 constexpr size_t kMountWarnThreshold = 50;
 
@@ -47,8 +49,8 @@ const char* const kKernelMaskedFiles[] = {"/proc/kcore",       "/proc/keys",
 const char* const kKernelMaskedDirs[] = {"/proc/acpi", "/proc/asound", "/proc/scsi",
                                          "/sys/firmware"};
 
-// Policy for the permission mode, narrowed by sandbox_mode (reference §5.2, §5.3;
-// values normalized as ARCHITECTURE.md §7 item 7 says).
+// Policy for the permission mode, narrowed by sandbox_mode (docs/behavior.md B-10, B-11;
+// values normalized as docs/decisions.md (item 7) says).
 ir::Policy PolicyFor(const ResolveInput& in) {
   ir::Policy p;
   Origin mode_origin = Origin::Mode(absl::StrCat("permission mode ", in.mode));
@@ -82,8 +84,8 @@ ir::Policy PolicyFor(const ResolveInput& in) {
                          : Origin::Default(absl::StrCat(ir::PolicyTypeName(p.type),
                                                         " policy from the mode has network"));
   if (p.type == PolicyType::kDangerFullAccess) p.network_origin = p.origin;
-  // Read-only with network exists only by narrowing full access (reference
-  // §5.2, §6.2): a config never gives Plan (or a narrowed Ask) a network.
+  // Read-only with network exists only by narrowing full access (docs/behavior.md
+  // B-10, B-14): a config never gives Plan (or a narrowed Ask) a network.
   if (in.spec.sandbox_network_access && p.ShouldSandbox() &&
       !(p.type == PolicyType::kReadOnly && in.spec.sandbox_network_access->value &&
         in.mode != "full-access")) {
@@ -93,7 +95,7 @@ ir::Policy PolicyFor(const ResolveInput& in) {
   return p;
 }
 
-// Escalation applies an approved per-command escalation (reference §5.4).
+// Escalation applies an approved per-command escalation (docs/behavior.md B-12).
 absl::Status ApplyEscalation(const ResolveInput& in, ir::Policy* p) {
   if (!in.escalate) return absl::OkStatus();
   std::string target = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*in.escalate));
@@ -132,23 +134,30 @@ class Resolver {
   Resolver(const ResolveInput& in, HostFacts& facts) : in_(in), facts_(facts) {}
 
   absl::StatusOr<LaunchPlan> Run() {
-    plan_.platform = facts_.Platform();
+    std::optional<ir::Platform> platform = ir::PlatformFromName(facts_.Platform());
+    if (!platform) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown platform '", facts_.Platform(), "' (linux, macos or windows)"));
+    }
+    plan_.platform = *platform;
     plan_.permission_mode = in_.mode;
     plan_.mode_origin = in_.mode_origin;
     plan_.cwd = in_.cwd;
     std::string home = facts_.Env("HOME").value_or("");
     if (home.empty()) home = facts_.User().home;
     vars_.home = home;
+    plan_.home = home;
+    while (plan_.home.size() > 1 && plan_.home.back() == '/') plan_.home.pop_back();
     vars_.workspace = in_.cwd;
     vars_.cwd = in_.cwd;
     vars_.tmpdir = facts_.Env("TMPDIR").value_or("");
 
     plan_.policy = PolicyFor(in_);
     if (in_.spec.sandbox_mode) {
-      // sandbox_mode only narrows (reference §5.3): say so when it changed nothing.
+      // sandbox_mode only narrows (docs/behavior.md B-11): say so when it changed nothing.
       std::string configured = NormalizeSandboxMode(in_.spec.sandbox_mode->value).value_or("");
       if (configured != ir::PolicyTypeName(plan_.policy.type)) {
-        AddSkipped("sandbox_mode", "",
+        AddSkipped(SkipKind::kSetting, "sandbox_mode", "",
                    absl::StrCat("'", configured, "' can only narrow the policy of the ", in_.mode,
                                 " mode, which stays ", ir::PolicyTypeName(plan_.policy.type)),
                    in_.spec.sandbox_mode->origin);
@@ -156,7 +165,7 @@ class Resolver {
     }
     if (in_.spec.sandbox_network_access && in_.spec.sandbox_network_access->value &&
         plan_.policy.type == PolicyType::kReadOnly && !plan_.policy.network_access) {
-      AddSkipped("network access", "",
+      AddSkipped(SkipKind::kNetworkAccess, "network access", "",
                  absl::StrCat("read-only with network exists only in full-access mode; the ",
                               in_.mode, " mode has no network"),
                  in_.spec.sandbox_network_access->origin);
@@ -188,12 +197,13 @@ class Resolver {
     }
     std::optional<PolicySpec> forced;  // a launcher's copy; otherwise the spec itself
     if (Launcher()) forced = ForcedDenySpec(in_.spec, &plan_);
-    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, forced ? *forced : in_.spec,
-                                                           plan_.platform, vars_));
+    CWSC_ASSIGN_OR_RETURN(plan_.denied_read,
+                          BuildDenyList(facts_, forced ? *forced : in_.spec,
+                                        ir::PlatformName(plan_.platform), vars_));
     ComputeRoots();
     SelectWrapper();
     if (plan_.kind == PlanKind::kLauncherBwrap) {
-      AddSkipped("syscall filter", "",
+      AddSkipped(SkipKind::kSyscallFilter, "syscall filter", "",
                  "the launcher closes inherited descriptors, so bwrap cannot read a seccomp "
                  "program; --new-session keeps the command off the terminal instead",
                  in_.spec.tool_launcher->origin);
@@ -215,7 +225,7 @@ class Resolver {
   bool Launcher() const { return in_.spec.tool_launcher.has_value(); }
 
   // NoNewPrivs: whether cwsc run sets PR_SET_NO_NEW_PRIVS at startup
-  // (reference §12): CODEWHALE_NO_NEW_PRIVS decides when set (falsey skips),
+  // (docs/behavior.md B-80): CODEWHALE_NO_NEW_PRIVS decides when set (falsey skips),
   // else only a startup sandbox_mode of danger-full-access skips it.
   bool NoNewPrivs() {
     if (auto v = facts_.Env("CODEWHALE_NO_NEW_PRIVS")) {
@@ -229,11 +239,12 @@ class Resolver {
 
   // LauncherCanReach: for a launcher plan, a bind whose source the launcher's
   // user cannot reach is dropped, and the plan says so.
-  bool LauncherCanReach(const std::string& source, const std::string& what, const Origin& origin) {
+  bool LauncherCanReach(const std::string& source, SkipKind kind, const std::string& what,
+                        const Origin& origin) {
     if (!launcher_user_) return true;
     std::string why = UnreachableReason(facts_, source, *launcher_user_);
     if (why.empty()) return true;
-    AddSkipped(what, source, why, origin);
+    AddSkipped(kind, what, source, why, origin);
     return false;
   }
 
@@ -245,7 +256,7 @@ class Resolver {
 
   absl::Status SelectRemote() {
     // The deny list is listed in the plan as what the remote side does not enforce.
-    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, in_.spec, plan_.platform, vars_));
+    CWSC_ASSIGN_OR_RETURN(plan_.denied_read, BuildDenyList(facts_, in_.spec, ir::PlatformName(plan_.platform), vars_));
     LowerRemote(in_.spec, &plan_);  // compiler/lower_remote.h
     if (plan_.kind == PlanKind::kRefused) Refuse(plan_.refusal->reason, plan_.refusal->origin);
     return absl::OkStatus();
@@ -304,8 +315,35 @@ class Resolver {
 
   // ComputeRoots builds the §6.3 list in order, with the bwrap verdict on each.
   void ComputeRoots() {
+    if (plan_.policy.type != PolicyType::kWorkspaceWrite) return;
+    std::vector<ir::Root> roots = ListedRoots();
+    AddWorktreeRoots(roots);
+    AddTmpRoots(roots);
+    // The writable candidates: a symlink inside one of them may have been
+    // planted by an earlier sandboxed command (docs/decisions.md).
+    writable_.clear();
+    for (const ir::Root& r : roots) {
+      PathInfo info = facts_.Path(r.path);
+      if (info.type == FileType::kDirectory && !info.canonical.empty() && info.canonical != "/") {
+        writable_.push_back(info.canonical);
+      }
+    }
+    absl::flat_hash_set<std::string> bound;  // canonical paths already bound writable
+    for (ir::Root& r : roots) {
+      DecideBind(r, bound);
+      for (const std::string& name : ProtectedNames()) AddProtected(r, name);
+      AddProtectedGit(r);
+      if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
+        AddSkipped(SkipKind::kWritableRoot, "writable root", r.path, r.skip_reason, r.origin);
+      }
+    }
+    plan_.roots = std::move(roots);
+  }
+
+  // ListedRoots: the policy's writable roots (the mode's workspace, then the
+  // configured ones), then the working directory.
+  std::vector<ir::Root> ListedRoots() {
     const ir::Policy& pol = plan_.policy;
-    if (pol.type != PolicyType::kWorkspaceWrite) return;
     std::vector<ir::Root> roots;
     size_t workspace_entries = pol.writable_roots.size() - configured_origins_.size();
     for (size_t i = 0; i < pol.writable_roots.size(); ++i) {
@@ -317,170 +355,187 @@ class Resolver {
                      : configured_origins_[i - workspace_entries];
       roots.push_back(r);
     }
-    {
-      ir::Root r;
-      std::string canon = facts_.Path(in_.cwd).canonical;
-      r.path = canon.empty() ? in_.cwd : canon;
-      r.source = ir::RootSource::kCwd;
-      r.origin = Origin::Fact(absl::StrCat("working directory ", in_.cwd));
-      roots.push_back(r);
-    }
+    ir::Root cwd;
+    std::string canon = facts_.Path(in_.cwd).canonical;
+    cwd.path = canon.empty() ? in_.cwd : canon;
+    cwd.source = ir::RootSource::kCwd;
+    cwd.origin = Origin::Fact(absl::StrCat("working directory ", in_.cwd));
+    roots.push_back(cwd);
+    return roots;
+  }
+
+  // AddWorktreeRoots: a root that is a git worktree adds its metadata
+  // directories, unless '.git' is protected (then they stay read-only).
+  void AddWorktreeRoots(std::vector<ir::Root>& roots) {
     size_t base = roots.size();
     for (size_t i = 0; i < base; ++i) {
       WorktreeMetadata wt = FindWorktreeMetadata(facts_, roots[i].path);
       if (wt.verified() && UserProtects(".git")) {
-        // '.git' is protected: the worktree's metadata (its gitdir and the
-        // main repository's .git, hooks and config included) stays read-only.
-        if (std::find(protected_git_.begin(), protected_git_.end(), wt.common_dir) !=
-            protected_git_.end()) {
-          continue;  // the same worktree reached from another root
-        }
-        Origin o = ProtectedOrigin(".git");
-        for (const std::string& p : {wt.git_dir, wt.common_dir}) {
-          AddSkipped("worktree metadata", p, "kept read-only: '.git' is in sandbox_protected_names", o);
-        }
-        protected_git_.push_back(wt.common_dir);
-        std::string worktree = wt.dot_git.substr(0, wt.dot_git.size() - 5);
-        plan_.warnings.push_back(ir::Warning{
-            "protected-git-worktree",
-            absl::StrCat("'.git' is protected: the git metadata of the worktree ", worktree, " (",
-                         wt.common_dir, " and its worktrees entry) stays read-only, so git cannot "
-                         "commit there"),
-            o});
+        ProtectWorktree(wt);
       } else if (wt.verified()) {
         Origin o = Origin::Fact(absl::StrCat("git worktree ", wt.dot_git));
-        roots.push_back(ir::Root{wt.git_dir, "", ir::RootSource::kWorktreeGitDir, {}, false, "", o});
-        roots.push_back(ir::Root{wt.common_dir, "", ir::RootSource::kWorktreeCommonDir, {}, false, "", o});
+        roots.push_back(NewRoot(wt.git_dir, ir::RootSource::kWorktreeGitDir, o));
+        roots.push_back(NewRoot(wt.common_dir, ir::RootSource::kWorktreeCommonDir, o));
       } else if (!wt.dot_git.empty() && !wt.rejected.empty()) {
-        AddSkipped("worktree metadata", wt.dot_git, wt.rejected,
+        AddSkipped(SkipKind::kWorktreeMetadata, "worktree metadata", wt.dot_git, wt.rejected,
                    Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
       }
     }
+  }
+
+  static ir::Root NewRoot(const std::string& path, ir::RootSource source, Origin origin) {
+    ir::Root r;
+    r.path = path;
+    r.source = source;
+    r.origin = std::move(origin);
+    return r;
+  }
+
+  // ProtectWorktree: '.git' is protected: the worktree's metadata (its gitdir
+  // and the main repository's .git, hooks and config included) stays read-only.
+  void ProtectWorktree(const WorktreeMetadata& wt) {
+    if (std::find(protected_git_.begin(), protected_git_.end(), wt.common_dir) !=
+        protected_git_.end()) {
+      return;  // the same worktree reached from another root
+    }
+    Origin o = ProtectedOrigin(".git");
+    for (const std::string& p : {wt.git_dir, wt.common_dir}) {
+      AddSkipped(SkipKind::kWorktreeMetadata, "worktree metadata", p, "kept read-only: '.git' is in sandbox_protected_names", o);
+    }
+    protected_git_.push_back(wt.common_dir);
+    std::string worktree = wt.dot_git.substr(0, wt.dot_git.size() - 5);
+    plan_.warnings.push_back(ir::Warning{
+        "protected-git-worktree",
+        absl::StrCat("'.git' is protected: the git metadata of the worktree ", worktree, " (",
+                     wt.common_dir, " and its worktrees entry) stays read-only, so git cannot "
+                     "commit there"),
+        o});
+  }
+
+  // AddTmpRoots: the host /tmp and TMPDIR, unless the policy excludes them.
+  void AddTmpRoots(std::vector<ir::Root>& roots) {
+    const ir::Policy& pol = plan_.policy;
     if (!pol.exclude_slash_tmp) {
       std::string canon = facts_.Path("/tmp").canonical;
       if (!canon.empty()) {
-        roots.push_back(ir::Root{canon, "", ir::RootSource::kSlashTmp, {}, false, "",
-                                 Origin::Default("workspace-write shares the host /tmp")});
+        roots.push_back(NewRoot(canon, ir::RootSource::kSlashTmp,
+                                     Origin::Default("workspace-write shares the host /tmp")));
       }
     } else {
-      AddSkipped("writable root", "/tmp", Launcher() ? kLauncherPrivateTmp : "excluded by the policy",
+      AddSkipped(SkipKind::kWritableRoot, "writable root", "/tmp", Launcher() ? kLauncherPrivateTmp : "excluded by the policy",
                  ExcludeOrigin(true));
     }
+    auto tmpdir = facts_.Env("TMPDIR");
+    if (!tmpdir || tmpdir->empty()) return;
     if (pol.exclude_tmpdir) {
-      if (auto tmpdir = facts_.Env("TMPDIR"); tmpdir && !tmpdir->empty()) {
-        AddSkipped("writable root", *tmpdir,
-                   Launcher() ? kLauncherPrivateTmp : "TMPDIR excluded by the policy",
-                   ExcludeOrigin(false));
-      }
+      AddSkipped(SkipKind::kWritableRoot, "writable root", *tmpdir,
+                 Launcher() ? kLauncherPrivateTmp : "TMPDIR excluded by the policy",
+                 ExcludeOrigin(false));
+      return;
+    }
+    std::string canon = facts_.Path(*tmpdir).canonical;
+    if (!canon.empty()) {
+      roots.push_back(NewRoot(canon, ir::RootSource::kTmpdir, Origin::Env("TMPDIR")));
     } else {
-      if (auto tmpdir = facts_.Env("TMPDIR"); tmpdir && !tmpdir->empty()) {
-        std::string canon = facts_.Path(*tmpdir).canonical;
-        if (!canon.empty()) {
-          roots.push_back(ir::Root{canon, "", ir::RootSource::kTmpdir, {}, false, "",
-                                   Origin::Env("TMPDIR")});
-        } else {
-          AddSkipped("writable root", *tmpdir, "TMPDIR does not resolve", Origin::Env("TMPDIR"));
-        }
-      }
+      AddSkipped(SkipKind::kWritableRoot, "writable root", *tmpdir, "TMPDIR does not resolve", Origin::Env("TMPDIR"));
     }
-    // The writable candidates: a symlink inside one of them may have been
-    // planted by an earlier sandboxed command (docs/decisions.md).
-    writable_.clear();
-    for (const ir::Root& r : roots) {
-      PathInfo info = facts_.Path(r.path);
-      if (info.type == FileType::kDirectory && !info.canonical.empty() && info.canonical != "/") {
-        writable_.push_back(info.canonical);
-      }
+  }
+
+  // DecideBind: bind the root writable, or record why not.
+  void DecideBind(ir::Root& r, absl::flat_hash_set<std::string>& bound) {
+    PathInfo info = facts_.Path(r.path);
+    r.canonical = info.canonical;
+    std::string planted = PlantedSymlink(SpelledRoot(r));
+    if (info.type == FileType::kMissing || info.canonical.empty()) {
+      SkipRoot(r, RootSkip::kMissing, "missing");
+    } else if (info.type != FileType::kDirectory) {
+      SkipRoot(r, RootSkip::kNotADirectory, "not a directory");
+    } else if (info.canonical == "/") {
+      SkipRoot(r, RootSkip::kCanonicalizesToRoot, "canonicalizes to /");
+    } else if (!planted.empty()) {
+      SkipRoot(r, RootSkip::kPlantedSymlink, PlantedReason(planted));
+    } else if (bound.count(info.canonical)) {
+      SkipRoot(r, RootSkip::kDuplicate, "duplicate");
+    } else if (Launcher() && IsHostTmp(info.canonical)) {
+      SkipRoot(r, RootSkip::kLauncherPrivateTmp, kLauncherPrivateTmp);
+    } else {
+      r.writable_bind = true;
+      bound.insert(info.canonical);
     }
-    absl::flat_hash_set<std::string> mounted_canon;
-    for (ir::Root& r : roots) {
-      PathInfo info = facts_.Path(r.path);
-      r.canonical = info.canonical;
-      std::string planted = PlantedSymlink(SpelledRoot(r));
-      if (info.type == FileType::kMissing || info.canonical.empty()) {
-        r.skip_reason = "missing";
-      } else if (info.type != FileType::kDirectory) {
-        r.skip_reason = "not a directory";
-      } else if (info.canonical == "/") {
-        r.skip_reason = "canonicalizes to /";
-      } else if (!planted.empty()) {
-        r.skip_reason = PlantedReason(planted);
-      } else if (mounted_canon.count(info.canonical)) {
-        r.skip_reason = "duplicate";
-      } else if (Launcher() && IsHostTmp(info.canonical)) {
-        r.skip_reason = kLauncherPrivateTmp;
-      } else {
-        r.mounted = true;
-        mounted_canon.insert(info.canonical);
+  }
+
+  // AddProtected records the protected name `name` under root `r`.
+  void AddProtected(ir::Root& r, const std::string& name) {
+    std::string p = JoinPath(r.path, name);
+    PathInfo pi = facts_.Path(p);
+    if (pi.is_symlink) {
+      // A symlink at a protected name inside a writable root: following
+      // it would protect whatever it names, not the name.
+      ir::Protected prot{p, pi.canonical, false,
+                         "is a symlink; the sandboxed command could have planted it",
+                         ProtectedOrigin(name)};
+      if (r.writable_bind) {
+        plan_.warnings.push_back(ir::Warning{
+            "protected-name-symlink",
+            absl::StrCat(p, " is a symlink: it is not protected, and what it names may be "
+                            "writable; replace it with a directory"),
+            ProtectedOrigin(name)});
       }
-      for (const std::string& name : ProtectedNames()) {
-        std::string p = JoinPath(r.path, name);
-        PathInfo pi = facts_.Path(p);
-        if (pi.is_symlink) {
-          // A symlink at a protected name inside a writable root: following
-          // it would protect whatever it names, not the name.
-          ir::Protected prot{p, pi.canonical, false,
-                             "is a symlink; the sandboxed command could have planted it",
-                             ProtectedOrigin(name)};
-          if (r.mounted) {
-            plan_.warnings.push_back(ir::Warning{
-                "protected-name-symlink",
-                absl::StrCat(p, " is a symlink: it is not protected, and what it names may be "
-                                "writable; replace it with a directory"),
-                ProtectedOrigin(name)});
-          }
-          r.protected_paths.push_back(prot);
-          continue;
-        }
-        if (pi.type == FileType::kMissing) {
-          // Not there yet: an empty read-only directory takes the name, so
-          // the command cannot create it (docs/decisions.md). Git metadata
-          // roots hold no project config: no placeholder there.
-          if (r.source == ir::RootSource::kWorktreeGitDir ||
-              r.source == ir::RootSource::kWorktreeCommonDir) {
-            continue;
-          }
-          if (name != ".codewhale" && name != ".deepseek" && name != ".git") {
-            // A name of the policy's own may be meant as a file (.env): a
-            // directory there would be in the way; say it stays creatable.
-            if (r.mounted) {
-              plan_.warnings.push_back(ir::Warning{
-                  "protected-name-missing",
-                  absl::StrCat(p, " does not exist, so nothing protects it: the sandboxed "
-                                  "command could create it; create it first to protect it"),
-                  ProtectedOrigin(name)});
-            }
-            continue;
-          }
-          ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
-          if (!r.mounted && r.skip_reason != "duplicate") prot.skip_reason = "its root is not mounted";
-          r.protected_paths.push_back(prot);
-          continue;
-        }
-        // .codewhale/.deepseek: directories (reference §6.3); a name the
-        // policy adds protects a regular file (.env) as well.
-        bool file_ok = pi.type == FileType::kRegular && UserProtects(name);
-        if (pi.type != FileType::kDirectory && !file_ok) continue;
-        ir::Protected prot{p, pi.canonical, false, "", ProtectedOrigin(name)};
-        if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
-          prot.skip_reason = "resolves outside its root";
-        } else if (!r.mounted && r.skip_reason != "duplicate") {
-          prot.skip_reason = "its root is not mounted";
-        }
-        r.protected_paths.push_back(prot);
-      }
-      // A protected worktree's main .git inside this root stays read-only too.
-      for (const std::string& g : protected_git_) {
-        if (!r.mounted || !PathStartsWith(g, r.canonical) || g == r.canonical) continue;
-        bool listed = false;
-        for (const ir::Protected& q : r.protected_paths) listed = listed || q.canonical == g;
-        if (!listed) r.protected_paths.push_back(ir::Protected{g, g, false, "", ProtectedOrigin(".git")});
-      }
-      if (!r.mounted && r.skip_reason != "duplicate") {
-        AddSkipped("writable root", r.path, r.skip_reason, r.origin);
-      }
+      r.protected_paths.push_back(prot);
+      return;
     }
-    plan_.roots = std::move(roots);
+    if (pi.type == FileType::kMissing) {
+      AddPlaceholder(r, name, p);
+      return;
+    }
+    // .codewhale/.deepseek: directories (reference §6.3); a name the
+    // policy adds protects a regular file (.env) as well.
+    bool file_ok = pi.type == FileType::kRegular && UserProtects(name);
+    if (pi.type != FileType::kDirectory && !file_ok) return;
+    ir::Protected prot{p, pi.canonical, false, "", ProtectedOrigin(name)};
+    if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
+      prot.skip_reason = "resolves outside its root";
+    } else if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
+      prot.skip_reason = "its root is not mounted";
+    }
+    r.protected_paths.push_back(prot);
+  }
+
+  // AddPlaceholder: a protected name that is not there yet: an empty
+  // read-only directory takes the name, so the command cannot create it
+  // (docs/decisions.md). Git metadata roots hold no project config: no
+  // placeholder there.
+  void AddPlaceholder(ir::Root& r, const std::string& name, const std::string& p) {
+    if (r.source == ir::RootSource::kWorktreeGitDir ||
+        r.source == ir::RootSource::kWorktreeCommonDir) {
+      return;
+    }
+    if (name != ".codewhale" && name != ".deepseek" && name != ".git") {
+      // A name of the policy's own may be meant as a file (.env): a
+      // directory there would be in the way; say it stays creatable.
+      if (r.writable_bind) {
+        plan_.warnings.push_back(ir::Warning{
+            "protected-name-missing",
+            absl::StrCat(p, " does not exist, so nothing protects it: the sandboxed "
+                            "command could create it; create it first to protect it"),
+            ProtectedOrigin(name)});
+      }
+      return;
+    }
+    ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
+    if (!r.writable_bind && r.skip != RootSkip::kDuplicate) prot.skip_reason = "its root is not mounted";
+    r.protected_paths.push_back(prot);
+  }
+
+  // AddProtectedGit: a protected worktree's main .git inside this root stays
+  // read-only too.
+  void AddProtectedGit(ir::Root& r) {
+    for (const std::string& g : protected_git_) {
+      if (!r.writable_bind || !PathStartsWith(g, r.canonical) || g == r.canonical) continue;
+      bool listed = false;
+      for (const ir::Protected& q : r.protected_paths) listed = listed || q.canonical == g;
+      if (!listed) r.protected_paths.push_back(ir::Protected{g, g, false, "", ProtectedOrigin(".git")});
+    }
   }
 
   // IsHostTmp: the canonical host /tmp or TMPDIR (never bound under a launcher).
@@ -497,9 +552,15 @@ class Resolver {
     return Origin::Default(slash_tmp ? "exclude_slash_tmp" : "exclude_tmpdir");
   }
 
-  void AddSkipped(std::string what, std::string path, std::string reason, Origin origin) {
+  static void SkipRoot(ir::Root& r, RootSkip skip, std::string reason) {
+    r.skip = skip;
+    r.skip_reason = std::move(reason);
+  }
+
+  void AddSkipped(ir::SkipKind kind, std::string what, std::string path, std::string reason,
+                  Origin origin) {
     plan_.skipped.push_back(ir::Skipped{std::move(what), std::move(path), std::move(reason),
-                                        std::move(origin)});
+                                        std::move(origin), kind});
   }
 
   void SelectWrapper() {
@@ -512,11 +573,11 @@ class Resolver {
     }
     if (!pol.ShouldSandbox()) {
       plan_.kind = PlanKind::kNone;
-      AddSkipped("local wrapper", "", absl::StrCat("policy ", ir::PolicyTypeName(pol.type),
+      AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "", absl::StrCat("policy ", ir::PolicyTypeName(pol.type),
                                                    " does not request a sandbox"), pol.origin);
       return;
     }
-    if (plan_.platform == "linux") {
+    if (plan_.platform == ir::Platform::kLinux) {
       plan_.wrapper.path = "/usr/bin/bwrap";
       plan_.wrapper.preferred = true;
       plan_.wrapper.preferred_origin = Origin::Default("prefer_bwrap is on by default");
@@ -528,13 +589,13 @@ class Resolver {
       plan_.wrapper.executable = info.type == FileType::kRegular && (info.mode & 0111) != 0;
       if (!plan_.wrapper.preferred) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped("local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
                    plan_.wrapper.preferred_origin);
         return;
       }
       if (!plan_.wrapper.executable) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped("local wrapper", "/usr/bin/bwrap",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/bwrap",
                    info.type == FileType::kMissing ? "missing" : "not a regular executable file",
                    Origin::Fact("/usr/bin/bwrap"));
         return;
@@ -544,23 +605,22 @@ class Resolver {
       plan_.wrapper.probe_message = probe.message;
       if (!probe.ok) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped("local wrapper", "/usr/bin/bwrap",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/bwrap",
                    absl::StrCat("probe failed: ", probe.message), Origin::Fact("bwrap probe"));
         return;
       }
       plan_.kind = PlanKind::kLinuxBwrap;
-      plan_.share_net = pol.network_access;
       Origin marker = Origin::Default("bwrap child marker");
       plan_.env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", marker});
       plan_.env_set.push_back({"DEEPSEEK_SANDBOX", "bwrap", marker});
       return;
     }
-    if (plan_.platform == "macos") {
-      // Reference §10.1 / §7.2: Seatbelt iff its probe passed (prefer_bwrap ignored).
+    if (plan_.platform == ir::Platform::kMacos) {
+      // docs/behavior.md B-60 / B-30: Seatbelt iff its probe passed (prefer_bwrap ignored).
       plan_.wrapper = SeatbeltWrapper(facts_);
       if (!plan_.wrapper.probe_ok) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped("local wrapper", "/usr/bin/sandbox-exec",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/sandbox-exec",
                    absl::StrCat("probe failed: ", plan_.wrapper.probe_message),
                    Origin::Fact("seatbelt probe"));
         return;
@@ -569,7 +629,7 @@ class Resolver {
       return;
     }
     plan_.kind = PlanKind::kNone;
-    AddSkipped("local wrapper", "", absl::StrCat("no local wrapper is wired for platform ", plan_.platform),
+    AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "", absl::StrCat("no local wrapper is wired for platform ", ir::PlatformName(plan_.platform)),
                Origin::Fact("platform"));
   }
 
@@ -577,43 +637,75 @@ class Resolver {
     plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), std::move(why), std::move(origin)});
   }
 
+  // BuildMounts lists the bwrap mounts in argv order: the base view, device
+  // roots, writable binds, protected descendants, the read-only view of a
+  // working directory under /tmp, extra read-only roots, then deny masks.
   absl::Status BuildMounts() {
     Origin base = Origin::Default("bwrap base view");
-    AddMount(MountOp::kRoBind, "/", "/", "read-only root view", base);
+    AddMount(MountOp::kReadOnlyBind, "/", "/", "read-only root view", base);
     AddMount(MountOp::kDev, "", "/dev", "private /dev", base);
     AddMount(MountOp::kProc, "", "/proc", "private /proc", base);
     AddKernelMasks();
     AddMount(MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
-    if (in_.spec.bwrap_dev_roots) {
-      for (const auto& d : in_.spec.bwrap_dev_roots->value) {
-        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars_, /*lexical=*/false));
-        PathInfo info = facts_.Path(p);
-        if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
-            LauncherCanReach(info.canonical, "bwrap_dev_roots", d.origin)) {
-          AddMount(MountOp::kDevBind, info.canonical, info.canonical, "device root", d.origin);
-        } else {
-          AddSkipped("bwrap_dev_roots", p,
-                     info.type == FileType::kMissing ? "missing" : "not a character or block device",
-                     d.origin);
-        }
+    CWSC_RETURN_IF_ERROR(AddDeviceRoots());
+    absl::flat_hash_set<std::string> bound = AddWritableBinds();
+    AddProtectedMounts(bound);
+    if (plan_.policy.type == PolicyType::kReadOnly) AddReadOnlyTmpCwd();
+    CWSC_RETURN_IF_ERROR(AddReadOnlyRoots());
+    // Deny masks (§8.6); for a launcher plan computed for the launcher's user.
+    for (ir::Mount& m : DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
+      plan_.mounts.push_back(std::move(m));
+    }
+    if (plan_.mounts.size() > kMountWarnThreshold) {
+      plan_.warnings.push_back(ir::Warning{
+          "many-mounts",
+          absl::StrCat(plan_.mounts.size(), " mount operations; every launch pays for each one"),
+          Origin::Default("mount count")});
+    }
+    return absl::OkStatus();
+  }
+
+  // AddDeviceRoots: bwrap_dev_roots that are devices, bound as themselves.
+  absl::Status AddDeviceRoots() {
+    if (!in_.spec.bwrap_dev_roots) return absl::OkStatus();
+    for (const auto& d : in_.spec.bwrap_dev_roots->value) {
+      CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars_, /*lexical=*/false));
+      PathInfo info = facts_.Path(p);
+      if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
+          LauncherCanReach(info.canonical, SkipKind::kSetting, "bwrap_dev_roots", d.origin)) {
+        AddMount(MountOp::kDeviceBind, info.canonical, info.canonical, "device root", d.origin);
+      } else {
+        AddSkipped(SkipKind::kSetting, "bwrap_dev_roots", p,
+                   info.type == FileType::kMissing ? "missing" : "not a character or block device",
+                   d.origin);
       }
     }
-    // Writable binds: canonical, sorted by component, deduplicated.
+    return absl::OkStatus();
+  }
+
+  // AddWritableBinds: the roots bound writable, canonical, sorted by
+  // component, deduplicated; returns the canonical paths bound.
+  absl::flat_hash_set<std::string> AddWritableBinds() {
     std::vector<const ir::Root*> writable;
     for (const ir::Root& r : plan_.roots) {
-      if (r.mounted) writable.push_back(&r);
+      if (r.writable_bind) writable.push_back(&r);
     }
     std::sort(writable.begin(), writable.end(),
               [](const ir::Root* a, const ir::Root* b) { return PathLess(a->canonical, b->canonical); });
     absl::flat_hash_set<std::string> bound;
     for (const ir::Root* r : writable) {
-      if (!LauncherCanReach(r->canonical, "writable root", r->origin)) continue;
-      AddMount(MountOp::kBind, r->canonical, r->canonical,
+      if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin)) continue;
+      AddMount(MountOp::kWritableBind, r->canonical, r->canonical,
                absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
       bound.insert(r->canonical);
     }
-    // Protected descendants: canonical, sorted, deduplicated. A missing
-    // name gets an empty read-only directory (tmpfs, then remount-ro).
+    return bound;
+  }
+
+  // AddProtectedMounts: protected descendants, canonical, sorted,
+  // deduplicated. A missing name gets an empty read-only directory (tmpfs,
+  // then remount-read-only).
+  void AddProtectedMounts(const absl::flat_hash_set<std::string>& bound) {
     struct Prot {
       std::string path;
       Origin origin;
@@ -622,7 +714,7 @@ class Resolver {
     std::vector<Prot> prot;
     absl::flat_hash_set<std::string> prot_seen;  // a scan of `prot` made this quadratic
     for (ir::Root& r : plan_.roots) {
-      if (!r.mounted) continue;
+      if (!r.writable_bind) continue;
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
         if (p.placeholder && !bound.count(r.canonical)) {
@@ -637,7 +729,7 @@ class Resolver {
     // Duplicate roots share their protected paths; mark those applied too.
     for (ir::Root& r : plan_.roots) {
       for (ir::Protected& p : r.protected_paths) {
-        if (r.skip_reason == "duplicate" && p.skip_reason.empty()) p.applied = true;
+        if (r.skip == RootSkip::kDuplicate && p.skip_reason.empty()) p.applied = true;
       }
     }
     // Sorted through indices: swapping whole entries (a path and an origin
@@ -651,64 +743,57 @@ class Resolver {
       if (p.placeholder) {
         AddMount(MountOp::kTmpfs, "", p.path,
                  "protected name does not exist: an empty placeholder takes it", p.origin);
-        AddMount(MountOp::kRemountRo, "", p.path, "the placeholder is read-only", p.origin);
+        AddMount(MountOp::kRemountReadOnly, "", p.path, "the placeholder is read-only", p.origin);
         continue;
       }
-      if (!LauncherCanReach(p.path, "protected descendant", p.origin)) continue;
-      AddMount(MountOp::kRoBind, p.path, p.path, "protected descendant stays read-only", p.origin);
+      if (!LauncherCanReach(p.path, SkipKind::kWritableRoot, "protected descendant", p.origin)) continue;
+      AddMount(MountOp::kReadOnlyBind, p.path, p.path, "protected descendant stays read-only", p.origin);
     }
-    // Read-only mode with a working directory under /tmp: the tmpfs would hide
-    // it (bwrap: "Can't chdir"); show it read-only instead.
-    if (plan_.policy.type == PolicyType::kReadOnly) {
-      std::string canon = facts_.Path(in_.cwd).canonical;
-      if (!canon.empty() && PathStartsWith(canon, "/tmp")) {
-        AddMount(MountOp::kRoBind, canon, canon,
-                 "working directory under /tmp stays visible (read-only) over the private /tmp",
-                 Origin::Fact(absl::StrCat("working directory ", in_.cwd, " is under /tmp")));
+  }
+
+  // AddReadOnlyTmpCwd: read-only mode with a working directory under /tmp:
+  // the tmpfs would hide it (bwrap: "Can't chdir"); show it read-only
+  // instead, with a linked worktree's metadata under /tmp, or git cannot
+  // even read its repository (git status) in the read-only view.
+  void AddReadOnlyTmpCwd() {
+    std::string canon = facts_.Path(in_.cwd).canonical;
+    if (!canon.empty() && PathStartsWith(canon, "/tmp")) {
+      AddMount(MountOp::kReadOnlyBind, canon, canon,
+               "working directory under /tmp stays visible (read-only) over the private /tmp",
+               Origin::Fact(absl::StrCat("working directory ", in_.cwd, " is under /tmp")));
+    }
+    WorktreeMetadata wt = FindWorktreeMetadata(facts_, canon.empty() ? in_.cwd : canon);
+    if (!wt.verified()) return;
+    std::vector<std::string> shown;
+    for (const std::string& p : {wt.common_dir, wt.git_dir}) {
+      bool covered = !canon.empty() && PathStartsWith(p, canon) && PathStartsWith(canon, "/tmp");
+      for (const std::string& q : shown) covered = covered || PathStartsWith(p, q);
+      if (!PathStartsWith(p, "/tmp") || covered) continue;
+      AddMount(MountOp::kReadOnlyBind, p, p,
+               "git worktree metadata under /tmp stays visible (read-only) over the private /tmp",
+               Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
+      shown.push_back(p);
+    }
+  }
+
+  // AddReadOnlyRoots: bwrap_ro_roots, canonicalized, not lexically
+  // normalized (reference §8.3).
+  absl::Status AddReadOnlyRoots() {
+    if (!in_.spec.bwrap_ro_roots) return absl::OkStatus();
+    for (const auto& r : in_.spec.bwrap_ro_roots->value) {
+      CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_, /*lexical=*/false));
+      PathInfo info = facts_.Path(p);
+      std::string planted = PlantedSymlink(p);
+      if (!planted.empty() && info.type == FileType::kDirectory) {
+        AddSkipped(SkipKind::kSetting, "bwrap_ro_roots", p, PlantedReason(planted), r.origin);
+      } else if (info.type != FileType::kDirectory) {
+        AddSkipped(SkipKind::kSetting, "bwrap_ro_roots", p,
+                   info.type == FileType::kMissing ? "missing" : "not a directory", r.origin);
+      } else if (info.canonical == "/") {
+        AddSkipped(SkipKind::kSetting, "bwrap_ro_roots", p, "canonicalizes to /", r.origin);
+      } else if (LauncherCanReach(info.canonical, SkipKind::kSetting, "bwrap_ro_roots", r.origin)) {
+        AddMount(MountOp::kReadOnlyBind, info.canonical, info.canonical, "extra read-only root", r.origin);
       }
-      // A linked worktree's metadata under /tmp too, or git cannot even read
-      // its repository (git status) in the read-only view.
-      WorktreeMetadata wt = FindWorktreeMetadata(facts_, canon.empty() ? in_.cwd : canon);
-      if (wt.verified()) {
-        std::vector<std::string> shown;
-        for (const std::string& p : {wt.common_dir, wt.git_dir}) {
-          bool covered = !canon.empty() && PathStartsWith(p, canon) && PathStartsWith(canon, "/tmp");
-          for (const std::string& q : shown) covered = covered || PathStartsWith(p, q);
-          if (!PathStartsWith(p, "/tmp") || covered) continue;
-          AddMount(MountOp::kRoBind, p, p,
-                   "git worktree metadata under /tmp stays visible (read-only) over the private /tmp",
-                   Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
-          shown.push_back(p);
-        }
-      }
-    }
-    if (in_.spec.bwrap_ro_roots) {
-      for (const auto& r : in_.spec.bwrap_ro_roots->value) {
-        // Canonicalized, not lexically normalized (reference §8.3).
-        CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_, /*lexical=*/false));
-        PathInfo info = facts_.Path(p);
-        std::string planted = PlantedSymlink(p);
-        if (!planted.empty() && info.type == FileType::kDirectory) {
-          AddSkipped("bwrap_ro_roots", p, PlantedReason(planted), r.origin);
-        } else if (info.type != FileType::kDirectory) {
-          AddSkipped("bwrap_ro_roots", p,
-                     info.type == FileType::kMissing ? "missing" : "not a directory", r.origin);
-        } else if (info.canonical == "/") {
-          AddSkipped("bwrap_ro_roots", p, "canonicalizes to /", r.origin);
-        } else if (LauncherCanReach(info.canonical, "bwrap_ro_roots", r.origin)) {
-          AddMount(MountOp::kRoBind, info.canonical, info.canonical, "extra read-only root", r.origin);
-        }
-      }
-    }
-    // Deny masks (§8.6); for a launcher plan computed for the launcher's user.
-    for (ir::Mount& m : DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
-      plan_.mounts.push_back(std::move(m));
-    }
-    if (plan_.mounts.size() > kMountWarnThreshold) {
-      plan_.warnings.push_back(ir::Warning{
-          "many-mounts",
-          absl::StrCat(plan_.mounts.size(), " mount operations; every launch pays for each one"),
-          Origin::Default("mount count")});
     }
     return absl::OkStatus();
   }
@@ -726,16 +811,16 @@ class Resolver {
     Origin o = Origin::Default("kernel interfaces stay out of reach (OCI default masks)");
     for (const char* p : kKernelReadOnly) {
       if (facts_.Path(p).type == FileType::kMissing) continue;
-      AddMount(MountOp::kRoBind, p, p, "kernel interface stays read-only", o);
+      AddMount(MountOp::kReadOnlyBind, p, p, "kernel interface stays read-only", o);
     }
     for (const char* p : kKernelMaskedFiles) {
       if (facts_.Path(p).type != FileType::kRegular) continue;
-      AddMount(MountOp::kRoBind, "/dev/null", p, "kernel interface masked", o);
+      AddMount(MountOp::kReadOnlyBind, "/dev/null", p, "kernel interface masked", o);
     }
     for (const char* p : kKernelMaskedDirs) {
       if (facts_.Path(p).type != FileType::kDirectory) continue;
       AddMount(MountOp::kTmpfs, "", p, "kernel interface masked", o);
-      AddMount(MountOp::kRemountRo, "", p, "the mask is read-only", o);
+      AddMount(MountOp::kRemountReadOnly, "", p, "the mask is read-only", o);
     }
   }
 
@@ -819,7 +904,7 @@ absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, con
   const Origin& o = s.origin;
   std::string msg = absl::StrCat(o.detail, ": ", p.status().message());
   if (o.file.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(o.Describe(), ": error: ", msg, "\n"));
+    return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
   }
   return ir::ErrorAt(o.file, o.line, o.col, msg);
 }
@@ -858,7 +943,7 @@ std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_priv
       break;
   }
   if (p.type == PolicyType::kDangerFullAccess && no_new_privs) {
-    // Reference §6.5 (S3): full access says what sudo/setuid can do.
+    // docs/behavior.md B-22: full access says what sudo/setuid can do.
     label += *no_new_privs
                  ? "; sudo/setuid still blocked by the no-new-privs kernel flag set at startup"
                  : "; sudo/setuid allowed (no-new-privs relaxed at startup)";

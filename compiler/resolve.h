@@ -1,8 +1,8 @@
 // ResolvePlan turns the merged policy layers, the permission mode and the
-// host facts into a LaunchPlan: posture → policy (reference §5), narrowing by
-// sandbox_mode, writable roots (§6.3) with verified worktree metadata (§6.4),
-// protected descendants, the deny list (§9), wrapper selection (§7.2) and the
-// bwrap mount list (§8.3–§8.6) in the order of ARCHITECTURE.md §7 item 3.
+// host facts into a LaunchPlan: posture → policy (docs/behavior.md B-10), narrowing by
+// sandbox_mode, writable roots (docs/behavior.md B-20) with verified worktree metadata (B-21),
+// protected descendants, the deny list (docs/behavior.md B-50), wrapper selection (B-30) and the
+// bwrap mount list (docs/behavior.md B-41–B-43) in the order of docs/decisions.md (item 3).
 #ifndef CWSC_COMPILER_RESOLVE_H_
 #define CWSC_COMPILER_RESOLVE_H_
 
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"
@@ -40,12 +40,12 @@ absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, con
 // does not use the setting), so `check` and `compile` agree.
 absl::Status ValidateSpecPaths(const PolicySpec& spec);
 
-// PostureLabel is the byte-stable label of reference §6.5 for the plan.
+// PostureLabel is the byte-stable label of docs/behavior.md B-22 for the plan.
 // `no_new_privs` (whether cwsc run sets the flag at startup) adds the
-// full-access suffix of §6.5; nullopt leaves it out.
+// full-access suffix of docs/behavior.md B-22; nullopt leaves it out.
 std::string PostureLabel(const ir::LaunchPlan& plan, std::optional<bool> no_new_privs = std::nullopt);
 
-// kChildEnvAllowList is the spawn allow-list of reference §7.4 ("X_*" = prefix).
+// kChildEnvAllowList is the spawn allow-list of docs/behavior.md B-32 ("X_*" = prefix).
 extern const char* const kChildEnvAllowList[];
 
 }  // namespace cwsc::compiler

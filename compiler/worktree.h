@@ -1,4 +1,4 @@
-// Git worktree metadata verification (reference §6.4): for a writable root
+// Git worktree metadata verification (docs/behavior.md B-21): for a writable root
 // inside a linked worktree, find its git dir and common dir, and accept them
 // only when the worktree's `.git` file, `commondir` and the `gitdir`
 // back-pointer all agree. Everything is read through HostFacts.
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::compiler {
 

@@ -13,13 +13,13 @@
 
 #include "backends/argv_format.h"
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "backends/opensandbox.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
 #include "compiler/compile.h"
 #include "compiler/dsl_format.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/opensandbox.h"
@@ -114,7 +114,7 @@ void Artifacts(const ir::LaunchPlan& plan, bool compiled = true) {
     std::string text = backends::SeatbeltProfileText(*sb);
     backends::SbplParams params;
     if (plan.seatbelt) {
-      for (const auto& p : plan.seatbelt->params) params[p.key] = p.value;
+      for (const auto& p : backends::SeatbeltParams(*plan.seatbelt)) params[p.key] = p.value;
     }
     auto prof = backends::SbplProfile::Parse(text, params, "emitted.sb");
     if (compiled) Check(prof.ok(), "the SBPL evaluator rejects an emitted profile");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "ir/diagnostic_status.h"
 
 namespace cwsc::ir {
 namespace {
@@ -68,12 +69,15 @@ std::string Diagnostics::RenderAll() const {
 
 absl::Status Diagnostics::ToStatus() const {
   if (!HasErrors()) return absl::OkStatus();
-  std::string text;
+  std::vector<Diagnostic> errors;
   for (const Diagnostic& d : all_) {
-    if (d.severity == Diagnostic::Severity::kError) text += d.Render();
+    if (d.severity == Diagnostic::Severity::kError) errors.push_back(d);
   }
-  if (errors_ >= kMaxErrors) text += "too many errors; stopping\n";
-  return absl::InvalidArgumentError(text);
+  if (errors_ < kMaxErrors) return DiagnosticsError(errors);
+  // The closing line is no diagnostic: the status is text only.
+  std::string text;
+  for (const Diagnostic& d : errors) text += d.Render();
+  return absl::InvalidArgumentError(text + "too many errors; stopping\n");
 }
 
 std::string SourceLineAt(const std::string& text, int line) {
@@ -92,8 +96,7 @@ std::string SourceLineAt(const std::string& text, int line) {
 
 absl::Status ErrorAt(const std::string& file, int line, int col, const std::string& message,
                      const std::string& source_line) {
-  Diagnostic d{Diagnostic::Severity::kError, file, line, col, message, source_line};
-  return absl::InvalidArgumentError(d.Render());
+  return DiagnosticError({Diagnostic::Severity::kError, file, line, col, message, source_line});
 }
 
 }  // namespace cwsc::ir

@@ -14,6 +14,35 @@ const char* PlanKindName(PlanKind kind) {
   return "none";
 }
 
+const char* PlatformName(Platform platform) {
+  switch (platform) {
+    case Platform::kLinux: return "linux";
+    case Platform::kMacos: return "macos";
+    case Platform::kWindows: return "windows";
+  }
+  return "linux";
+}
+
+std::optional<Platform> PlatformFromName(const std::string& name) {
+  for (Platform p : {Platform::kLinux, Platform::kMacos, Platform::kWindows}) {
+    if (name == PlatformName(p)) return p;
+  }
+  return std::nullopt;
+}
+
+const char* SkipKindName(SkipKind kind) {
+  switch (kind) {
+    case SkipKind::kSetting: return "setting";
+    case SkipKind::kLocalWrapper: return "local-wrapper";
+    case SkipKind::kWritableRoot: return "writable-root";
+    case SkipKind::kWorktreeMetadata: return "worktree-metadata";
+    case SkipKind::kSyscallFilter: return "syscall-filter";
+    case SkipKind::kNetworkAccess: return "network-access";
+    case SkipKind::kSeatbeltPath: return "seatbelt-path";
+  }
+  return "setting";
+}
+
 const char* PolicyTypeName(PolicyType type) {
   switch (type) {
     case PolicyType::kReadOnly: return "read-only";
@@ -47,17 +76,63 @@ const char* ExpectationKindName(Expectation::Kind kind) {
   return "read";
 }
 
-const char* MountOpFlag(MountOp op) {
+const char* MountOpName(MountOp op) {
   switch (op) {
-    case MountOp::kRoBind: return "--ro-bind";
-    case MountOp::kBind: return "--bind";
-    case MountOp::kDevBind: return "--dev-bind";
-    case MountOp::kDev: return "--dev";
-    case MountOp::kProc: return "--proc";
-    case MountOp::kTmpfs: return "--tmpfs";
-    case MountOp::kRemountRo: return "--remount-ro";
+    case MountOp::kReadOnlyBind: return "read-only-bind";
+    case MountOp::kWritableBind: return "writable-bind";
+    case MountOp::kDeviceBind: return "device-bind";
+    case MountOp::kDev: return "dev";
+    case MountOp::kProc: return "proc";
+    case MountOp::kTmpfs: return "tmpfs";
+    case MountOp::kRemountReadOnly: return "remount-read-only";
   }
-  return "--ro-bind";
+  return "read-only-bind";
+}
+
+bool MountOpHasSource(MountOp op) {
+  return op == MountOp::kReadOnlyBind || op == MountOp::kWritableBind || op == MountOp::kDeviceBind;
+}
+
+const char* RootSkipName(RootSkip skip) {
+  switch (skip) {
+    case RootSkip::kNone: return "none";
+    case RootSkip::kMissing: return "missing";
+    case RootSkip::kNotADirectory: return "not-a-directory";
+    case RootSkip::kCanonicalizesToRoot: return "canonicalizes-to-root";
+    case RootSkip::kPlantedSymlink: return "planted-symlink";
+    case RootSkip::kDuplicate: return "duplicate";
+    case RootSkip::kLauncherPrivateTmp: return "launcher-private-tmp";
+  }
+  return "none";
+}
+
+const char* ContractName(Contract contract) {
+  switch (contract) {
+    case Contract::kCodewhale: return "codewhale";
+    case Contract::kExecd: return "execd";
+    case Contract::kLifecycle: return "lifecycle";
+  }
+  return "codewhale";
+}
+
+const char* ApiKeySourceKindName(ApiKeySource::Kind kind) {
+  switch (kind) {
+    case ApiKeySource::Kind::kNone: return "none";
+    case ApiKeySource::Kind::kConfig: return "config";
+    case ApiKeySource::Kind::kEnv: return "env";
+    case ApiKeySource::Kind::kFile: return "file";
+  }
+  return "none";
+}
+
+std::string ApiKeySource::Describe() const {
+  switch (kind) {
+    case Kind::kNone: return "";
+    case Kind::kConfig: return origin.Describe();
+    case Kind::kEnv: return "env " + name;
+    case Kind::kFile: return "file " + name;
+  }
+  return "";
 }
 
 }  // namespace cwsc::ir

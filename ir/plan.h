@@ -18,11 +18,18 @@
 
 namespace cwsc::ir {
 
-inline constexpr int kPlanSchemaVersion = 1;
+inline constexpr int kPlanSchemaVersion = 2;
 
 // PlanKind is how a command will be confined; spelled as Codewhale reports it.
 enum class PlanKind { kNone, kLinuxBwrap, kMacosSeatbelt, kLauncherBwrap, kOpenSandbox, kRefused };
 const char* PlanKindName(PlanKind kind);  // "none", "linux-bwrap", ...
+
+// Platform is the operating system a plan was compiled for (the host facts'
+// `platform`).
+enum class Platform { kLinux, kMacos, kWindows };
+const char* PlatformName(Platform platform);  // "linux", "macos", "windows"
+// PlatformFromName is the inverse of PlatformName; nullopt for another name.
+std::optional<Platform> PlatformFromName(const std::string& name);
 
 // PolicyType is the resolved SandboxPolicy variant (reference §6.1).
 enum class PolicyType { kReadOnly, kWorkspaceWrite, kDangerFullAccess, kExternalSandbox };
@@ -48,6 +55,18 @@ struct Policy {
 enum class RootSource { kConfigured, kCwd, kWorktreeGitDir, kWorktreeCommonDir, kSlashTmp, kTmpdir };
 const char* RootSourceName(RootSource source);
 
+// RootSkip says why a writable root gets no writable bind (kNone: it gets one).
+enum class RootSkip {
+  kNone,
+  kMissing,
+  kNotADirectory,
+  kCanonicalizesToRoot,
+  kPlantedSymlink,
+  kDuplicate,
+  kLauncherPrivateTmp,
+};
+const char* RootSkipName(RootSkip skip);  // "none", "missing", ...
+
 // Protected is a `.codewhale`/`.deepseek` (or policy-named) descendant of a root.
 struct Protected {
   std::string path;       // root/<name>, spelled from the listed root
@@ -68,21 +87,34 @@ struct Root {
   std::string canonical;  // canonical form; empty when it does not resolve
   RootSource source = RootSource::kConfigured;
   std::vector<Protected> protected_paths;
-  bool mounted = false;      // becomes a writable bwrap bind
-  std::string skip_reason;   // why bwrap does not bind it (empty when mounted)
+  bool writable_bind = false;  // the local sandbox binds it writable
+  RootSkip skip = RootSkip::kNone;  // why it gets no writable bind
+  std::string skip_reason;     // the same for people (empty when bound)
   Origin origin;
   bool operator==(const Root&) const = default;
 };
 
-// MountOp is one bubblewrap mount operation. kRemountRo makes an earlier
-// mount at `dest` read-only (a masking tmpfs stays empty).
-enum class MountOp { kRoBind, kBind, kDevBind, kDev, kProc, kTmpfs, kRemountRo };
-const char* MountOpFlag(MountOp op);  // "--ro-bind", "--bind", ...
+// MountOp is one mount operation of a mount-namespace sandbox, named for what
+// it does (the bwrap backend spells it as a flag). kRemountReadOnly makes an
+// earlier mount at `dest` read-only (a masking tmpfs stays empty).
+enum class MountOp {
+  kReadOnlyBind,
+  kWritableBind,
+  kDeviceBind,
+  kDev,
+  kProc,
+  kTmpfs,
+  kRemountReadOnly,
+};
+const char* MountOpName(MountOp op);  // "read-only-bind", "writable-bind", ...
+// MountOpHasSource: the three binds have a source; dev, proc, tmpfs and
+// remount-read-only have none.
+bool MountOpHasSource(MountOp op);
 
-// Mount is one mount of the bwrap argv, in emission order. `source` is empty
-// for --dev/--proc/--tmpfs. `why` is a short human reason.
+// Mount is one mount of the sandbox, in emission order. `source` is empty
+// for dev/proc/tmpfs/remount-read-only. `why` is a short human reason.
 struct Mount {
-  MountOp op = MountOp::kRoBind;
+  MountOp op = MountOp::kReadOnlyBind;
   std::string source;
   std::string dest;
   std::string why;
@@ -98,12 +130,25 @@ struct DeniedPath {
   bool operator==(const DeniedPath&) const = default;
 };
 
+// SkipKind is what kind of thing a Skipped entry leaves out.
+enum class SkipKind {
+  kSetting,           // a configured key or value (`what` names the key)
+  kLocalWrapper,      // the local sandbox wrapper: the plan runs unconfined
+  kWritableRoot,      // a writable root
+  kWorktreeMetadata,  // a git worktree's metadata directories
+  kSyscallFilter,     // the seccomp stage
+  kNetworkAccess,     // network access the mode cannot give
+  kSeatbeltPath,      // a path a Seatbelt profile cannot name
+};
+const char* SkipKindName(SkipKind kind);  // "setting", "local-wrapper", ...
+
 // Skipped records something the policy asked for that the plan leaves out.
 struct Skipped {
-  std::string what;    // "writable root", "bwrap_ro_roots", "deny mask", ...
+  std::string what;    // for people: "writable root", "bwrap_ro_roots", "local wrapper", ...
   std::string path;
   std::string reason;  // "missing", "not a directory", "canonicalizes to /", ...
   Origin origin;
+  SkipKind kind = SkipKind::kSetting;
   bool operator==(const Skipped&) const = default;
 };
 
@@ -188,31 +233,60 @@ struct Wrapper {
   bool operator==(const Wrapper&) const = default;
 };
 
-// Param is one `-DKEY=VALUE` Seatbelt profile parameter.
-struct Param {
-  std::string key;
-  std::string value;
+// SeatbeltPath is one absolute path a Seatbelt profile names.
+struct SeatbeltPath {
+  std::string path;
   Origin origin;
-  bool operator==(const Param&) const = default;
+  bool operator==(const SeatbeltPath&) const = default;
 };
 
-// Seatbelt holds the macOS facts the Seatbelt backend needs, resolved by lowering.
+// SeatbeltRoot is one writable root with the protected paths under it that
+// stay read-only.
+struct SeatbeltRoot {
+  SeatbeltPath root;
+  std::vector<SeatbeltPath> read_only;
+  bool operator==(const SeatbeltRoot&) const = default;
+};
+
+// Seatbelt holds the macOS paths and facts the Seatbelt backend needs,
+// resolved by lowering; the backend chooses the profile's parameter names.
+// Every path is absolute (lowering skips, and lists in `skipped`, one that
+// is not).
 struct Seatbelt {
-  std::vector<Param> params;          // in -D order (reference §10.2)
-  bool darwin_cache = false;          // DARWIN_USER_CACHE_DIR resolved
-  bool cargo_home = false;            // CARGO_HOME* params present
-  bool npm_cache = false;             // NPM_CACHE_DIR present
-  std::vector<int> loopback_proxy_ports;  // read-only + network: allowed local ports
-  bool network_dropped_for_proxy = false; // proxy vars set, no port inferable
+  std::vector<SeatbeltRoot> writable_roots;   // in the policy's root order
+  std::optional<SeatbeltPath> darwin_cache;   // DARWIN_USER_CACHE_DIR
+  std::optional<SeatbeltPath> cargo_home;     // its registry/ and git/ are writable
+  std::optional<SeatbeltPath> npm_cache;
+  std::vector<SeatbeltPath> denied_read;      // the read deny list
+  std::vector<int> loopback_proxy_ports;      // read-only + network: allowed local ports
+  bool network_dropped_for_proxy = false;     // proxy vars set, no port inferable
   bool operator==(const Seatbelt&) const = default;
 };
 
+// Contract is the OpenSandbox API a remote plan speaks (docs/opensandbox.md).
+enum class Contract { kCodewhale, kExecd, kLifecycle };
+const char* ContractName(Contract contract);  // "codewhale", "execd", "lifecycle"
+
+// ApiKeySource says where the runtime reads the OpenSandbox API key; the key
+// itself is never in the plan.
+struct ApiKeySource {
+  enum class Kind { kNone, kConfig, kEnv, kFile };
+  Kind kind = Kind::kNone;
+  std::string name;  // kEnv: the variable; kFile: the key file; else empty
+  Origin origin;     // kConfig: the sandbox_api_key key (its layer, file, line, col)
+  // Describe names the source for people: "env NAME", "file PATH",
+  // "config sandbox_api_key at f:3:1"; "" for kNone.
+  std::string Describe() const;
+  bool operator==(const ApiKeySource&) const = default;
+};
+const char* ApiKeySourceKindName(ApiKeySource::Kind kind);  // "none", "config", "env", "file"
+
 // Remote describes an OpenSandbox endpoint. It never holds the API key itself.
 struct Remote {
-  std::string contract;         // "codewhale", "execd", "lifecycle"
+  Contract contract = Contract::kCodewhale;
   std::string url;              // base URL, trailing '/' trimmed
   Origin url_origin;
-  std::string api_key_source;   // "config sandbox_api_key at f:3:1", "env ...", "" = none
+  ApiKeySource api_key;         // where the key is read at run time
   std::vector<std::string> not_enforced;  // policy parts the remote side cannot enforce
   // Native API settings (docs/opensandbox.md); unused by the codewhale contract.
   std::string image;            // lifecycle: container image URI
@@ -222,21 +296,29 @@ struct Remote {
   bool operator==(const Remote&) const = default;
 };
 
-// LaunchPlan is the whole plan; see docs/plan.md for every field.
+// LaunchPlan is the whole plan; see docs/plan.md for every field. The
+// common part comes first; each kind uses only its own launch fields, which
+// ir::Validate (ir/validate.h) checks:
+//   none            nothing else (the skipped list says why)
+//   linux-bwrap     mounts, syscall_filter
+//   launcher+bwrap  mounts, launcher, launcher_origin
+//   macos-seatbelt  seatbelt
+//   opensandbox     remote
+//   refused         refusal
 struct LaunchPlan {
   int schema_version = kPlanSchemaVersion;
   PlanKind kind = PlanKind::kNone;
-  std::string platform;         // "linux", "macos", "windows"
+  Platform platform = Platform::kLinux;
   std::string permission_mode;  // "plan", "ask", "auto-review", "full-access"
   Origin mode_origin;
   Policy policy;
   std::string posture_label;    // reference §6.5
   std::string cwd;              // working directory, as given (--chdir)
+  std::string home;             // home the deny list was expanded against ("" = none)
   std::vector<Root> roots;      // §6.3 list (empty unless workspace-write)
   std::vector<DeniedPath> denied_read;  // deny list after §9.4 expansion
   Wrapper wrapper;
-  bool share_net = false;       // bwrap --share-net
-  std::vector<Mount> mounts;    // bwrap mounts in argv order (bwrap kinds only)
+  std::vector<Mount> mounts;    // mounts in order (bwrap kinds only)
   std::vector<std::string> launcher;  // launcher argv prefix (launcher+bwrap)
   Origin launcher_origin;             // the managed tool_launcher key (when launcher is set)
   std::vector<std::string> env_allow; // child env allow-list (names; "LC_*" style prefixes)

@@ -4,60 +4,244 @@
 
 #include <climits>
 #include <cstdint>
+#include <optional>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "ir/diagnostic_status.h"
+#include "ir/field_table.h"
+#include "ir/validate.h"
 
 namespace cwsc::ir {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// ---- writing -------------------------------------------------------------
+// ---- field tables ----------------------------------------------------------
+// One table per struct, in JSON key order; the writer and the reader both
+// walk it, and each is checked against the struct's member count.
 
-Json OriginJson(const Origin& o) {
-  Json j;
-  j["kind"] = Origin::KindName(o.kind);
-  j["detail"] = o.detail;
-  if (!o.file.empty()) {
-    j["file"] = o.file;
-    j["line"] = o.line;
-    j["col"] = o.col;
+constexpr auto kPolicyFields = std::make_tuple(
+    Field("type", &Policy::type), Field("writable_roots", &Policy::writable_roots),
+    Field("network_access", &Policy::network_access),
+    Field("exclude_tmpdir", &Policy::exclude_tmpdir),
+    Field("exclude_slash_tmp", &Policy::exclude_slash_tmp), Field("origin", &Policy::origin),
+    Field("network_origin", &Policy::network_origin));
+
+constexpr auto kProtectedFields = std::make_tuple(
+    Field("path", &Protected::path), Field("canonical", &Protected::canonical),
+    Field("applied", &Protected::applied), Field("skip_reason", &Protected::skip_reason),
+    Field("placeholder", &Protected::placeholder), Field("origin", &Protected::origin));
+
+constexpr auto kRootFields = std::make_tuple(
+    Field("path", &Root::path), Field("canonical", &Root::canonical),
+    Field("source", &Root::source), Field("writable_bind", &Root::writable_bind),
+    Field("skip", &Root::skip), Field("skip_reason", &Root::skip_reason),
+    Field("protected", &Root::protected_paths), Field("origin", &Root::origin));
+
+constexpr auto kMountFields = std::make_tuple(
+    Field("op", &Mount::op), Field("source", &Mount::source), Field("dest", &Mount::dest),
+    Field("why", &Mount::why), Field("origin", &Mount::origin));
+
+constexpr auto kDeniedPathFields =
+    std::make_tuple(Field("path", &DeniedPath::path), Field("rule", &DeniedPath::rule),
+                    Field("origin", &DeniedPath::origin));
+
+constexpr auto kSkippedFields = std::make_tuple(
+    Field("what", &Skipped::what), Field("path", &Skipped::path),
+    Field("reason", &Skipped::reason), Field("origin", &Skipped::origin),
+    Field("kind", &Skipped::kind));
+
+constexpr auto kEnvVarFields =
+    std::make_tuple(Field("name", &EnvVar::name), Field("value", &EnvVar::value),
+                    Field("origin", &EnvVar::origin));
+
+constexpr auto kWarningFields =
+    std::make_tuple(Field("code", &Warning::code), Field("message", &Warning::message),
+                    Field("origin", &Warning::origin));
+
+constexpr auto kRefusalFields =
+    std::make_tuple(Field("reason", &Refusal::reason), Field("origin", &Refusal::origin));
+
+constexpr auto kExpectationFields = std::make_tuple(
+    Field("kind", &Expectation::kind), Field("path", &Expectation::path),
+    Field("allowed", &Expectation::allowed), Field("modes", &Expectation::modes),
+    Field("origin", &Expectation::origin));
+
+constexpr auto kArgTestFields =
+    std::make_tuple(Field("index", &ArgTest::index), Field("mask", &ArgTest::mask),
+                    Field("value", &ArgTest::value));
+
+constexpr auto kSyscallRuleFields = std::make_tuple(
+    Field("syscall", &SyscallRule::syscall), Field("args", &SyscallRule::args),
+    Field("errno", &SyscallRule::errno_value), Field("why", &SyscallRule::why),
+    Field("origin", &SyscallRule::origin));
+
+constexpr auto kWrapperFields = std::make_tuple(
+    Field("path", &Wrapper::path), Field("preferred", &Wrapper::preferred),
+    Field("preferred_origin", &Wrapper::preferred_origin),
+    Field("executable", &Wrapper::executable), Field("probe_ok", &Wrapper::probe_ok),
+    Field("probe_message", &Wrapper::probe_message));
+
+constexpr auto kSeatbeltPathFields = std::make_tuple(Field("path", &SeatbeltPath::path),
+                                                     Field("origin", &SeatbeltPath::origin));
+
+constexpr auto kSeatbeltRootFields = std::make_tuple(Field("root", &SeatbeltRoot::root),
+                                                     Field("read_only", &SeatbeltRoot::read_only));
+
+constexpr auto kSeatbeltFields = std::make_tuple(
+    Field("writable_roots", &Seatbelt::writable_roots),
+    Field("darwin_cache", &Seatbelt::darwin_cache), Field("cargo_home", &Seatbelt::cargo_home),
+    Field("npm_cache", &Seatbelt::npm_cache), Field("denied_read", &Seatbelt::denied_read),
+    Field("loopback_proxy_ports", &Seatbelt::loopback_proxy_ports),
+    Field("network_dropped_for_proxy", &Seatbelt::network_dropped_for_proxy));
+
+constexpr auto kApiKeySourceFields =
+    std::make_tuple(Field("kind", &ApiKeySource::kind), Field("name", &ApiKeySource::name),
+                    Field("origin", &ApiKeySource::origin));
+
+constexpr auto kRemoteFields = std::make_tuple(
+    Field("contract", &Remote::contract), Field("url", &Remote::url),
+    Field("url_origin", &Remote::url_origin), Field("api_key", &Remote::api_key),
+    Field("not_enforced", &Remote::not_enforced), Field("image", &Remote::image),
+    Field("execd_port", &Remote::execd_port), Field("keep", &Remote::keep),
+    Field("remote_cwd", &Remote::remote_cwd));
+
+// The plan's common part, in key order.
+constexpr auto kPlanFields = std::make_tuple(
+    Field("schema_version", &LaunchPlan::schema_version), Field("kind", &LaunchPlan::kind),
+    Field("platform", &LaunchPlan::platform),
+    Field("permission_mode", &LaunchPlan::permission_mode),
+    Field("mode_origin", &LaunchPlan::mode_origin), Field("policy", &LaunchPlan::policy),
+    Field("posture_label", &LaunchPlan::posture_label), Field("cwd", &LaunchPlan::cwd),
+    Field("home", &LaunchPlan::home), Field("wrapper", &LaunchPlan::wrapper),
+    Field("roots", &LaunchPlan::roots), Field("denied_read", &LaunchPlan::denied_read),
+    Field("env_allow", &LaunchPlan::env_allow), Field("env_set", &LaunchPlan::env_set),
+    Field("skipped", &LaunchPlan::skipped), Field("warnings", &LaunchPlan::warnings),
+    Field("expectations", &LaunchPlan::expectations));
+
+// The plan's launch part: the fields of one kind, under "launch".
+constexpr auto kLaunchFields = std::make_tuple(
+    Field("launcher", &LaunchPlan::launcher),
+    Field("launcher_origin", &LaunchPlan::launcher_origin),
+    Field("mounts", &LaunchPlan::mounts), Field("syscall_filter", &LaunchPlan::syscall_filter),
+    Field("seatbelt", &LaunchPlan::seatbelt), Field("remote", &LaunchPlan::remote),
+    Field("refusal", &LaunchPlan::refusal));
+
+template <typename T, typename Table>
+constexpr bool Covers() {
+  return FieldCount<T>() == std::tuple_size_v<Table>;
+}
+static_assert(Covers<Policy, decltype(kPolicyFields)>(), "a Policy field is not in its table");
+static_assert(Covers<Protected, decltype(kProtectedFields)>(), "Protected table incomplete");
+static_assert(Covers<Root, decltype(kRootFields)>(), "a Root field is not in its table");
+static_assert(Covers<Mount, decltype(kMountFields)>(), "a Mount field is not in its table");
+static_assert(Covers<DeniedPath, decltype(kDeniedPathFields)>(), "DeniedPath table incomplete");
+static_assert(Covers<Skipped, decltype(kSkippedFields)>(), "a Skipped field is not in its table");
+static_assert(Covers<EnvVar, decltype(kEnvVarFields)>(), "an EnvVar field is not in its table");
+static_assert(Covers<Warning, decltype(kWarningFields)>(), "a Warning field is not in its table");
+static_assert(Covers<Refusal, decltype(kRefusalFields)>(), "a Refusal field is not in its table");
+static_assert(Covers<Expectation, decltype(kExpectationFields)>(), "Expectation table incomplete");
+static_assert(Covers<ArgTest, decltype(kArgTestFields)>(), "an ArgTest field is not in its table");
+static_assert(Covers<SyscallRule, decltype(kSyscallRuleFields)>(), "SyscallRule table incomplete");
+static_assert(Covers<Wrapper, decltype(kWrapperFields)>(), "a Wrapper field is not in its table");
+static_assert(Covers<SeatbeltPath, decltype(kSeatbeltPathFields)>(), "SeatbeltPath table incomplete");
+static_assert(Covers<SeatbeltRoot, decltype(kSeatbeltRootFields)>(), "SeatbeltRoot table incomplete");
+static_assert(Covers<Seatbelt, decltype(kSeatbeltFields)>(), "Seatbelt table incomplete");
+static_assert(Covers<ApiKeySource, decltype(kApiKeySourceFields)>(), "ApiKeySource table incomplete");
+static_assert(Covers<Remote, decltype(kRemoteFields)>(), "a Remote field is not in its table");
+static_assert(FieldCount<SyscallFilter>() == 1, "SyscallFilter is written by hand: update it");
+static_assert(FieldCount<Origin>() == 5, "Origin is written by hand: update it");
+static_assert(FieldCount<LaunchPlan>() == std::tuple_size_v<decltype(kPlanFields)> +
+                                              std::tuple_size_v<decltype(kLaunchFields)>,
+              "a LaunchPlan field is in neither the common nor the launch table");
+
+constexpr const auto& TableOf(const Policy*) { return kPolicyFields; }
+constexpr const auto& TableOf(const Protected*) { return kProtectedFields; }
+constexpr const auto& TableOf(const Root*) { return kRootFields; }
+constexpr const auto& TableOf(const Mount*) { return kMountFields; }
+constexpr const auto& TableOf(const DeniedPath*) { return kDeniedPathFields; }
+constexpr const auto& TableOf(const Skipped*) { return kSkippedFields; }
+constexpr const auto& TableOf(const EnvVar*) { return kEnvVarFields; }
+constexpr const auto& TableOf(const Warning*) { return kWarningFields; }
+constexpr const auto& TableOf(const Refusal*) { return kRefusalFields; }
+constexpr const auto& TableOf(const Expectation*) { return kExpectationFields; }
+constexpr const auto& TableOf(const ArgTest*) { return kArgTestFields; }
+constexpr const auto& TableOf(const SyscallRule*) { return kSyscallRuleFields; }
+constexpr const auto& TableOf(const Wrapper*) { return kWrapperFields; }
+constexpr const auto& TableOf(const SeatbeltPath*) { return kSeatbeltPathFields; }
+constexpr const auto& TableOf(const SeatbeltRoot*) { return kSeatbeltRootFields; }
+constexpr const auto& TableOf(const Seatbelt*) { return kSeatbeltFields; }
+constexpr const auto& TableOf(const ApiKeySource*) { return kApiKeySourceFields; }
+constexpr const auto& TableOf(const Remote*) { return kRemoteFields; }
+
+template <typename T>
+concept Tabled = requires { TableOf(static_cast<const T*>(nullptr)); };
+
+// ---- enums -----------------------------------------------------------------
+// Each enum's values, spelled by its name function.
+
+template <typename E>
+struct EnumSpelling;
+
+#define CWSC_ENUM_SPELLING(E, NAME, ...)                       \
+  template <>                                                  \
+  struct EnumSpelling<E> {                                     \
+    static constexpr E kValues[] = {__VA_ARGS__};              \
+    static const char* Name(E v) { return NAME(v); }           \
   }
-  return j;
-}
 
-Json PolicyJson(const Policy& p) {
-  Json j;
-  j["type"] = PolicyTypeName(p.type);
-  j["writable_roots"] = p.writable_roots;
-  j["network_access"] = p.network_access;
-  j["exclude_tmpdir"] = p.exclude_tmpdir;
-  j["exclude_slash_tmp"] = p.exclude_slash_tmp;
-  j["origin"] = OriginJson(p.origin);
-  j["network_origin"] = OriginJson(p.network_origin);
-  return j;
-}
+CWSC_ENUM_SPELLING(PlanKind, PlanKindName, PlanKind::kNone, PlanKind::kLinuxBwrap,
+                   PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap, PlanKind::kOpenSandbox,
+                   PlanKind::kRefused);
+CWSC_ENUM_SPELLING(Platform, PlatformName, Platform::kLinux, Platform::kMacos,
+                   Platform::kWindows);
+CWSC_ENUM_SPELLING(SkipKind, SkipKindName, SkipKind::kSetting, SkipKind::kLocalWrapper,
+                   SkipKind::kWritableRoot, SkipKind::kWorktreeMetadata, SkipKind::kSyscallFilter,
+                   SkipKind::kNetworkAccess, SkipKind::kSeatbeltPath);
+CWSC_ENUM_SPELLING(PolicyType, PolicyTypeName, PolicyType::kReadOnly,
+                   PolicyType::kWorkspaceWrite, PolicyType::kDangerFullAccess,
+                   PolicyType::kExternalSandbox);
+CWSC_ENUM_SPELLING(RootSource, RootSourceName, RootSource::kConfigured, RootSource::kCwd,
+                   RootSource::kWorktreeGitDir, RootSource::kWorktreeCommonDir,
+                   RootSource::kSlashTmp, RootSource::kTmpdir);
+CWSC_ENUM_SPELLING(RootSkip, RootSkipName, RootSkip::kNone, RootSkip::kMissing,
+                   RootSkip::kNotADirectory, RootSkip::kCanonicalizesToRoot,
+                   RootSkip::kPlantedSymlink, RootSkip::kDuplicate,
+                   RootSkip::kLauncherPrivateTmp);
+CWSC_ENUM_SPELLING(MountOp, MountOpName, MountOp::kReadOnlyBind, MountOp::kWritableBind,
+                   MountOp::kDeviceBind, MountOp::kDev, MountOp::kProc, MountOp::kTmpfs,
+                   MountOp::kRemountReadOnly);
+CWSC_ENUM_SPELLING(Expectation::Kind, ExpectationKindName, Expectation::Kind::kRead,
+                   Expectation::Kind::kWrite, Expectation::Kind::kNetwork, Expectation::Kind::kExec,
+                   Expectation::Kind::kCreate);
+CWSC_ENUM_SPELLING(Contract, ContractName, Contract::kCodewhale, Contract::kExecd,
+                   Contract::kLifecycle);
+CWSC_ENUM_SPELLING(ApiKeySource::Kind, ApiKeySourceKindName, ApiKeySource::Kind::kNone,
+                   ApiKeySource::Kind::kConfig, ApiKeySource::Kind::kEnv,
+                   ApiKeySource::Kind::kFile);
+CWSC_ENUM_SPELLING(Origin::Kind, Origin::KindName, Origin::Kind::kDefault,
+                   Origin::Kind::kConfig, Origin::Kind::kManaged, Origin::Kind::kProject,
+                   Origin::Kind::kEnv, Origin::Kind::kMode, Origin::Kind::kFact,
+                   Origin::Kind::kCli);
+#undef CWSC_ENUM_SPELLING
 
-Json RootJson(const Root& r) {
-  Json j;
-  j["path"] = r.path;
-  j["canonical"] = r.canonical;
-  j["source"] = RootSourceName(r.source);
-  j["mounted"] = r.mounted;
-  j["skip_reason"] = r.skip_reason;
-  Json prot = Json::array();
-  for (const Protected& p : r.protected_paths) {
-    prot.push_back(Json{{"path", p.path},
-                        {"canonical", p.canonical},
-                        {"applied", p.applied},
-                        {"skip_reason", p.skip_reason},
-                        {"placeholder", p.placeholder},
-                        {"origin", OriginJson(p.origin)}});
+// LaunchFieldUsed says which launch fields a plan kind has.
+bool LaunchFieldUsed(PlanKind kind, const std::string& name) {
+  switch (kind) {
+    case PlanKind::kNone: return false;
+    case PlanKind::kLinuxBwrap: return name == "mounts" || name == "syscall_filter";
+    case PlanKind::kLauncherBwrap:
+      return name == "launcher" || name == "launcher_origin" || name == "mounts" ||
+             name == "syscall_filter";
+    case PlanKind::kMacosSeatbelt: return name == "seatbelt";
+    case PlanKind::kOpenSandbox: return name == "remote";
+    case PlanKind::kRefused: return name == "refusal";
   }
-  j["protected"] = prot;
-  j["origin"] = OriginJson(r.origin);
-  return j;
+  return false;
 }
+
+// ---- writing ---------------------------------------------------------------
 
 std::string Hex(uint64_t v) {
   static const char kDigits[] = "0123456789abcdef";
@@ -69,130 +253,70 @@ std::string Hex(uint64_t v) {
   return "0x" + out;
 }
 
-Json SyscallFilterJson(const SyscallFilter& f) {
-  Json rules = Json::array();
-  for (const SyscallRule& r : f.rules) {
-    Json args = Json::array();
-    for (const ArgTest& a : r.args) {
-      args.push_back(Json{{"index", a.index}, {"mask", Hex(a.mask)}, {"value", Hex(a.value)}});
-    }
-    rules.push_back(Json{{"syscall", r.syscall},
-                         {"args", args},
-                         {"errno", r.errno_value},
-                         {"why", r.why},
-                         {"origin", OriginJson(r.origin)}});
-  }
-  return Json{{"default", "allow"}, {"other_architectures", "kill-process"}, {"rules", rules}};
+Json Write(const std::string& v) { return v; }
+Json Write(bool v) { return v; }
+Json Write(int v) { return v; }
+Json Write(uint64_t v) { return Hex(v); }  // syscall argument masks and values
+
+template <typename E>
+  requires std::is_enum_v<E>
+Json Write(E v) {
+  return EnumSpelling<E>::Name(v);
 }
 
-Json PlanJson(const LaunchPlan& p) {
+Json Write(const Origin& o) {
   Json j;
-  j["schema_version"] = p.schema_version;
-  j["kind"] = PlanKindName(p.kind);
-  j["platform"] = p.platform;
-  j["permission_mode"] = p.permission_mode;
-  j["mode_origin"] = OriginJson(p.mode_origin);
-  j["policy"] = PolicyJson(p.policy);
-  j["posture_label"] = p.posture_label;
-  j["cwd"] = p.cwd;
-  if (p.refusal) {
-    j["refusal"] = Json{{"reason", p.refusal->reason}, {"origin", OriginJson(p.refusal->origin)}};
-  } else {
-    j["refusal"] = nullptr;
+  j["kind"] = Origin::KindName(o.kind);
+  j["detail"] = o.detail;
+  if (!o.file.empty()) {  // position keys only for a file origin
+    j["file"] = o.file;
+    j["line"] = o.line;
+    j["col"] = o.col;
   }
-  j["wrapper"] = Json{{"path", p.wrapper.path},
-                      {"preferred", p.wrapper.preferred},
-                      {"preferred_origin", OriginJson(p.wrapper.preferred_origin)},
-                      {"executable", p.wrapper.executable},
-                      {"probe_ok", p.wrapper.probe_ok},
-                      {"probe_message", p.wrapper.probe_message}};
-  j["share_net"] = p.share_net;
-  j["syscall_filter"] = p.syscall_filter ? SyscallFilterJson(*p.syscall_filter) : Json(nullptr);
-  j["launcher"] = p.launcher;
-  if (!p.launcher.empty()) j["launcher_origin"] = OriginJson(p.launcher_origin);
-  Json roots = Json::array();
-  for (const Root& r : p.roots) roots.push_back(RootJson(r));
-  j["roots"] = roots;
-  Json mounts = Json::array();
-  for (const Mount& m : p.mounts) {
-    mounts.push_back(Json{{"op", MountOpFlag(m.op)},
-                          {"source", m.source},
-                          {"dest", m.dest},
-                          {"why", m.why},
-                          {"origin", OriginJson(m.origin)}});
-  }
-  j["mounts"] = mounts;
-  Json denied = Json::array();
-  for (const DeniedPath& d : p.denied_read) {
-    denied.push_back(Json{{"path", d.path}, {"rule", d.rule}, {"origin", OriginJson(d.origin)}});
-  }
-  j["denied_read"] = denied;
-  Json env = Json::object();
-  env["allow"] = p.env_allow;
-  Json set = Json::array();
-  for (const EnvVar& e : p.env_set) {
-    set.push_back(Json{{"name", e.name}, {"value", e.value}, {"origin", OriginJson(e.origin)}});
-  }
-  env["set"] = set;
-  j["env"] = env;
-  if (p.seatbelt) {
-    Json sb;
-    Json params = Json::array();
-    for (const Param& prm : p.seatbelt->params) {
-      params.push_back(
-          Json{{"key", prm.key}, {"value", prm.value}, {"origin", OriginJson(prm.origin)}});
-    }
-    sb["params"] = params;
-    sb["darwin_cache"] = p.seatbelt->darwin_cache;
-    sb["cargo_home"] = p.seatbelt->cargo_home;
-    sb["npm_cache"] = p.seatbelt->npm_cache;
-    sb["loopback_proxy_ports"] = p.seatbelt->loopback_proxy_ports;
-    sb["network_dropped_for_proxy"] = p.seatbelt->network_dropped_for_proxy;
-    j["seatbelt"] = sb;
-  } else {
-    j["seatbelt"] = nullptr;
-  }
-  if (p.remote) {
-    j["remote"] = Json{{"contract", p.remote->contract},
-                       {"url", p.remote->url},
-                       {"url_origin", OriginJson(p.remote->url_origin)},
-                       {"api_key_source", p.remote->api_key_source},
-                       {"not_enforced", p.remote->not_enforced},
-                       {"image", p.remote->image},
-                       {"execd_port", p.remote->execd_port},
-                       {"keep", p.remote->keep},
-                       {"remote_cwd", p.remote->remote_cwd}};
-  } else {
-    j["remote"] = nullptr;
-  }
-  Json skipped = Json::array();
-  for (const Skipped& s : p.skipped) {
-    skipped.push_back(Json{{"what", s.what},
-                           {"path", s.path},
-                           {"reason", s.reason},
-                           {"origin", OriginJson(s.origin)}});
-  }
-  j["skipped"] = skipped;
-  Json warnings = Json::array();
-  for (const Warning& w : p.warnings) {
-    warnings.push_back(
-        Json{{"code", w.code}, {"message", w.message}, {"origin", OriginJson(w.origin)}});
-  }
-  j["warnings"] = warnings;
-  Json expectations = Json::array();
-  for (const Expectation& e : p.expectations) {
-    Json ej{{"kind", ExpectationKindName(e.kind)},
-            {"path", e.path},
-            {"expected", e.allowed ? "allowed" : "denied"},
-            {"origin", OriginJson(e.origin)}};
-    if (!e.modes.empty()) ej["modes"] = e.modes;  // absent: every mode
-    expectations.push_back(std::move(ej));
-  }
-  j["expectations"] = expectations;
   return j;
 }
 
-// ---- reading -------------------------------------------------------------
+template <Tabled T>
+Json Write(const T& v);
+Json Write(const SyscallFilter& f);
+
+template <typename T>
+Json Write(const std::vector<T>& items) {
+  Json j = Json::array();
+  for (const T& item : items) j.push_back(Write(item));
+  return j;
+}
+
+template <typename T>
+Json Write(const std::optional<T>& v) {
+  return v ? Write(*v) : Json(nullptr);
+}
+
+template <Tabled T>
+Json Write(const T& v) {
+  Json j = Json::object();
+  ForEachField(TableOf(&v), [&](const auto& f) { j[f.name] = Write(v.*(f.member)); });
+  return j;
+}
+
+Json Write(const SyscallFilter& f) {
+  return Json{{"default", "allow"},
+              {"other_architectures", "kill-process"},
+              {"rules", Write(f.rules)}};
+}
+
+Json PlanJson(const LaunchPlan& p) {
+  Json j = Json::object();
+  ForEachField(kPlanFields, [&](const auto& f) { j[f.name] = Write(p.*(f.member)); });
+  Json launch = Json::object();
+  ForEachField(kLaunchFields, [&](const auto& f) {
+    if (LaunchFieldUsed(p.kind, f.name)) launch[f.name] = Write(p.*(f.member));
+  });
+  j["launch"] = launch;
+  return j;
+}
+
+// ---- reading ---------------------------------------------------------------
 
 // BadPlan carries the JSON pointer and message of the first bad value.
 struct BadPlan {
@@ -250,11 +374,14 @@ class Reader {
     for (size_t i = 0; i < j_.size(); ++i) out.emplace_back(j_[i], absl::StrCat(ptr_, "/", i));
     return out;
   }
-  std::vector<std::string> Strings() const {
+  // Keys lists an object's keys (an error for another value).
+  std::vector<std::string> Keys() const {
+    if (!j_.is_object()) Fail("expected an object");
     std::vector<std::string> out;
-    for (const Reader& r : Items()) out.push_back(r.Str());
+    for (auto it = j_.begin(); it != j_.end(); ++it) out.push_back(it.key());
     return out;
   }
+  const std::string& pointer() const { return ptr_; }
   [[noreturn]] void Fail(const std::string& message) const { throw BadPlan{ptr_, message}; }
 
  private:
@@ -262,201 +389,83 @@ class Reader {
   std::string ptr_;
 };
 
-template <typename E, size_t N>
-E ParseEnum(const Reader& r, const E (&values)[N], const char* (*name)(E)) {
+void Read(const Reader& r, std::string* out) { *out = r.Str(); }
+void Read(const Reader& r, bool* out) { *out = r.Bool(); }
+void Read(const Reader& r, int* out) { *out = r.Int(); }
+void Read(const Reader& r, uint64_t* out) { *out = r.HexU64(); }
+
+template <typename E>
+  requires std::is_enum_v<E>
+void Read(const Reader& r, E* out) {
   std::string s = r.Str();
-  for (E v : values) {
-    if (s == name(v)) return v;
+  for (E v : EnumSpelling<E>::kValues) {
+    if (s == EnumSpelling<E>::Name(v)) {
+      *out = v;
+      return;
+    }
   }
   r.Fail(absl::StrCat("unknown value '", s, "'"));
 }
 
-Origin ReadOrigin(const Reader& r) {
-  static const Origin::Kind kKinds[] = {
-      Origin::Kind::kDefault, Origin::Kind::kConfig, Origin::Kind::kManaged,
-      Origin::Kind::kProject, Origin::Kind::kEnv,    Origin::Kind::kMode,
-      Origin::Kind::kFact,    Origin::Kind::kCli};
-  Origin o;
-  o.kind = ParseEnum(r.At("kind"), kKinds, &Origin::KindName);
-  o.detail = r.At("detail").Str();
+void Read(const Reader& r, Origin* o) {
+  Read(r.At("kind"), &o->kind);
+  o->detail = r.At("detail").Str();
   if (r.Has("file")) {
-    o.file = r.At("file").Str();
-    o.line = r.At("line").Int();
-    o.col = r.At("col").Int();
+    o->file = r.At("file").Str();
+    o->line = r.At("line").Int();
+    o->col = r.At("col").Int();
   }
-  return o;
 }
 
-SyscallFilter ReadSyscallFilter(const Reader& r) {
+template <Tabled T>
+void Read(const Reader& r, T* out);
+void Read(const Reader& r, SyscallFilter* out);
+
+template <typename T>
+void Read(const Reader& r, std::vector<T>* out) {
+  for (const Reader& item : r.Items()) Read(item, &out->emplace_back());
+}
+
+template <typename T>
+void Read(const Reader& r, std::optional<T>* out) {
+  if (r.IsNull()) return;
+  Read(r, &out->emplace());
+}
+
+template <Tabled T>
+void Read(const Reader& r, T* out) {
+  ForEachField(TableOf(out), [&](const auto& f) { Read(r.At(f.name), &(out->*(f.member))); });
+}
+
+void Read(const Reader& r, SyscallFilter* out) {
   if (r.At("default").Str() != "allow") r.At("default").Fail("expected \"allow\"");
   if (r.At("other_architectures").Str() != "kill-process") {
     r.At("other_architectures").Fail("expected \"kill-process\"");
   }
-  SyscallFilter f;
-  for (const Reader& rr : r.At("rules").Items()) {
-    SyscallRule rule;
-    rule.syscall = rr.At("syscall").Str();
-    if (rule.syscall.empty() ||
-        rule.syscall.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
-            std::string::npos) {
-      rr.At("syscall").Fail("expected a system call name");
+  Read(r.At("rules"), &out->rules);
+}
+
+// ReadLaunch reads the kind's launch fields and rejects any other key.
+void ReadLaunch(const Reader& r, LaunchPlan* p) {
+  for (const std::string& key : r.Keys()) {
+    if (!LaunchFieldUsed(p->kind, key)) {
+      r.At(key.c_str()).Fail(absl::StrCat("not part of a ", PlanKindName(p->kind), " plan"));
     }
-    for (const Reader& ar : rr.At("args").Items()) {
-      ArgTest a;
-      a.index = ar.At("index").Int();
-      if (a.index < 0 || a.index > 5) ar.At("index").Fail("expected 0 to 5");
-      a.mask = ar.At("mask").HexU64();
-      a.value = ar.At("value").HexU64();
-      if ((a.value & ~a.mask) != 0) ar.At("value").Fail("has bits outside the mask");
-      rule.args.push_back(a);
-    }
-    rule.errno_value = rr.At("errno").Int();
-    if (rule.errno_value < 1 || rule.errno_value > 4095) rr.At("errno").Fail("expected 1 to 4095");
-    rule.why = rr.At("why").Str();
-    rule.origin = ReadOrigin(rr.At("origin"));
-    f.rules.push_back(std::move(rule));
   }
-  return f;
+  ForEachField(kLaunchFields, [&](const auto& f) {
+    if (LaunchFieldUsed(p->kind, f.name)) Read(r.At(f.name), &(p->*(f.member)));
+  });
 }
 
 LaunchPlan ReadPlan(const Reader& r) {
-  static const PlanKind kKinds[] = {PlanKind::kNone,          PlanKind::kLinuxBwrap,
-                                    PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap,
-                                    PlanKind::kOpenSandbox,   PlanKind::kRefused};
-  static const PolicyType kTypes[] = {PolicyType::kReadOnly, PolicyType::kWorkspaceWrite,
-                                      PolicyType::kDangerFullAccess,
-                                      PolicyType::kExternalSandbox};
-  static const RootSource kSources[] = {RootSource::kConfigured,     RootSource::kCwd,
-                                        RootSource::kWorktreeGitDir, RootSource::kWorktreeCommonDir,
-                                        RootSource::kSlashTmp,       RootSource::kTmpdir};
-  static const MountOp kOps[] = {MountOp::kRoBind, MountOp::kBind, MountOp::kDevBind,
-                                 MountOp::kDev,    MountOp::kProc, MountOp::kTmpfs,
-                                 MountOp::kRemountRo};
   LaunchPlan p;
+  // The version first: the rest of an older plan has another shape.
   p.schema_version = r.At("schema_version").Int();
   if (p.schema_version != kPlanSchemaVersion) {
-    r.At("schema_version")
-        .Fail(absl::StrCat("unsupported schema_version ", p.schema_version, " (this cwsc reads ",
-                           kPlanSchemaVersion, ")"));
+    r.At("schema_version").Fail(UnsupportedVersionMessage(p.schema_version));
   }
-  p.kind = ParseEnum(r.At("kind"), kKinds, &PlanKindName);
-  p.platform = r.At("platform").Str();
-  p.permission_mode = r.At("permission_mode").Str();
-  p.mode_origin = ReadOrigin(r.At("mode_origin"));
-  Reader pol = r.At("policy");
-  p.policy.type = ParseEnum(pol.At("type"), kTypes, &PolicyTypeName);
-  p.policy.writable_roots = pol.At("writable_roots").Strings();
-  p.policy.network_access = pol.At("network_access").Bool();
-  p.policy.exclude_tmpdir = pol.At("exclude_tmpdir").Bool();
-  p.policy.exclude_slash_tmp = pol.At("exclude_slash_tmp").Bool();
-  p.policy.origin = ReadOrigin(pol.At("origin"));
-  p.policy.network_origin = ReadOrigin(pol.At("network_origin"));
-  p.posture_label = r.At("posture_label").Str();
-  p.cwd = r.At("cwd").Str();
-  if (!r.At("refusal").IsNull()) {
-    p.refusal = Refusal{r.At("refusal").At("reason").Str(),
-                        ReadOrigin(r.At("refusal").At("origin"))};
-  }
-  Reader w = r.At("wrapper");
-  p.wrapper.path = w.At("path").Str();
-  p.wrapper.preferred = w.At("preferred").Bool();
-  p.wrapper.preferred_origin = ReadOrigin(w.At("preferred_origin"));
-  p.wrapper.executable = w.At("executable").Bool();
-  p.wrapper.probe_ok = w.At("probe_ok").Bool();
-  p.wrapper.probe_message = w.At("probe_message").Str();
-  p.share_net = r.At("share_net").Bool();
-  if (!r.At("syscall_filter").IsNull()) p.syscall_filter = ReadSyscallFilter(r.At("syscall_filter"));
-  p.launcher = r.At("launcher").Strings();
-  if (r.Has("launcher_origin")) p.launcher_origin = ReadOrigin(r.At("launcher_origin"));
-  for (const Reader& rr : r.At("roots").Items()) {
-    Root root;
-    root.path = rr.At("path").Str();
-    root.canonical = rr.At("canonical").Str();
-    root.source = ParseEnum(rr.At("source"), kSources, &RootSourceName);
-    root.mounted = rr.At("mounted").Bool();
-    root.skip_reason = rr.At("skip_reason").Str();
-    for (const Reader& pr : rr.At("protected").Items()) {
-      root.protected_paths.push_back(Protected{pr.At("path").Str(), pr.At("canonical").Str(),
-                                               pr.At("applied").Bool(),
-                                               pr.At("skip_reason").Str(),
-                                               ReadOrigin(pr.At("origin")),
-                                               pr.At("placeholder").Bool()});
-    }
-    root.origin = ReadOrigin(rr.At("origin"));
-    p.roots.push_back(std::move(root));
-  }
-  for (const Reader& mr : r.At("mounts").Items()) {
-    p.mounts.push_back(Mount{ParseEnum(mr.At("op"), kOps, &MountOpFlag), mr.At("source").Str(),
-                             mr.At("dest").Str(), mr.At("why").Str(),
-                             ReadOrigin(mr.At("origin"))});
-  }
-  for (const Reader& dr : r.At("denied_read").Items()) {
-    p.denied_read.push_back(
-        DeniedPath{dr.At("path").Str(), dr.At("rule").Str(), ReadOrigin(dr.At("origin"))});
-  }
-  p.env_allow = r.At("env").At("allow").Strings();
-  for (const Reader& er : r.At("env").At("set").Items()) {
-    p.env_set.push_back(
-        EnvVar{er.At("name").Str(), er.At("value").Str(), ReadOrigin(er.At("origin"))});
-  }
-  if (!r.At("seatbelt").IsNull()) {
-    Reader sb = r.At("seatbelt");
-    Seatbelt s;
-    for (const Reader& pr : sb.At("params").Items()) {
-      s.params.push_back(
-          Param{pr.At("key").Str(), pr.At("value").Str(), ReadOrigin(pr.At("origin"))});
-    }
-    s.darwin_cache = sb.At("darwin_cache").Bool();
-    s.cargo_home = sb.At("cargo_home").Bool();
-    s.npm_cache = sb.At("npm_cache").Bool();
-    for (const Reader& pr : sb.At("loopback_proxy_ports").Items()) {
-      s.loopback_proxy_ports.push_back(pr.Int());
-    }
-    s.network_dropped_for_proxy = sb.At("network_dropped_for_proxy").Bool();
-    p.seatbelt = std::move(s);
-  }
-  if (!r.At("remote").IsNull()) {
-    Reader rm = r.At("remote");
-    p.remote = Remote{};
-    p.remote->contract = rm.At("contract").Str();
-    p.remote->url = rm.At("url").Str();
-    p.remote->url_origin = ReadOrigin(rm.At("url_origin"));
-    p.remote->api_key_source = rm.At("api_key_source").Str();
-    p.remote->not_enforced = rm.At("not_enforced").Strings();
-    if (rm.Has("image")) p.remote->image = rm.At("image").Str();
-    if (rm.Has("execd_port")) p.remote->execd_port = rm.At("execd_port").Int();
-    if (rm.Has("keep")) p.remote->keep = rm.At("keep").Bool();
-    if (rm.Has("remote_cwd")) p.remote->remote_cwd = rm.At("remote_cwd").Str();
-  }
-  for (const Reader& sr : r.At("skipped").Items()) {
-    p.skipped.push_back(Skipped{sr.At("what").Str(), sr.At("path").Str(), sr.At("reason").Str(),
-                                ReadOrigin(sr.At("origin"))});
-  }
-  for (const Reader& wr : r.At("warnings").Items()) {
-    p.warnings.push_back(
-        Warning{wr.At("code").Str(), wr.At("message").Str(), ReadOrigin(wr.At("origin"))});
-  }
-  // Plans written before expectations existed have no "expectations" key.
-  if (r.Has("expectations")) {
-    static const Expectation::Kind kExpectKinds[] = {
-        Expectation::Kind::kRead, Expectation::Kind::kWrite, Expectation::Kind::kNetwork,
-        Expectation::Kind::kExec, Expectation::Kind::kCreate};
-    for (const Reader& er : r.At("expectations").Items()) {
-      Expectation e;
-      e.kind = ParseEnum(er.At("kind"), kExpectKinds, &ExpectationKindName);
-      e.path = er.At("path").Str();
-      std::string verdict = er.At("expected").Str();
-      if (verdict != "allowed" && verdict != "denied") {
-        er.At("expected").Fail("expected \"allowed\" or \"denied\"");
-      }
-      e.allowed = verdict == "allowed";
-      e.origin = ReadOrigin(er.At("origin"));
-      if (er.Has("modes")) {
-        for (const Reader& mr : er.At("modes").Items()) e.modes.push_back(mr.Str());
-      }
-      p.expectations.push_back(std::move(e));
-    }
-  }
+  ForEachField(kPlanFields, [&](const auto& f) { Read(r.At(f.name), &(p.*(f.member))); });
+  ReadLaunch(r.At("launch"), &p);
   return p;
 }
 
@@ -502,7 +511,38 @@ void LineCol(const std::string& text, size_t offset, int* line, int* col) {
   }
 }
 
+absl::Status MalformedJson(const std::string& text, const std::string& file) {
+  ErrorPlace place;
+  Json::sax_parse(text, &place);
+  // The position is just past the token; an out-of-range number is named at its start.
+  size_t at = place.position > 0 ? place.position - 1 : 0;
+  if (place.overflow && place.token.size() <= place.position) {
+    at = place.position - place.token.size();
+  }
+  int line = 0, col = 0;
+  LineCol(text, at, &line, &col);
+  return DiagnosticError({Diagnostic::Severity::kError, file, line, col,
+                          absl::StrCat("malformed plan JSON",
+                                       place.overflow ? ": number out of range" : ""),
+                          ""});
+}
+
+absl::Status BadPlanError(const std::string& file, const std::string& pointer,
+                          const std::string& message) {
+  return DiagnosticError({Diagnostic::Severity::kError, file, 0, 0,
+                          absl::StrCat("bad plan at '", pointer, "': ", message), ""});
+}
+
 }  // namespace
+
+std::string UnsupportedVersionMessage(int version) {
+  if (version == 1) {
+    return absl::StrCat("schema_version 1 is no longer read (this cwsc reads version ",
+                        kPlanSchemaVersion, "); compile the plan again with this cwsc");
+  }
+  return absl::StrCat("unsupported schema_version ", version, " (this cwsc reads ",
+                      kPlanSchemaVersion, ")");
+}
 
 absl::StatusOr<std::string> PlanToJson(const LaunchPlan& plan) {
   try {
@@ -516,29 +556,19 @@ absl::StatusOr<std::string> PlanToJson(const LaunchPlan& plan) {
 
 absl::StatusOr<LaunchPlan> PlanFromJson(const std::string& text, const std::string& file) {
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    ErrorPlace place;
-    Json::sax_parse(text, &place);
-    // The position is just past the token; an out-of-range number is named at its start.
-    size_t at = place.position > 0 ? place.position - 1 : 0;
-    if (place.overflow && place.token.size() <= place.position) {
-      at = place.position - place.token.size();
-    }
-    int line = 0, col = 0;
-    LineCol(text, at, &line, &col);
-    return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ":", col,
-                                                   ": error: malformed plan JSON",
-                                                   place.overflow ? ": number out of range" : "",
-                                                   "\n"));
-  }
+  if (j.is_discarded()) return MalformedJson(text, file);
+  LaunchPlan plan;
   try {
-    return ReadPlan(Reader(j, ""));
+    plan = ReadPlan(Reader(j, ""));
   } catch (const BadPlan& bad) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": error: bad plan at '", bad.pointer,
-                                                   "': ", bad.message, "\n"));
+    return BadPlanError(file, bad.pointer, bad.message);
   } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": error: bad plan: ", e.what(), "\n"));
+    return DiagnosticError(
+        {Diagnostic::Severity::kError, file, 0, 0, absl::StrCat("bad plan: ", e.what()), ""});
   }
+  std::vector<PlanProblem> problems = Validate(plan);
+  if (!problems.empty()) return BadPlanError(file, problems[0].pointer, problems[0].message);
+  return plan;
 }
 
 }  // namespace cwsc::ir

@@ -18,9 +18,14 @@ namespace cwsc::ir {
 // fails only when a string is not valid UTF-8 (JSON cannot carry it).
 absl::StatusOr<std::string> PlanToJson(const LaunchPlan& plan);
 
-// PlanFromJson parses and validates a plan; errors name `file`, the line and
-// column of a syntax error, or the JSON pointer of a bad value.
+// PlanFromJson parses a plan and checks it with ir::Validate (ir/validate.h);
+// errors name `file`, the line and column of a syntax error, or the JSON
+// pointer of a bad value or of the first problem Validate finds. A plan of
+// another schema_version is refused before anything else is read.
 absl::StatusOr<LaunchPlan> PlanFromJson(const std::string& text, const std::string& file);
+
+// UnsupportedVersionMessage says why a plan of `version` is not read.
+std::string UnsupportedVersionMessage(int version);
 
 }  // namespace cwsc::ir
 

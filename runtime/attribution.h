@@ -1,4 +1,4 @@
-// Denial attribution (reference §8.8, §14): decides, conservatively, whether
+// Denial attribution (docs/behavior.md B-45, B-81): decides, conservatively, whether
 // a failed sandboxed command was blocked by the sandbox, from its exit status
 // and its stderr. Unsandboxed runs are never denials; exit 0 is never one.
 //

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/compile.h"
+#include "ir/constants.h"
 #include "nlohmann/json.hpp"
 
 namespace cwsc::runtime {
@@ -59,7 +60,7 @@ HostSignals ReadHostSignals() {
   const char* c = std::getenv("container");
   if (c != nullptr) s.container_env = c;
   struct stat st;
-  s.bwrap_setuid = stat("/usr/bin/bwrap", &st) == 0 && (st.st_mode & S_ISUID) != 0;
+  s.bwrap_setuid = stat(ir::kBwrapPath, &st) == 0 && (st.st_mode & S_ISUID) != 0;
   s.uid = getuid();
   return s;
 }

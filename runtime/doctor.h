@@ -5,7 +5,7 @@
 // no-new-privs state, the selected backend and the effective policy per
 // permission mode. docs/runtime.md documents the JSON shape.
 //
-//   auto facts = compiler::MakeLiveFacts();
+//   auto facts = runtime::MakeLiveFacts();
 //   absl::StatusOr<DoctorReport> r = RunDoctor("/dev/null", facts.get(), ReadHostSignals());
 //   std::cout << DoctorToJson(*r);
 #ifndef CWSC_RUNTIME_DOCTOR_H_
@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
 #include "runtime/hardening.h"
 
 namespace cwsc::runtime {
@@ -70,7 +71,7 @@ struct DoctorReport {
   bool sandbox_available = false;
   std::string sandbox_kind;  // "linux-bwrap" or "" (null)
   // wrapper: /usr/bin/bwrap and its probe.
-  std::string wrapper_path = "/usr/bin/bwrap";
+  std::string wrapper_path = ir::kBwrapPath;
   std::string wrapper_type;  // compiler::FileTypeName
   bool wrapper_executable = false;
   bool wrapper_preferred = true;

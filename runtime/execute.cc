@@ -15,15 +15,16 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "backends/seccomp_filter.h"
-#include "compiler/launcher.h"
+#include "ir/status_macros.h"
+#include "runtime/launcher_check.h"
 #include "nlohmann/json.hpp"
 #include "runtime/attribution.h"
 #include "runtime/foreground.h"
 #include "runtime/opensandbox.h"
-#include "runtime/probe_cache.h"
-#include "runtime/spawn.h"
+#include "runtime/host/probe_cache.h"
+#include "runtime/host/spawn.h"
 
 extern char** environ;
 
@@ -64,35 +65,28 @@ std::string LinkedFileUnder(const std::string& dir, int depth, int* budget);
 
 bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
 
-// CheckBwrapPlan re-checks what an emitted bwrap argv relies on.
-// PlanHome is the home directory the plan's "~/" deny rules were expanded
-// against, or "" when it has none.
-std::string PlanHome(const LaunchPlan& plan) {
-  for (const ir::DeniedPath& d : plan.denied_read) {
-    if (d.rule.size() < 3 || d.rule.compare(0, 2, "~/") != 0) continue;
-    std::string tail = d.rule.substr(1);  // "/.ssh"
-    if (d.path.size() > tail.size() &&
-        d.path.compare(d.path.size() - tail.size(), tail.size(), tail) == 0) {
-      return d.path.substr(0, d.path.size() - tail.size());
-    }
-  }
-  return "";
-}
+// The exec-time recheck of a bubblewrap plan (docs/runtime.md): one
+// function per row, run in this order by CheckBwrapPlan. Each returns
+// FailedPrecondition with the reason the plan cannot run here.
 
-absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
-  // The deny list hides credential stores under the home the plan was
-  // compiled for; another home here would leave its own unmasked.
-  std::string plan_home = PlanHome(plan);
-  std::string home = facts->Env("HOME").value_or("");
-  if (home.empty()) home = facts->User().home;
+// CheckHome: the deny list hides credential stores under the home the plan
+// was compiled for; another home here would leave its own unmasked.
+absl::Status CheckHome(const LaunchPlan& plan, compiler::HostFacts& facts) {
+  std::string home = facts.Env("HOME").value_or("");
+  if (home.empty()) home = facts.User().home;
   while (home.size() > 1 && home.back() == '/') home.pop_back();
-  if (!plan_home.empty() && !home.empty() && plan_home != home) {
+  if (!plan.home.empty() && !home.empty() && plan.home != home) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the plan's deny list was compiled for the home directory ", plan_home,
+        "the plan's deny list was compiled for the home directory ", plan.home,
         ", but HOME here is ", home, ", whose credential stores it would not hide; compile the "
         "plan again as this user"));
   }
-  PathInfo bwrap = facts->Path("/usr/bin/bwrap");
+  return absl::OkStatus();
+}
+
+// CheckBwrapBinary: /usr/bin/bwrap is a regular executable file.
+absl::Status CheckBwrapBinary(compiler::HostFacts& facts) {
+  PathInfo bwrap = facts.Path("/usr/bin/bwrap");
   if (bwrap.type == FileType::kMissing) {
     return absl::FailedPreconditionError(
         "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
@@ -101,91 +95,110 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
     return absl::FailedPreconditionError(
         "the plan needs bubblewrap, but /usr/bin/bwrap is not a regular executable file");
   }
-  // A launcher plan runs bwrap as the launcher's user: its own probe
-  // decides (compiler/launcher.h), not the engine user's bwrap probe.
-  if (plan.kind == PlanKind::kLauncherBwrap) {
-    absl::Status launcher = compiler::RecheckLauncher(plan, *facts);
-    if (!launcher.ok()) return launcher;
-  }
-  compiler::ProbeResult probe =
-      plan.kind == PlanKind::kLauncherBwrap ? compiler::ProbeResult{true, true, 0, ""} : facts->BwrapProbe();
+  return absl::OkStatus();
+}
+
+// CheckBwrapWorks: bubblewrap's probe passes. A launcher plan runs bwrap as
+// the launcher's user: its own probe decides (compiler/launcher.h), not the
+// engine user's bwrap probe.
+absl::Status CheckBwrapWorks(const LaunchPlan& plan, compiler::HostFacts& facts) {
+  if (plan.kind == PlanKind::kLauncherBwrap) return RecheckLauncher(plan, facts);
+  compiler::ProbeResult probe = facts.BwrapProbe();
   if (!probe.ok) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the plan needs bubblewrap, but it does not work on this host: ",
         probe.message.empty() ? absl::StrCat("probe exit status ", probe.exit_code) : probe.message,
         " (run `cwsc doctor` for the cause)"));
   }
-  absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
-  if (!argv.ok()) return argv.status();
-  absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
-  if (!view.ok()) return view.status();
-  // Mount sources: binds must still exist as the kind of file bwrap expects,
-  // and resolve to themselves (the plan holds canonical paths; a path that
-  // became a symlink would move the mount elsewhere).
+  return absl::OkStatus();
+}
+
+// CheckMaskDirectory: a tmpfs outside /tmp masks a directory that must
+// still be one, or a placeholder bwrap can create in a writable bind.
+absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFacts& facts,
+                                const backends::BwrapView& view) {
+  if (m.op != MountOp::kTmpfs || m.dest == "/tmp") return absl::OkStatus();
+  PathInfo d = facts.Path(m.dest);
+  bool creatable = d.type == FileType::kMissing && !d.is_symlink &&
+                   view.Find(ParentOf(m.dest)).access == backends::Access::kWritable;
+  if (d.type != FileType::kDirectory && !creatable) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
+        ") expects a directory, but ", m.dest, " is now ",
+        d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
+        "; compile the plan again"));
+  }
+  return absl::OkStatus();
+}
+
+// CheckBindSource: a bind's source still exists as the kind of file bwrap
+// expects and resolves to itself (the plan holds canonical paths; a path
+// that became a symlink would move the mount elsewhere); a /dev/null mask
+// still covers a file.
+absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& facts) {
+  PathInfo s = facts.Path(m.source);
+  bool ok = s.type != FileType::kMissing;
+  bool kernel = m.source == m.dest && (absl::StartsWith(m.source, "/proc/") ||
+                                       absl::StartsWith(m.source, "/sys/"));
+  if (m.op == MountOp::kDeviceBind) {
+    ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
+  } else if (m.source != "/dev/null" && !kernel) {
+    ok = s.type == FileType::kDirectory;
+  }
+  if (!ok) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why, ") needs ",
+        m.source, ", which is now ",
+        s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
+        "; compile the plan again"));
+  }
+  if (m.source != "/dev/null" && s.canonical != m.source) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why, "): ",
+        m.source, " now resolves to ", s.canonical.empty() ? "nothing" : s.canonical,
+        "; compile the plan again"));
+  }
+  if (m.source == "/dev/null" && facts.Path(m.dest).type == FileType::kDirectory) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mount ", i + 1, " (", m.why, ") masks the file ", m.dest,
+        ", which is now a directory; compile the plan again"));
+  }
+  return absl::OkStatus();
+}
+
+// CheckMounts runs CheckMaskDirectory or CheckBindSource on every mount.
+absl::Status CheckMounts(const LaunchPlan& plan, compiler::HostFacts& facts,
+                         const backends::BwrapView& view) {
   for (size_t i = 0; i < plan.mounts.size(); ++i) {
     const ir::Mount& m = plan.mounts[i];
-    if (m.source.empty() || m.source == "/") {  // "/" always exists
-      if (m.op == MountOp::kTmpfs && m.dest != "/tmp") {
-        PathInfo d = facts->Path(m.dest);
-        // A placeholder for a protected name that does not exist yet: bwrap
-        // creates it, in a writable bind.
-        bool creatable = d.type == FileType::kMissing && !d.is_symlink &&
-                         view->Find(ParentOf(m.dest)).access == backends::Access::kWritable;
-        if (d.type != FileType::kDirectory && !creatable) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
-              ") expects a directory, but ", m.dest, " is now ",
-              d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
-              "; compile the plan again"));
-        }
-      }
-      continue;
-    }
-    PathInfo s = facts->Path(m.source);
-    bool ok = s.type != FileType::kMissing;
-    bool kernel = m.source == m.dest && (absl::StartsWith(m.source, "/proc/") ||
-                                         absl::StartsWith(m.source, "/sys/"));
-    if (m.op == MountOp::kDevBind) {
-      ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
-    } else if (m.source != "/dev/null" && !kernel) {
-      ok = s.type == FileType::kDirectory;
-    }
-    if (!ok) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.source, ": ", m.why, ") needs ",
-          m.source, ", which is now ",
-          s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
-          "; compile the plan again"));
-    }
-    if (m.source != "/dev/null" && s.canonical != m.source) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "mount ", i + 1, " (", ir::MountOpFlag(m.op), " ", m.source, ": ", m.why, "): ",
-          m.source, " now resolves to ", s.canonical.empty() ? "nothing" : s.canonical,
-          "; compile the plan again"));
-    }
-    if (m.source == "/dev/null") {
-      PathInfo d = facts->Path(m.dest);
-      if (d.type == FileType::kDirectory) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "mount ", i + 1, " (", m.why, ") masks the file ", m.dest,
-            ", which is now a directory; compile the plan again"));
-      }
-    }
+    absl::Status s = m.source.empty() || m.source == "/"  // "/" always exists
+                         ? CheckMaskDirectory(i, m, facts, view)
+                         : CheckBindSource(i, m, facts);
+    if (!s.ok()) return s;
   }
-  // A plan without the seccomp stage (compiled by an older cwsc) would run
-  // without the terminal and socket rules.
+  return absl::OkStatus();
+}
+
+// CheckSyscallFilter: a plan without the seccomp stage (compiled by an older
+// cwsc) would run without the terminal and socket rules.
+absl::Status CheckSyscallFilter(const LaunchPlan& plan) {
   if (plan.kind == PlanKind::kLinuxBwrap && !plan.syscall_filter) {
     return absl::FailedPreconditionError(
         "the plan has no syscall filter (it was compiled by an older cwsc); compile the plan "
         "again");
   }
-  // The kernel interfaces this host has must be masked as the compiler
-  // would mask them, for a command that runs as root here.
-  bool as_root = plan.kind == PlanKind::kLinuxBwrap && facts->Uid() == 0;
+  return absl::OkStatus();
+}
+
+// CheckKernelMasks: the kernel interfaces this host has are masked as the
+// compiler would mask them, for a command that runs as root here.
+absl::Status CheckKernelMasks(const LaunchPlan& plan, compiler::HostFacts& facts,
+                              const backends::BwrapView& view) {
+  if (plan.kind != PlanKind::kLinuxBwrap || facts.Uid() != 0) return absl::OkStatus();
   for (const char* k : {"/proc/sys", "/proc/sysrq-trigger", "/proc/kcore", "/proc/keys",
                         "/proc/timer_list", "/proc/sched_debug", "/sys/firmware"}) {
-    if (!as_root || facts->Path(k).type == FileType::kMissing) continue;
-    backends::Access a = view->Find(k).access;
+    if (facts.Path(k).type == FileType::kMissing) continue;
+    backends::Access a = view.Find(k).access;
     if (a == backends::Access::kWritable ||
         (a == backends::Access::kNone && absl::StartsWith(k, "/proc/"))) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -193,29 +206,39 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
           "compile the plan again"));
     }
   }
-  // A denied path that was missing at compile time has no mask: if it
-  // exists now and nothing above it is masked, it would be readable.
+  return absl::OkStatus();
+}
+
+// CheckDeniedPaths: a denied path that was missing at compile time has no
+// mask: if it exists now and nothing above it is masked, it would be readable.
+absl::Status CheckDeniedPaths(const LaunchPlan& plan, compiler::HostFacts& facts,
+                              const backends::BwrapView& view) {
   for (const ir::DeniedPath& d : plan.denied_read) {
-    backends::Access a = view->Find(d.path).access;
+    backends::Access a = view.Find(d.path).access;
     if (a == backends::Access::kHidden || a == backends::Access::kPrivate) continue;
-    if (facts->Path(d.path).type != FileType::kMissing) {
+    if (facts.Path(d.path).type != FileType::kMissing) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the denied path ", d.path, " (", d.rule,
           ") was missing when the plan was compiled and exists now, so the plan does not hide "
           "it; compile the plan again"));
     }
   }
-  // A protected directory that appeared under a writable root after the
-  // compile would be writable.
+  return absl::OkStatus();
+}
+
+// CheckNewProtectedDirs: a protected directory that appeared under a
+// writable root after the compile would be writable.
+absl::Status CheckNewProtectedDirs(const LaunchPlan& plan, compiler::HostFacts& facts,
+                                   const backends::BwrapView& view) {
   for (const ir::Root& r : plan.roots) {
-    if (!r.mounted) continue;
+    if (!r.writable_bind) continue;
     std::set<std::string> names = {".codewhale", ".deepseek"};
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     for (const std::string& name : names) {
       std::string path = r.canonical + "/" + name;
-      PathInfo info = facts->Path(path);
+      PathInfo info = facts.Path(path);
       if (info.type != FileType::kDirectory || info.canonical.empty()) continue;
-      if (view->Find(info.canonical).access == backends::Access::kWritable) {
+      if (view.Find(info.canonical).access == backends::Access::kWritable) {
         return absl::FailedPreconditionError(absl::StrCat(
             "the protected directory ", path,
             " appeared after the plan was compiled and would be writable; compile the plan "
@@ -223,8 +246,12 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
       }
     }
   }
-  // A protected file with a second name: the command could write it
-  // through the other one (a hard link made before the name was protected).
+  return absl::OkStatus();
+}
+
+// CheckProtectedLinks: a protected file with a second name could be written
+// through the other one (a hard link made before the name was protected).
+absl::Status CheckProtectedLinks(const LaunchPlan& plan) {
   std::set<std::string> walked;  // duplicate roots share their protected paths
   for (const ir::Root& r : plan.roots) {
     for (const ir::Protected& p : r.protected_paths) {
@@ -241,26 +268,51 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
       }
     }
   }
-  // The working directory must exist and be visible inside the sandbox.
-  PathInfo cwd = facts->Path(plan.cwd);
+  return absl::OkStatus();
+}
+
+// CheckWorkingDirectory: the working directory exists and is visible inside
+// the sandbox.
+absl::Status CheckWorkingDirectory(const LaunchPlan& plan, compiler::HostFacts& facts,
+                                   const backends::BwrapView& view) {
+  PathInfo cwd = facts.Path(plan.cwd);
   if (cwd.type != FileType::kDirectory) {
     return absl::FailedPreconditionError(
         absl::StrCat("the working directory ", plan.cwd, " is ",
                      cwd.type == FileType::kMissing ? "missing" : "not a directory"));
   }
-  backends::Lookup seen = view->Find(cwd.canonical.empty() ? plan.cwd : cwd.canonical);
-  if (seen.access != backends::Access::kReadOnly && seen.access != backends::Access::kWritable) {
-    std::string by;
-    if (seen.layer >= 0 && static_cast<size_t>(seen.layer) < view->layers.size()) {
-      const backends::MountLayer& l = view->layers[static_cast<size_t>(seen.layer)];
-      by = absl::StrCat(" (hidden by `", l.op, l.source.empty() ? "" : " " + l.source, " ", l.dest,
-                        "`)");
-    }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the working directory ", plan.cwd, " would not be visible inside the sandbox", by,
-        "; run from a directory outside it or choose a mode that binds it"));
+  backends::Lookup seen = view.Find(cwd.canonical.empty() ? plan.cwd : cwd.canonical);
+  if (seen.access == backends::Access::kReadOnly || seen.access == backends::Access::kWritable) {
+    return absl::OkStatus();
   }
-  return absl::OkStatus();
+  std::string by;
+  if (seen.layer >= 0 && static_cast<size_t>(seen.layer) < view.layers.size()) {
+    const backends::MountLayer& l = view.layers[static_cast<size_t>(seen.layer)];
+    by = absl::StrCat(" (hidden by `", l.op, l.source.empty() ? "" : " " + l.source, " ", l.dest,
+                      "`)");
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the working directory ", plan.cwd, " would not be visible inside the sandbox", by,
+      "; run from a directory outside it or choose a mode that binds it"));
+}
+
+// CheckBwrapPlan re-checks what an emitted bwrap argv relies on, one row of
+// the recheck table at a time, against the view the argv would give.
+absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
+  CWSC_RETURN_IF_ERROR(CheckHome(plan, *facts));
+  CWSC_RETURN_IF_ERROR(CheckBwrapBinary(*facts));
+  CWSC_RETURN_IF_ERROR(CheckBwrapWorks(plan, *facts));
+  absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
+  if (!argv.ok()) return argv.status();
+  absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
+  if (!view.ok()) return view.status();
+  CWSC_RETURN_IF_ERROR(CheckMounts(plan, *facts, *view));
+  CWSC_RETURN_IF_ERROR(CheckSyscallFilter(plan));
+  CWSC_RETURN_IF_ERROR(CheckKernelMasks(plan, *facts, *view));
+  CWSC_RETURN_IF_ERROR(CheckDeniedPaths(plan, *facts, *view));
+  CWSC_RETURN_IF_ERROR(CheckNewProtectedDirs(plan, *facts, *view));
+  CWSC_RETURN_IF_ERROR(CheckProtectedLinks(plan));
+  return CheckWorkingDirectory(plan, *facts, *view);
 }
 
 // LinkedFileUnder finds a regular file below `dir` (not following
@@ -345,13 +397,14 @@ std::vector<std::string> ChildEnv(const LaunchPlan& plan, const std::vector<std:
 
 absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
   std::string platform = facts->Platform();
-  if (plan.platform != platform) {
+  if (ir::PlatformName(plan.platform) != platform) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the plan was compiled for ", plan.platform, ", but this host is ", platform));
+        "the plan was compiled for ", ir::PlatformName(plan.platform), ", but this host is ",
+        platform));
   }
   // A host whose managed config pins a launcher runs nothing else (docs/launcher.md).
   if (platform == "linux") {
-    absl::Status pinned = compiler::CheckHostLauncher(plan, *facts);
+    absl::Status pinned = CheckHostLauncher(plan, *facts);
     if (!pinned.ok()) return pinned;
   }
   if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);

@@ -2,10 +2,10 @@
 // the host facts the plan depends on (docs/runtime.md "Exec-time checks"),
 // builds the argv (EmitBwrapArgv for linux-bwrap and launcher+bwrap, the
 // program unchanged for none) and the environment (cleared, then the plan's
-// allow-list, then its markers), spawns it (runtime/spawn.h) and attributes
+// allow-list, then its markers), spawns it (runtime/host/spawn.h) and attributes
 // a failure to the sandbox when the evidence says so (runtime/attribution.h).
 //
-//   auto facts = compiler::MakeLiveFacts();
+//   auto facts = runtime::MakeLiveFacts();
 //   ExecRequest req{.program = {"sh", "-c", "make"}, .timeout_seconds = 60};
 //   ExecOutcome out = ExecutePlan(plan, req, facts.get());
 //   return out.cwsc_exit_code;   // the child's status, or 124/125/126/127
@@ -18,7 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "ir/plan.h"
 
 namespace cwsc::runtime {

@@ -6,7 +6,7 @@
 // the shim puts itself in a process group of its own, makes that group the
 // terminal's foreground, and execs the command. Ctrl-C then reaches the
 // command's group only; bwrap waits for the command as usual, and cwsc takes
-// the terminal back when the run ends (runtime/spawn.h).
+// the terminal back when the run ends (runtime/host/spawn.h).
 //
 //   bwrap ... --ro-bind /usr/bin/cwsc /dev/.cwsc-foreground ... --
 //       /dev/.cwsc-foreground __foreground -- PROGRAM ARGS...

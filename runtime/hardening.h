@@ -1,4 +1,4 @@
-// Process hardening of cwsc itself (reference §12): PR_SET_DUMPABLE=0,
+// Process hardening of cwsc itself (docs/behavior.md B-80): PR_SET_DUMPABLE=0,
 // PR_SET_NO_NEW_PRIVS=1 (decided by the startup posture and the
 // CODEWHALE_NO_NEW_PRIVS tri-state) and RLIMIT_CORE=0. Each step is
 // best-effort: a failure is reported, never fatal. This is not a sandbox.
@@ -25,7 +25,7 @@ struct NoNewPrivsDecision {
 // IsFalseyNoNewPrivs: trimmed, lowercased value in {"", 0, false, no, off, disabled}.
 bool IsFalseyNoNewPrivs(const std::string& value);
 
-// DecideNoNewPrivs applies reference §12 / §3:
+// DecideNoNewPrivs applies docs/behavior.md B-80 / B-2:
 //  - `env_override` (CODEWHALE_NO_NEW_PRIVS) set: falsey skips, anything else applies;
 //  - else skip iff `startup_mode` (trimmed, ASCII case-folded) is
 //    "danger-full-access"; every other, unknown or missing mode applies;

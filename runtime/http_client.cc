@@ -9,7 +9,6 @@
 #define CURL_DISABLE_DEPRECATION 1  // CURLOPT_PROTOCOLS is the fallback for libcurl < 7.85
 #include <curl/curl.h>
 
-#include <cctype>
 #include <chrono>
 #include <memory>
 
@@ -171,21 +170,6 @@ std::string RedactUrl(const std::string& url) {
   size_t at = url.rfind('@', end);
   if (at == std::string::npos || at < start) return url;
   return url.substr(0, start) + "[redacted]@" + url.substr(at + 1);
-}
-
-std::string UrlEncode(std::string_view text) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 absl::StatusOr<HttpResponse> HttpSend(const HttpRequest& request, const HttpOptions& options) {

@@ -62,9 +62,6 @@ absl::StatusOr<HttpResponse> HttpSend(const HttpRequest& request, const HttpOpti
 // RedactUrl drops any user information ("user:pass@") from a URL for messages.
 std::string RedactUrl(const std::string& url);
 
-// UrlEncode percent-encodes a query or path component.
-std::string UrlEncode(std::string_view text);
-
 }  // namespace cwsc::runtime
 
 #endif  // CWSC_RUNTIME_HTTP_CLIENT_H_

@@ -40,7 +40,7 @@ struct RemoteRun {
 
   // Bounds (docs/opensandbox.md lists the defaults).
   long connect_timeout_ms = 10000;
-  long codewhale_timeout_ms = 30000;       // the shim's total bound (reference §11.1)
+  long codewhale_timeout_ms = 30000;       // the shim's total bound (docs/behavior.md B-70)
   long request_timeout_ms = 30000;         // each lifecycle / interrupt request
   std::size_t max_body_bytes = 64u << 20;  // a buffered response
   std::size_t max_event_bytes = 16u << 20; // one execd event
@@ -65,10 +65,10 @@ absl::StatusOr<RemoteOutcome> RunRemote(const RemoteRun& run);
 // failures as "cwsc: ..." lines. Exit codes as ExecutePlan's.
 ExecOutcome ExecuteRemote(const ir::LaunchPlan& plan, const ExecRequest& request);
 
-// ReadApiKey reads the key named by a plan's `api_key_source` at run time:
-// "env NAME" reads the variable; "config sandbox_api_key at FILE:L:C" (or a
-// managed/project layer) re-reads FILE. "" = no key.
-absl::StatusOr<std::optional<std::string>> ReadApiKey(const std::string& source);
+// ReadApiKey reads the key a plan's `api_key` source names at run time: an
+// env source reads the variable, a file source the key file, a config source
+// re-reads the layer's file (its origin). kNone = no key.
+absl::StatusOr<std::optional<std::string>> ReadApiKey(const ir::ApiKeySource& source);
 
 // ExecdErrorText describes an execd error response for messages ("HTTP 400
 // (INVALID_REQUEST_BODY): ..."), from either of its shapes: {"error": "..."}

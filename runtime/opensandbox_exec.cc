@@ -52,7 +52,7 @@ ExecOutcome ExecuteRemote(const ir::LaunchPlan& plan, const ExecRequest& request
     return out;
   };
   if (!plan.remote) return fail("the opensandbox plan has no remote endpoint", false);
-  absl::StatusOr<std::optional<std::string>> key = ReadApiKey(plan.remote->api_key_source);
+  absl::StatusOr<std::optional<std::string>> key = ReadApiKey(plan.remote->api_key);
   if (!key.ok()) return fail(std::string(key.status().message()), false);
 
   SignalGuard guard;

@@ -13,11 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/bwrap_interp.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
 #include "compiler/compile.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
@@ -218,7 +218,7 @@ TEST(Agreement, BwrapAndSeatbeltAgreeExceptListedDifferences) {
     EXPECT_FALSE(sbpl->CanWrite("/Users/dev/proj/.codewhale/config.toml"));
 
     // Network: the public internet over IPv4 agrees; the listed differences
-    // are loopback and IPv6 in the read-only + network variant (§10.6): bwrap
+    // are loopback and IPv6 in the read-only + network variant (docs/behavior.md B-64): bwrap
     // shares the host's network namespace whole, Seatbelt opens IPv4 only and
     // keeps loopback closed except the proxy port.
     const bool bwrap_net = !bwrap->network_isolated;

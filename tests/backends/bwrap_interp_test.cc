@@ -1,5 +1,5 @@
 // The bwrap mount interpreter: replay order, hiding, masks, rejection.
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 
 #include <gtest/gtest.h>
 

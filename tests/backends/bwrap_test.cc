@@ -1,10 +1,10 @@
-// The bwrap backend: argv shape and order (reference §8.4, §15 cases 1–5,
-// 11–13), with facts recorded in tests.
+// The bwrap backend: argv shape and order (docs/behavior.md B-42, B-90),
+// with facts recorded in tests.
 #include "backends/bwrap.h"
 
 #include <gtest/gtest.h>
 
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::backends {
@@ -36,7 +36,8 @@ long IndexOf(const std::vector<std::string>& a, const std::string& s) {
 
 const char kNoDefaults[] = "sandbox_read_denylist_defaults = false\n";
 
-// §8.5 worked example, byte for byte, with cwsc's hardening (docs/decisions.md,
+// docs/behavior.md B-42 on a workspace-write example, byte for byte, with cwsc's
+// hardening (docs/decisions.md,
 // "Hardening beyond the reference argv"): the user namespace and capability
 // flags, read-only placeholders for the missing protected names, the
 // seccomp program. Without those tokens it is the reference argv.

@@ -1,6 +1,6 @@
 // Unit tests of the SBPL evaluator: rule order, every filter it accepts and
 // the exact message for every profile it refuses.
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 
 #include <chrono>
 #include <random>

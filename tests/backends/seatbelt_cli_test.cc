@@ -12,8 +12,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "gtest/gtest.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc::backends {
 namespace {
@@ -62,10 +63,7 @@ TEST(SeatbeltCli, ExamplesCompileToGoldenProfilesTheEvaluatorChecks) {
     CliRun sbpl = Cwsc(Compile(name, "macos", "--target seatbelt --format sbpl"));
     ASSERT_EQ(sbpl.code, 0) << sbpl.err;
     const std::string golden = absl::StrCat(Env("CWSC_SOURCE_ROOT", "."), "/tests/golden/seatbelt/example-", name, ".sb");
-    if (Env("CWSC_UPDATE_GOLDENS", "") == "1") {
-      std::ofstream(golden, std::ios::binary | std::ios::trunc) << sbpl.out;
-    }
-    EXPECT_EQ(Slurp(golden), sbpl.out) << golden << " differs; regenerate with CWSC_UPDATE_GOLDENS=1";
+    cwsc::testing::CheckGolden(golden, sbpl.out);
     EXPECT_EQ(Cwsc(Compile(name, "macos", "--target seatbelt --format sbpl")).out, sbpl.out);  // deterministic
 
     // The argv, NUL-separated, read back and evaluated.

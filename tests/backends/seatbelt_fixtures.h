@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "gtest/gtest.h"
 
@@ -67,7 +67,7 @@ inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Ro
                         std::vector<std::string> denied = {}) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kMacosSeatbelt;
-  plan.platform = "macos";
+  plan.platform = ir::Platform::kMacos;
   plan.cwd = "/Users/dev/proj";
   plan.policy.type = type;
   plan.policy.network_access = network;
@@ -76,7 +76,7 @@ inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Ro
   return plan;
 }
 
-// The default policy of reference §6.1: workspace-write, roots [cwd, /tmp, TMPDIR].
+// The default policy of docs/behavior.md B-13: workspace-write, roots [cwd, /tmp, TMPDIR].
 inline ir::LaunchPlan DefaultPlan(bool network = false) {
   return MakePlan(PolicyType::kWorkspaceWrite, network,
                   {MakeRoot("/Users/dev/proj", {"/Users/dev/proj/.codewhale"}),
@@ -104,14 +104,14 @@ inline std::vector<std::string> Argv(const ir::LaunchPlan& plan, std::vector<std
 }
 
 inline bool HasParam(const ir::LaunchPlan& plan, const std::string& key) {
-  for (const ir::Param& p : plan.seatbelt->params) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.key == key) return true;
   }
   return false;
 }
 
 inline std::string ParamValue(const ir::LaunchPlan& plan, const std::string& key) {
-  for (const ir::Param& p : plan.seatbelt->params) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.key == key) return p.value;
   }
   return "<absent>";

@@ -14,13 +14,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/sbpl_eval.h"
 #include "backends/seatbelt.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc::backends {
 namespace {
@@ -36,24 +37,9 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-bool Updating() {
-  const char* u = std::getenv("CWSC_UPDATE_GOLDENS");
-  return u != nullptr && std::string(u) == "1";
-}
-
-// CheckGolden compares `actual` with the golden file, or rewrites it when updating.
+// CheckGolden checks `actual` against tests/golden/seatbelt/<name>.
 void CheckGolden(const std::string& name, const std::string& actual) {
-  const std::string path = absl::StrCat(SourceRoot(), "/tests/golden/seatbelt/", name);
-  if (Updating()) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << actual;
-    ASSERT_TRUE(out.good()) << "cannot write " << path;
-    return;
-  }
-  std::ifstream probe(path);
-  ASSERT_TRUE(probe.good()) << path << " is missing; run with CWSC_UPDATE_GOLDENS=1";
-  EXPECT_EQ(ReadFile(path), actual) << "golden " << path
-                                    << " differs; if intended, regenerate with CWSC_UPDATE_GOLDENS=1";
+  testing::CheckGolden(absl::StrCat(SourceRoot(), "/tests/golden/seatbelt/", name), actual);
 }
 
 struct GoldenCase {
@@ -62,7 +48,8 @@ struct GoldenCase {
   bool network;
   bool custom_deny;   // defaults off + two user paths (else the built-in defaults)
   std::string proxy;  // HTTP_PROXY value, "" = unset
-  bool force = false; // route a non-sandboxing policy through Seatbelt (test-only, §7.2)
+  // Route a non-sandboxing policy through Seatbelt (test-only, docs/behavior.md B-30).
+  bool force = false;
 };
 
 std::vector<GoldenCase> Cases() {
@@ -111,7 +98,7 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   }
   absl::StatusOr<ir::LaunchPlan> plan = compiler::ResolvePlan(in, **facts);
   if (!plan.ok() || !c.force) return plan;
-  // Forced Seatbelt (the reference's test-only forced type): full network and
+  // Forced Seatbelt (a test-only forced wrapper, docs/behavior.md B-30): full network and
   // full-disk write, so the trusted-automation tier appears.
   plan->kind = ir::PlanKind::kMacosSeatbelt;
   plan->wrapper.path = "/usr/bin/sandbox-exec";
@@ -161,12 +148,12 @@ TEST(SeatbeltGolden, EveryModeNetworkAndDenyListCombination) {
     absl::StatusOr<ir::LaunchPlan> plan = Compile(c);
     ASSERT_TRUE(plan.ok()) << plan.status();
     if (plan->kind != ir::PlanKind::kMacosSeatbelt) {
-      // full-access does not sandbox: no profile, no marker (reference §7.2).
+      // full-access does not sandbox: no profile, no marker (docs/behavior.md B-30).
       EXPECT_EQ(c.mode, "full-access");
       EXPECT_FALSE(plan->seatbelt.has_value());
       std::string why;
       for (const ir::Skipped& s : plan->skipped) {
-        if (s.what == "local wrapper") why = s.reason;
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
       }
       CheckGolden(c.name + ".params",
                   absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind), ": ", why, "\n"));

@@ -1,4 +1,4 @@
-// Seatbelt backend: the reference §15 cases 29–38, lowering from recorded
+// Seatbelt backend: the docs/behavior.md B-90 cases, lowering from recorded
 // macOS facts (parameters, caches, proxy ports), the read-only + network
 // variant, and injection-proofing. Every profile built here is also parsed by
 // the SBPL evaluator and checked for what it grants.
@@ -11,8 +11,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "backends/sbpl_eval.h"
-#include "compiler/host_facts.h"
+#include "backends/verify/sbpl_eval.h"
+#include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
@@ -26,7 +26,7 @@ using ir::PolicyType;
 using namespace ::cwsc::backends::sbtest;  // NOLINT: test fixtures
 
 
-// --- reference §15 cases 29–38 ------------------------------------------------
+// --- docs/behavior.md B-90 ------------------------------------------------
 
 TEST(SeatbeltCase29, NetworkRulesOnlyWithNetwork) {
   std::string with_net = Profile(Lowered(DefaultPlan(/*network=*/true)));
@@ -100,7 +100,10 @@ TEST(SeatbeltCase32, CargoHomeFromHome) {
 
   ir::LaunchPlan none = Lowered(DefaultPlan(), MacFacts(env, true, true, /*has_home=*/false));
   EXPECT_FALSE(absl::StrContains(Profile(none), "CARGO_HOME"));
-  for (const ir::Param& p : none.seatbelt->params) EXPECT_FALSE(absl::StartsWith(p.key, "CARGO_HOME"));
+  EXPECT_FALSE(none.seatbelt->cargo_home);
+  for (const SeatbeltParam& p : SeatbeltParams(*none.seatbelt)) {
+    EXPECT_FALSE(absl::StartsWith(p.key, "CARGO_HOME"));
+  }
 
   // An explicit CARGO_HOME wins and is canonicalized; blanks are ignored.
   ir::LaunchPlan explicit_home = Lowered(DefaultPlan(), MacFacts("  CARGO_HOME: /tmp/ch\n", true, true, true,
@@ -155,7 +158,7 @@ TEST(SeatbeltCase34, ArgvShape) {
   EXPECT_EQ(argv[argv.size() - 3], "--");
   EXPECT_EQ(argv[argv.size() - 2], "echo");
   EXPECT_EQ(argv[argv.size() - 1], "hello");
-  // Params: one element each, §10.2 order.
+  // Params: one element each, docs/behavior.md B-61 order.
   std::vector<std::string> params(argv.begin() + 3, argv.end() - 3);
   EXPECT_EQ(params, (std::vector<std::string>{
                         "-DWRITABLE_ROOT_0=/Users/dev/proj",
@@ -271,7 +274,7 @@ TEST(SeatbeltCase38, MarkersAndSelection) {
   EXPECT_TRUE(plan->wrapper.probe_ok);
   Evaluate(*plan);
 
-  // Probe failed: no wrapper, no marker (reference §10.1).
+  // Probe failed: no wrapper, no marker (docs/behavior.md B-60).
   std::unique_ptr<HostFacts> failed = Facts(MacFacts("", /*probe_ok=*/false));
   absl::StatusOr<ir::LaunchPlan> none = compiler::ResolvePlan(Input("ask"), *failed);
   ASSERT_TRUE(none.ok()) << none.status();

@@ -7,12 +7,13 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "backends/seccomp_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "backends/seccomp_filter.h"
 #include "compiler/lower_seccomp.h"
 #include "gmock/gmock.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc::backends {
 namespace {
@@ -151,11 +152,7 @@ TEST(Seccomp, ListingGolden) {
     ASSERT_TRUE(listing.ok()) << listing.status();
     std::string path = cwsc::testing::SourceRoot() + "/tests/golden/seccomp/" +
                        (net ? "network-on.txt" : "network-off.txt");
-    if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) {
-      std::ofstream(path, std::ios::binary) << *listing;
-    }
-    EXPECT_EQ(*listing, cwsc::testing::ReadFileOr(path))
-        << path << " differs (CWSC_UPDATE_GOLDENS=1 rewrites it)";
+    cwsc::testing::CheckGolden(path, *listing);
     EXPECT_TRUE(CheckSeccompProgram(f, Bpf(f)).ok());
     for (const ir::SyscallRule& r : f.rules) {
       EXPECT_THAT(*listing, HasSubstr(": " + r.syscall)) << r.syscall;
@@ -169,6 +166,8 @@ TEST(Seccomp, ListingGolden) {
 TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kLinuxBwrap;
+  plan.platform = ir::Platform::kLinux;
+  plan.mounts.push_back({ir::MountOp::kReadOnlyBind, "/", "/", "root view", {}});
   plan.syscall_filter = Filter(false);
   absl::StatusOr<std::string> json = ir::PlanToJson(plan);
   ASSERT_TRUE(json.ok());
@@ -187,18 +186,18 @@ TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
     return p.ok() ? std::string() : std::string(p.status().message());
   };
   EXPECT_EQ(bad("\"value\": \"0x5412\"", "\"value\": \"0x1ffffffff\""),
-            "p.json: error: bad plan at '/syscall_filter/rules/0/args/0/value': has bits outside "
+            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/value': has bits outside "
             "the mask\n");
   EXPECT_EQ(bad("\"index\": 1", "\"index\": 6"),
-            "p.json: error: bad plan at '/syscall_filter/rules/0/args/0/index': expected 0 to 5\n");
+            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/index': expected 0 to 5\n");
   EXPECT_EQ(bad("\"mask\": \"0xffffffff\"", "\"mask\": \"ffffffff\""),
-            "p.json: error: bad plan at '/syscall_filter/rules/0/args/0/mask': expected \"0x\" and "
+            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/args/0/mask': expected \"0x\" and "
             "1 to 16 hexadecimal digits\n");
   EXPECT_EQ(bad("\"syscall\": \"ioctl\"", "\"syscall\": \"io ctl\""),
-            "p.json: error: bad plan at '/syscall_filter/rules/0/syscall': expected a system call "
+            "p.json: error: bad plan at '/launch/syscall_filter/rules/0/syscall': expected a system call "
             "name\n");
   EXPECT_EQ(bad("\"default\": \"allow\"", "\"default\": \"kill\""),
-            "p.json: error: bad plan at '/syscall_filter/default': expected \"allow\"\n");
+            "p.json: error: bad plan at '/launch/syscall_filter/default': expected \"allow\"\n");
 }
 
 }  // namespace

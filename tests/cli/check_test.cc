@@ -9,13 +9,14 @@
 
 #include <filesystem>
 
-#include "backends/bwrap_interp.h"
-#include "backends/sbpl_eval.h"
+#include "backends/verify/bwrap_interp.h"
+#include "backends/verify/sbpl_eval.h"
 #include "cli/lints.h"
 #include "cli/live_probe.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc {
 namespace {
@@ -32,15 +33,9 @@ RunResult Cwsc(std::vector<std::string> args, const std::string& cwd = Src()) {
   return testing::Run(args, "", {}, cwd);
 }
 
-// Golden compares `actual` with tests/golden/check/NAME (CWSC_UPDATE_GOLDENS=1 rewrites it).
+// Golden checks `actual` against tests/golden/check/NAME (tests/testing/golden.h).
 void Golden(const std::string& name, const std::string& actual) {
-  std::string path = Src() + "/tests/golden/check/" + name;
-  if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) {
-    WriteFile(path, actual);
-    return;
-  }
-  ASSERT_TRUE(testing::Exists(path)) << path << " is missing; run with CWSC_UPDATE_GOLDENS=1";
-  EXPECT_EQ(testing::ReadFileOr(path), actual) << "golden " << path << " differs";
+  testing::CheckGolden(Src() + "/tests/golden/check/" + name, actual);
 }
 
 const char kLinuxWs[] = "examples/facts/linux-workspace.yaml";
@@ -730,9 +725,9 @@ TEST(Lints, ShadowedDenyAndPromptingLauncher) {
   plan.launcher = {"/usr/bin/sudo", "-u", "agent"};
   plan.launcher_origin = ir::Origin::Config("tool_launcher", "managed.toml", 3, 1);
   ir::Origin deny = ir::Origin::Config("deny read", "p.cwsp", 4, 3);
-  plan.mounts = {{ir::MountOp::kRoBind, "/", "/", "", ir::Origin::Default("base")},
+  plan.mounts = {{ir::MountOp::kReadOnlyBind, "/", "/", "", ir::Origin::Default("base")},
                  {ir::MountOp::kTmpfs, "", "/home/dev/.ssh", "", deny},
-                 {ir::MountOp::kBind, "/home/dev/.ssh", "/home/dev/.ssh", "",
+                 {ir::MountOp::kWritableBind, "/home/dev/.ssh", "/home/dev/.ssh", "",
                   ir::Origin::Config("writable", "p.cwsp", 5, 3)}};
   plan.denied_read = {{"/home/dev/.ssh", "~/.ssh", deny}};
   auto art = cli::ArtifactOf(plan);

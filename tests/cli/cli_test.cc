@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "backends/seccomp_eval.h"
+#include <cstdlib>
+
+#include "backends/verify/seccomp_eval.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc {
 namespace {
@@ -40,8 +43,7 @@ TEST(Cli, SeccompTargets) {
     RunResult listing = with("seccomp");
     ASSERT_EQ(listing.exit_code, 0) << listing.err;
     std::string golden = Src() + "/tests/golden/seccomp/example-workspace-" + mode + ".txt";
-    if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) WriteFile(golden, listing.out);
-    EXPECT_EQ(listing.out, testing::ReadFileOr(golden)) << golden;
+    testing::CheckGolden(golden, listing.out);
     EXPECT_EQ(with("seccomp").out, listing.out) << "deterministic";
     RunResult bpf = with("seccomp-bpf");
     ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
@@ -79,6 +81,18 @@ TEST(Cli, HelpAndUsage) {
   RunResult unknown = Cwsc({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err.rfind("cwsc: unknown command 'frobnicate'\n", 0), 0u);
+}
+
+// The version comes from meson.build's project() (cli/version.h.in); the
+// test gets meson's value through the environment.
+TEST(Cli, VersionIsTheProjectVersion) {
+  const char* project = std::getenv("CWSC_PROJECT_VERSION");
+  ASSERT_NE(project, nullptr) << "run through meson test (tests/meson.build sets it)";
+  ASSERT_STRNE(project, "");
+  RunResult v = Cwsc({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out, std::string("cwsc ") + project + "\n");
+  EXPECT_EQ(v.err, "");
 }
 
 TEST(Cli, UsageErrors) {
@@ -224,7 +238,7 @@ TEST(Cli, ExamplesCompileOnRecordedFacts) {
     for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
       RunResult r = Cwsc({"compile", Src() + "/examples/" + ex, "--facts", Facts(), "--mode", mode, "--target", "plan"});
       EXPECT_EQ(r.exit_code, 0) << ex << " " << mode << ": " << r.err;
-      EXPECT_NE(r.out.find("\"schema_version\": 1"), std::string::npos);
+      EXPECT_NE(r.out.find("\"schema_version\": 2"), std::string::npos);
     }
   }
 }

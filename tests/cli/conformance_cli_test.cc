@@ -239,7 +239,7 @@ TEST(ConfigCli, WideningSandboxModeIsExplained) {
   EXPECT_EQ(ro.out.find("# skipped sandbox_mode"), std::string::npos);
 }
 
-// Item 10: an empty denied path is skipped, with a note (reference §9.2).
+// Item 10: an empty denied path is skipped, with a note (docs/behavior.md B-52).
 TEST(ConfigCli, EmptyDeniedPathIsSkipped) {
   TempDir t;
   WriteFile(t / "c.toml", "sandbox_denied_read_paths = [\"\", \"/srv/secret\"]\n");

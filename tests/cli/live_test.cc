@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -103,7 +103,7 @@ TEST_F(Live, SymlinkedRootAndTmpdir) {
   EXPECT_EQ(p.cwd, t_ / "ws-link");  // --chdir keeps the spelling given
   std::vector<std::string> binds;
   for (const auto& m : p.mounts) {
-    if (m.op == ir::MountOp::kBind) binds.push_back(m.dest);
+    if (m.op == ir::MountOp::kWritableBind) binds.push_back(m.dest);
   }
   EXPECT_NE(std::find(binds.begin(), binds.end(), Real(ws_)), binds.end());
   EXPECT_NE(std::find(binds.begin(), binds.end(), Real(t_ / "realtmp")), binds.end());
@@ -124,8 +124,8 @@ TEST_F(Live, GitWorktreeMetadataBecomesWritable) {
   ir::LaunchPlan p = Plan(wt);
   std::string git_dir, common;
   for (const auto& r : p.roots) {
-    if (r.source == ir::RootSource::kWorktreeGitDir && r.mounted) git_dir = r.path;
-    if (r.source == ir::RootSource::kWorktreeCommonDir && r.mounted) common = r.path;
+    if (r.source == ir::RootSource::kWorktreeGitDir && r.writable_bind) git_dir = r.path;
+    if (r.source == ir::RootSource::kWorktreeCommonDir && r.writable_bind) common = r.path;
   }
   EXPECT_EQ(git_dir, Real(repo + "/.git/worktrees/feature"));
   EXPECT_EQ(common, Real(repo + "/.git"));
@@ -161,7 +161,7 @@ TEST_F(Live, OddRootsAreSkippedWithReasons) {
   EXPECT_EQ(reasons[t_ / "a-file"], "not a directory");
   EXPECT_EQ(reasons["/"], "canonicalizes to /");
   for (const auto& m : p.mounts) {
-    if (m.op == ir::MountOp::kBind) {
+    if (m.op == ir::MountOp::kWritableBind) {
       EXPECT_NE(m.dest, "/");
     }
   }

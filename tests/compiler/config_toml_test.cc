@@ -109,7 +109,7 @@ TEST(ConfigToml, WrongTypesNameKeyAndPosition) {
             "cfg.toml:1:19: error: 'bwrap_ro_roots' entries must not be empty\n"
             "  bwrap_ro_roots = [\"\"]\n"
             "                    ^\n");
-  // Reference §9.2: an empty denied path is skipped (with a note), not an error.
+  // docs/behavior.md B-52: an empty denied path is skipped (with a note), not an error.
   auto skipped = Read("sandbox_denied_read_paths = [\"\", \"/srv\"]");
   ASSERT_TRUE(skipped.ok());
   EXPECT_EQ(skipped->spec.sandbox_denied_read_paths->value.size(), 1u);

@@ -1,4 +1,4 @@
-// Conformance with the reference and Codewhale's own code: the requirements
+// Conformance with docs/behavior.md and Codewhale's own code: the requirements
 // allow-list, Plan never gains network, the Codex auth file and Codewhale
 // home masks, protected names that are files and linked worktrees.
 #include <gtest/gtest.h>
@@ -11,6 +11,8 @@
 #include "absl/strings/match.h"
 #include "compiler/deny_list.h"
 #include "compiler/resolve.h"
+#include "runtime/host/live_facts.h"
+#include "tests/compiler/shares_network.h"
 #include "tests/compiler/test_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -37,7 +39,7 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// Item 3: the requirements file (reference §2, §4.1 step 4).
+// Item 3: the requirements file (docs/behavior.md B-1, B-3 step 4).
 FactsBuilder WithRequirements(const std::string& text, const std::string& path =
                                                            "/etc/codewhale/requirements.toml") {
   FactsBuilder f;
@@ -149,7 +151,7 @@ TEST(PlanMode, NetworkKeyNeverWidensPlan) {
   FactsBuilder f;
   ir::LaunchPlan p = Plan("sandbox_network_access = true", f, "plan");
   EXPECT_FALSE(p.policy.network_access);
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   bool said = false;
   for (const auto& s : p.skipped) {
     if (s.what != "network access") continue;
@@ -161,12 +163,12 @@ TEST(PlanMode, NetworkKeyNeverWidensPlan) {
   EXPECT_TRUE(said);
   // Ask narrowed to read-only: also no network; full access narrowed to
   // read-only is the read-only + network variant.
-  EXPECT_FALSE(Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f, "ask")
-                   .share_net);
+  EXPECT_FALSE(testing::SharesNetwork(
+      Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f, "ask")));
   ir::LaunchPlan fa = Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f,
                            "full-access");
   EXPECT_TRUE(fa.policy.network_access);
-  EXPECT_TRUE(fa.share_net);
+  EXPECT_TRUE(testing::SharesNetwork(fa));
 }
 
 // Item 5, 6, 8: the Codex auth file, the Codewhale home, and their order.
@@ -234,7 +236,7 @@ TEST(ProtectedNames, FilesAreProtected) {
   ir::LaunchPlan p = Plan("sandbox_protected_names = [\".env\", \".git\"]", f, "ask");
   std::vector<std::string> ro;
   for (const auto& m : p.mounts) {
-    if (m.op == ir::MountOp::kRoBind) ro.push_back(m.dest);
+    if (m.op == ir::MountOp::kReadOnlyBind) ro.push_back(m.dest);
   }
   EXPECT_TRUE(Has(ro, "/home/dev/ws/.env"));
   EXPECT_TRUE(Has(ro, "/home/dev/ws/.git"));
@@ -260,7 +262,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   ASSERT_NE(realpath(main.c_str(), real_main), nullptr);
   ASSERT_NE(realpath(wt.c_str(), real_wt), nullptr);
   std::string common = std::string(real_main) + "/.git";
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("sandbox_protected_names = [\".git\"]\n");
   CompileOptions o;
   o.config_path = cfg.path();
@@ -269,7 +271,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::LaunchPlan& p = r->plan;
   for (const auto& m : p.mounts) {
-    if (m.op == ir::MountOp::kBind) {
+    if (m.op == ir::MountOp::kWritableBind) {
       EXPECT_FALSE(PathStartsWith(m.dest, common)) << m.dest;
     }
   }
@@ -295,26 +297,26 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   // The worktree's own .git file is protected too.
   bool file_protected = false;
   for (const auto& m : p.mounts) {
-    file_protected = file_protected || (m.op == ir::MountOp::kRoBind &&
+    file_protected = file_protected || (m.op == ir::MountOp::kReadOnlyBind &&
                                         m.dest == std::string(real_wt) + "/.git");
   }
   EXPECT_TRUE(file_protected);
   // The main .git lies under the shared host /tmp here: re-bound read-only.
   if (PathStartsWith(common, "/tmp")) {
     bool common_ro = false;
-    for (const auto& m : p.mounts) common_ro = common_ro || (m.op == ir::MountOp::kRoBind && m.dest == common);
+    for (const auto& m : p.mounts) common_ro = common_ro || (m.op == ir::MountOp::kReadOnlyBind && m.dest == common);
     EXPECT_TRUE(common_ro);
   }
   size_t warnings = 0;
   for (const auto& w : p.warnings) warnings += w.code == "protected-git-worktree";
   EXPECT_EQ(warnings, 1u);
-  // Without the name the metadata roots are writable (reference §6.4).
+  // Without the name the metadata roots are writable (docs/behavior.md B-21).
   cwsc::testing::ConfigFile plain("");
   o.config_path = plain.path();
   auto r2 = CompileConfig(o, facts.get());
   ASSERT_TRUE(r2.ok());
   bool common_bound = false;
-  for (const auto& m : r2->plan.mounts) common_bound = common_bound || (m.op == ir::MountOp::kBind && m.dest == common);
+  for (const auto& m : r2->plan.mounts) common_bound = common_bound || (m.op == ir::MountOp::kWritableBind && m.dest == common);
   EXPECT_TRUE(common_bound);
 }
 
@@ -332,7 +334,7 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
   mkdir((base + "/c").c_str(), 0755);  // where a lexical `..` would land
   mkdir((base + "/ws").c_str(), 0755);
   ASSERT_EQ(symlink((base + "/a/b").c_str(), (base + "/link").c_str()), 0);
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("bwrap_ro_roots = [\"" + base + "/link/../c\"]\n");
   CompileOptions o;
   o.config_path = cfg.path();
@@ -341,7 +343,7 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> ro;
   for (const auto& m : r->plan.mounts) {
-    if (m.op == ir::MountOp::kRoBind && m.why == "extra read-only root") ro.push_back(m.dest);
+    if (m.op == ir::MountOp::kReadOnlyBind && m.why == "extra read-only root") ro.push_back(m.dest);
   }
   EXPECT_EQ(ro, std::vector<std::string>{base + "/a/c"});
 }

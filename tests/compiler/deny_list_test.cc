@@ -1,8 +1,9 @@
-// The read deny list (reference §9) and its bwrap masks (§8.6; §15 case 8).
+// The read deny list (docs/behavior.md B-50) and its bwrap masks (B-43, B-90).
 #include "compiler/deny_list.h"
 
 #include <gtest/gtest.h>
 
+#include "backends/bwrap.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::compiler {
@@ -98,7 +99,7 @@ TEST(DenyList, MasksByType) {
   std::vector<std::string> masks;
   for (const auto& m : p.mounts) {
     if (m.why.rfind("deny read", 0) == 0) {
-      masks.push_back(std::string(ir::MountOpFlag(m.op)) + " " + m.source + " " + m.dest);
+      masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.source + " " + m.dest);
     }
   }
   EXPECT_EQ(masks, (std::vector<std::string>{"--tmpfs  /home/dev/.ssh",

@@ -3,6 +3,8 @@
 // codes.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <string>
 
@@ -112,8 +114,9 @@ TEST(DslCli, ApiKeyReferenceReachesThePlanButNoSecret) {
                                     Src("examples/facts/linux-workspace.yaml")},
                                    "", {"MY_OPENSANDBOX_KEY=sk-do-not-print"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"api_key_source\": \"env MY_OPENSANDBOX_KEY\""), std::string::npos)
-      << r.out;
+  nlohmann::json key = nlohmann::json::parse(r.out)["launch"]["remote"]["api_key"];
+  EXPECT_EQ(key["kind"], "env") << r.out;
+  EXPECT_EQ(key["name"], "MY_OPENSANDBOX_KEY") << r.out;
   EXPECT_EQ(r.out.find("sk-do-not-print"), std::string::npos);
   EXPECT_EQ(r.err.find("sk-do-not-print"), std::string::npos);
 }

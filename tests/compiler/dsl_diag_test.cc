@@ -17,6 +17,7 @@
 
 #include "compiler/dsl_frontend.h"
 #include "compiler/dsl_text.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -66,11 +67,8 @@ TEST_P(DslDiagnostics, MatchesGolden) {
   std::string got = Diagnose(name, text);
   ASSERT_FALSE(got.empty()) << name << " must be rejected";
   fs::path err = GoldenDir() / (name + ".err");
-  if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) {
-    std::ofstream(err, std::ios::binary) << got;
-  }
-  ASSERT_TRUE(fs::exists(err)) << "missing golden " << err << "; run with CWSC_UPDATE_GOLDENS=1";
-  EXPECT_EQ(got, ReadAll(err)) << name;
+  SCOPED_TRACE(name);
+  testing::CheckGolden(err.string(), got);
 }
 
 TEST_P(DslDiagnostics, PositionsPointIntoTheFile) {

@@ -21,6 +21,7 @@
 #include "compiler/dsl_format.h"
 #include "compiler/dsl_frontend.h"
 #include "ir/plan_json.h"
+#include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::compiler {
@@ -102,7 +103,7 @@ struct Compiled {
 Compiled Compile(const fs::path& config, const std::string& mode, const std::string& facts_file) {
   std::unique_ptr<HostFacts> facts;
   if (facts_file.empty()) {
-    facts = MakeLiveFacts();
+    facts = runtime::MakeLiveFacts();
   } else {
     absl::StatusOr<std::unique_ptr<HostFacts>> f = LoadRecordedFacts(facts_file);
     EXPECT_TRUE(f.ok()) << f.status();

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/forwarding_facts.h"
+#include "compiler/facts/host_facts.h"
+#include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::compiler {
@@ -26,7 +28,7 @@ TEST(LiveFacts, DescribesRealPaths) {
   chmod((t / "f").c_str(), 0640);
   ASSERT_EQ(symlink(dir.c_str(), (t / "link").c_str()), 0);
   ASSERT_EQ(symlink((t / "nowhere").c_str(), (t / "dangling").c_str()), 0);
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   char* real = realpath(t.path().c_str(), nullptr);
   std::string root = real;
   free(real);
@@ -73,7 +75,7 @@ TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
       "a/b/c/up", "a//b/c", "a/b/./c", "a/b/c/..", "a/b/c/", "rel/../a", "a/b/flink",
       "a/b/file", "a/b/file/x", "a/missing", "a/missing/deeper", "chain/c/up/rel/c", ""};
   for (bool reverse : {false, true}) {
-    auto facts = MakeLiveFacts();
+    auto facts = runtime::MakeLiveFacts();
     std::vector<std::string> order = asked;
     if (reverse) std::reverse(order.begin(), order.end());
     for (const std::string& rel : order) {
@@ -88,7 +90,7 @@ TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
   }
 }
 
-// The reference probe argv with the hardening flags every plan carries
+// The probe argv of docs/behavior.md B-40 with the hardening flags every plan carries
 // (docs/decisions.md), so the probe fails where the real run would.
 TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
   EXPECT_EQ(BwrapProbeArgv(),
@@ -100,7 +102,7 @@ TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
 }
 
 TEST(LiveFacts, BwrapProbeRunsTheRealWrapper) {
-  auto facts = MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   ProbeResult p = facts->BwrapProbe();
   if (access("/usr/bin/bwrap", X_OK) != 0) {
     EXPECT_FALSE(p.ran);
@@ -165,11 +167,35 @@ TEST(RecordedFacts, UnlistedMeansAbsent) {
   EXPECT_EQ((*f)->Platform(), "linux");
 }
 
+// A decorator on ForwardingFacts overrides one question; every other one
+// reaches the inner facts unchanged.
+TEST(ForwardingFacts, PassesOnEverythingItDoesNotOverride) {
+  auto inner = ParseRecordedFacts(
+      "cwsc_facts: 1\nplatform: macos\ncwd: /w\nenv:\n  HOME: /home/me\n  TMPDIR: null\n"
+      "secrets_set:\n  CODEWHALE_SANDBOX_API_KEY: true\n",
+      "f.yaml");
+  ASSERT_TRUE(inner.ok()) << inner.status();
+  class OnlyCwd : public ForwardingFacts {
+   public:
+    using ForwardingFacts::ForwardingFacts;
+    std::string Cwd() override { return "/elsewhere"; }
+  } facts(inner->get());
+  EXPECT_EQ(facts.Cwd(), "/elsewhere");
+  EXPECT_EQ(facts.Platform(), "macos");
+  EXPECT_EQ(facts.Env("HOME"), "/home/me");
+  EXPECT_EQ(facts.Env("TMPDIR"), std::nullopt);
+  EXPECT_TRUE(facts.EnvIsSet("CODEWHALE_SANDBOX_API_KEY"));
+  EXPECT_EQ(facts.Path("/anything"), (*inner)->Path("/anything"));
+  EXPECT_EQ(facts.User(), (*inner)->User());
+  EXPECT_EQ(facts.BwrapProbe(), (*inner)->BwrapProbe());
+  EXPECT_EQ(facts.UnlistedPaths(), (*inner)->UnlistedPaths());
+}
+
 TEST(Recorder, RoundTripsEveryAnswer) {
   TempDir t;
   WriteFile(t / "file", "line one\n\"quoted\" \\ back\n");
   ASSERT_EQ(symlink((t / "file").c_str(), (t / "ln").c_str()), 0);
-  auto live = MakeLiveFacts();
+  auto live = runtime::MakeLiveFacts();
   FactsRecorder rec(live.get());
   std::vector<std::string> paths = {t.path(), t / "file", t / "ln", t / "missing", "/dev/null"};
   std::vector<PathInfo> answers;
@@ -193,7 +219,7 @@ TEST(Recorder, RoundTripsEveryAnswer) {
 
 TEST(Recorder, SecretsAreRecordedAsPresenceOnly) {
   setenv("CWSC_TEST_SECRET_KEY", "do-not-leak-4242", 1);
-  auto live = MakeLiveFacts();
+  auto live = runtime::MakeLiveFacts();
   FactsRecorder rec(live.get());
   EXPECT_TRUE(rec.EnvIsSet("CWSC_TEST_SECRET_KEY"));
   std::string yaml = *rec.WriteYaml();

@@ -8,7 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "compiler/worktree.h"
 #include "gmock/gmock.h"
 #include "tests/compiler/test_facts.h"
@@ -43,11 +43,12 @@ TEST(Hardening, RootThroughASymlinkInsideAWritableRootIsSkipped) {
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::Root* tmpdir = RootAt(r->plan, "/srv/outside/tmpdir");
   ASSERT_NE(tmpdir, nullptr);
-  EXPECT_FALSE(tmpdir->mounted);
+  EXPECT_FALSE(tmpdir->writable_bind);
+  EXPECT_EQ(tmpdir->skip, ir::RootSkip::kPlantedSymlink);
   EXPECT_EQ(tmpdir->skip_reason,
             "passes through the symlink /home/dev/ws/tp inside the writable root /home/dev/ws; "
             "the sandboxed command could have planted it");
-  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kBind, "/srv/outside/tmpdir"));
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/outside/tmpdir"));
   // The same for a configured root and for bwrap_ro_roots.
   r = CompileText(
       "sandbox_writable_roots = [\"/home/dev/ws/tp/tmpdir\"]\n"
@@ -56,8 +57,8 @@ TEST(Hardening, RootThroughASymlinkInsideAWritableRootIsSkipped) {
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::Root* configured = RootAt(r->plan, "/home/dev/ws/tp/tmpdir");
   ASSERT_NE(configured, nullptr);
-  EXPECT_FALSE(configured->mounted);
-  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kRoBind, "/srv/outside"));
+  EXPECT_FALSE(configured->writable_bind);
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/srv/outside"));
   bool skipped_ro = false;
   for (const ir::Skipped& s : r->plan.skipped) {
     skipped_ro = skipped_ro || (s.what == "bwrap_ro_roots" && s.path == "/home/dev/ws/tp" &&
@@ -74,8 +75,8 @@ TEST(Hardening, SymlinkOutsideWritableRootsIsTrusted) {
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::Root* root = RootAt(r->plan, "/home/dev/link");
   ASSERT_NE(root, nullptr);
-  EXPECT_TRUE(root->mounted) << root->skip_reason;
-  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kBind, "/srv/data"));
+  EXPECT_TRUE(root->writable_bind) << root->skip_reason;
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
 }
 
 TEST(Hardening, MissingProtectedNamesGetAReadOnlyPlaceholder) {
@@ -83,10 +84,10 @@ TEST(Hardening, MissingProtectedNamesGetAReadOnlyPlaceholder) {
   f.Dir("/home/dev/ws/.codewhale");  // exists: bound read-only onto itself
   auto r = CompileText("sandbox_protected_names = [\".git\"]\n", f);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRoBind, "/home/dev/ws/.codewhale"));
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/home/dev/ws/.codewhale"));
   for (const char* name : {"/home/dev/ws/.deepseek", "/home/dev/ws/.git"}) {
     EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kTmpfs, name)) << name;
-    EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRemountRo, name)) << name;
+    EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRemountReadOnly, name)) << name;
   }
   const ir::Root* ws = RootAt(r->plan, "/home/dev/ws");
   ASSERT_NE(ws, nullptr);
@@ -107,7 +108,7 @@ TEST(Hardening, ProtectedNameThatIsASymlinkIsNotFollowed) {
   f.Dir("/home/dev/ws/.codewhale", "/home/dev/ws/decoy").Dir("/home/dev/ws/decoy");
   auto r = CompileText("", f);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kRoBind, "/home/dev/ws/decoy"));
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/home/dev/ws/decoy"));
   ASSERT_FALSE(r->plan.warnings.empty());
   EXPECT_EQ(r->plan.warnings[0].code, "protected-name-symlink");
   EXPECT_EQ(r->plan.warnings[0].message,
@@ -143,17 +144,17 @@ TEST(Hardening, KernelInterfacesThatExistAreMaskedForARootCommand) {
   // Another uid: the kernel's own checks refuse these; no mount is spent.
   auto user = CompileText("", f);
   ASSERT_TRUE(user.ok()) << user.status();
-  EXPECT_FALSE(Mounted(user->plan, ir::MountOp::kRoBind, "/proc/sys"));
-  EXPECT_FALSE(Mounted(user->plan, ir::MountOp::kRoBind, "/proc/kcore"));
+  EXPECT_FALSE(Mounted(user->plan, ir::MountOp::kReadOnlyBind, "/proc/sys"));
+  EXPECT_FALSE(Mounted(user->plan, ir::MountOp::kReadOnlyBind, "/proc/kcore"));
   f.AsRoot();
   auto r = CompileText("", f);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRoBind, "/proc/sys"));
-  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRoBind, "/proc/sysrq-trigger"));
-  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRoBind, "/proc/kcore"));
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/proc/sys"));
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/proc/sysrq-trigger"));
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/proc/kcore"));
   EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kTmpfs, "/proc/acpi"));
-  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRemountRo, "/proc/acpi"));
-  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kRoBind, "/proc/keys"));
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kRemountReadOnly, "/proc/acpi"));
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kReadOnlyBind, "/proc/keys"));
   auto argv = backends::EmitBwrapArgv(r->plan, {"true"});
   ASSERT_TRUE(argv.ok());
   auto view = backends::InterpretBwrapArgv(backends::Texts(*argv));

@@ -16,7 +16,7 @@
 
 #include "backends/bwrap.h"
 #include "compiler/compile.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::compiler::launcher_testing {
 

@@ -10,9 +10,11 @@
 #include <sstream>
 
 #include "backends/bwrap.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "compiler/compile.h"
+#include "runtime/launcher_check.h"
 #include "ir/plan_json.h"
+#include "tests/compiler/shares_network.h"
 #include "tests/compiler/launcher_fixture.h"
 
 namespace cwsc::compiler {
@@ -53,7 +55,7 @@ TEST(LauncherPlan, TrustedManagedFileGivesLauncherBwrapArgv) {
   EXPECT_EQ(view->prefix, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
   EXPECT_EQ(view->Find("/home/dev/ws/x").access, backends::Access::kWritable);
   EXPECT_EQ(view->Find("/home/dev/other").access, backends::Access::kReadOnly);
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   EXPECT_EQ(
       p.posture_label,
       "workspace-write (writes inside the workspace; network blocked) (local OS sandbox applied)");
@@ -105,7 +107,7 @@ TEST(LauncherPlan, ManagedNetworkAccessAddsShareNet) {
       std::string(kLauncher) + "\n");
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
-  EXPECT_TRUE(p.share_net);
+  EXPECT_TRUE(testing::SharesNetwork(p));
   EXPECT_NE(Argv(p).find("--unshare-all --share-net --unshare-user"), std::string::npos);
 }
 
@@ -172,7 +174,7 @@ TEST(LauncherFailClosed, EscalationRulesStillApply) {
   LaunchPlan p = Plan(host, o);  // read-only → workspace-write is strictly wider
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.policy.type, ir::PolicyType::kWorkspaceWrite);
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   o.mode = "auto-review";
   auto r = Compile(host, o);
   ASSERT_FALSE(r.ok());
@@ -256,7 +258,7 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   for (size_t i = 0; i < p.mounts.size(); ++i) {
     const ir::Mount& m = p.mounts[i];
     if (IsMaskMount(p.mounts, i))
-      masks.push_back(std::string(ir::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
+      masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
   }
   EXPECT_EQ(masks, (std::vector<std::string>{
                        "--tmpfs /home/dev | deny read ~/.codewhale/secrets (masked at /home/dev: "
@@ -452,24 +454,24 @@ TEST(LauncherHost, OnlyTheLauncherPlanRunsOnALauncherHost) {
   auto facts = host.Build();
   LaunchPlan launcher_plan = Plan(host);
   ASSERT_EQ(launcher_plan.kind, PlanKind::kLauncherBwrap);
-  EXPECT_TRUE(CheckHostLauncher(launcher_plan, *facts).ok());
+  EXPECT_TRUE(runtime::CheckHostLauncher(launcher_plan, *facts).ok());
   Host plain;
   plain.Managed("sandbox_mode = \"workspace-write\"\n");
   LaunchPlan bwrap_plan = Plan(plain);
   ASSERT_EQ(bwrap_plan.kind, PlanKind::kLinuxBwrap);
-  absl::Status s = CheckHostLauncher(bwrap_plan, *facts);
+  absl::Status s = runtime::CheckHostLauncher(bwrap_plan, *facts);
   EXPECT_EQ(std::string(s.message()),
             "this host's managed config /etc/codewhale/managed_config.toml pins tool_launcher "
             "[/usr/bin/sudo -n -u agent --], and the plan (kind linux-bwrap) does not run through "
             "it; compile the plan on this host");
   LaunchPlan other = launcher_plan;
   other.launcher = {"/usr/bin/sudo", "-n", "-u", "root", "--"};
-  EXPECT_NE(std::string(CheckHostLauncher(other, *facts).message())
+  EXPECT_NE(std::string(runtime::CheckHostLauncher(other, *facts).message())
                 .find("and the plan (kind launcher+bwrap, launcher [/usr/bin/sudo -n -u root --])"),
             std::string::npos);
   // A host without a pinned launcher runs either.
   auto plain_facts = plain.Build();
-  EXPECT_TRUE(CheckHostLauncher(bwrap_plan, *plain_facts).ok());
+  EXPECT_TRUE(runtime::CheckHostLauncher(bwrap_plan, *plain_facts).ok());
 }
 
 // ---- the example -------------------------------------------------------------
@@ -485,7 +487,7 @@ TEST(LauncherExample, ManagedLauncherExampleCompiles) {
   LaunchPlan p = Plan(host);
   ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.launcher, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
-  EXPECT_FALSE(p.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(p));
   EXPECT_TRUE(p.warnings.size() == 1 && p.warnings[0].code == "launcher-user");
   // The same file is a load error as a user config.
   auto r = Compile(Host(), {text.str()});

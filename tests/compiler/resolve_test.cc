@@ -1,11 +1,12 @@
 // Policy resolution: posture mapping, narrowing, env parsing, project overlay,
 // backend selection, escalation, wrapper selection, roots and labels
-// (reference §15 cases 11–14, 17, 22–28, 41, 42).
+// (docs/behavior.md B-90).
 #include "compiler/resolve.h"
 
 #include <gtest/gtest.h>
 
 #include "compiler/layers.h"
+#include "tests/compiler/shares_network.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::compiler {
@@ -75,7 +76,7 @@ TEST(Posture, DangerFullAccessNeverLoosens) {
             ir::Origin::Kind::kMode);  // a no-op under Ask
 }
 
-// ARCHITECTURE.md §7 item 7: values are normalized in the narrowing step too.
+// docs/decisions.md (item 7): values are normalized in the narrowing step too.
 TEST(Posture, NarrowingUsesNormalizedValues) {
   FactsBuilder f;
   EXPECT_EQ(Plan("sandbox_mode = \" Read-Only \"", f, "ask").policy.type, PolicyType::kReadOnly);
@@ -97,15 +98,15 @@ TEST(Posture, NetworkAccessKey) {
   FactsBuilder f;
   ir::LaunchPlan off = Plan("sandbox_network_access = false", f, "ask");
   EXPECT_FALSE(off.policy.network_access);
-  EXPECT_FALSE(off.share_net);
+  EXPECT_FALSE(testing::SharesNetwork(off));
   ir::LaunchPlan ro_net = Plan("sandbox_mode = \"read-only\"\nsandbox_network_access = true", f,
                               "full-access");
   EXPECT_TRUE(ro_net.policy.network_access);
-  EXPECT_TRUE(ro_net.share_net);
+  EXPECT_TRUE(testing::SharesNetwork(ro_net));
   EXPECT_EQ(ro_net.policy.network_origin.detail, "sandbox_network_access");
 }
 
-// Case 41 and §3: env overrides and their parsing.
+// Case 41 and docs/behavior.md B-2: env overrides and their parsing.
 TEST(EnvOverrides, PreferBwrapParsing) {
   auto prefer = [](const std::string& v) -> std::optional<bool> {
     FactsBuilder f;
@@ -178,7 +179,7 @@ TEST(Layers, ManagedOverlayWins) {
   EXPECT_EQ(p.policy.type, PolicyType::kReadOnly);
   EXPECT_EQ(p.policy.origin.kind, ir::Origin::Kind::kManaged);
   EXPECT_EQ(p.policy.origin.file, "/etc/cw/managed.toml");
-  EXPECT_TRUE(HasMount(p, ir::MountOp::kRoBind, "/opt"));
+  EXPECT_TRUE(HasMount(p, ir::MountOp::kReadOnlyBind, "/opt"));
 }
 
 // Case 28: project overlay ranks.
@@ -246,7 +247,7 @@ TEST(Layers, ToolLauncherInProjectConfigStopsTheLaunch) {
             "                  ^\n");
 }
 
-// Case 42 and ARCHITECTURE.md §7 item 2: unsupported backends refuse.
+// Case 42 and docs/decisions.md (item 2): unsupported backends refuse.
 TEST(Backend, UnsupportedBackendRefuses) {
   FactsBuilder f;
   ir::LaunchPlan p = Plan("sandbox_backend = \"docker\"", f, "ask");
@@ -262,7 +263,7 @@ TEST(Backend, UnsupportedBackendRefuses) {
   EXPECT_EQ(Plan("", g, "ask").kind, PlanKind::kRefused);
 }
 
-// Case 27: escalation (reference §5.4).
+// Case 27: escalation (docs/behavior.md B-12).
 TEST(Escalation, Rules) {
   FactsBuilder f;
   auto esc = [&](const std::string& mode, const std::string& config, const std::string& target) {
@@ -292,7 +293,7 @@ TEST(Escalation, Rules) {
             "'auto-review' posture cannot provide it (escalation is only possible in ask mode)");
 }
 
-// Case 14 and §7.2: wrapper selection from facts.
+// Case 14 and docs/behavior.md B-30: wrapper selection from facts.
 TEST(Wrapper, Selection) {
   FactsBuilder ok;
   ir::LaunchPlan p = Plan("", ok, "ask");
@@ -339,7 +340,7 @@ TEST(Wrapper, NonSandboxPoliciesAreUnwrapped) {
             "flag set at startup");
 }
 
-// §6.3 / §8.3: roots in order; what bwrap keeps.
+// docs/behavior.md B-20 / B-41: roots in order; what bwrap keeps.
 TEST(Roots, OrderAndFiltering) {
   FactsBuilder f;
   f.Dir("/").Dir("/home/dev/ws/.codewhale").Dir("/srv/e").Missing("/srv/missing").File("/srv/file")
@@ -351,7 +352,7 @@ TEST(Roots, OrderAndFiltering) {
   std::vector<std::string> verdicts;
   for (const auto& r : p.roots) {
     paths.push_back(r.path);
-    verdicts.push_back(r.mounted ? "mounted" : r.skip_reason);
+    verdicts.push_back(r.writable_bind ? "mounted" : r.skip_reason);
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"/home/dev/ws", "/srv/e", "/srv/missing", "/srv/file",
                                              "/", "/home/dev/ws", "/tmp", "/var/tmp/real"}));
@@ -402,11 +403,11 @@ TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
   ASSERT_EQ(p.kind, PlanKind::kLinuxBwrap);
   bool found = false;
   for (size_t i = 0; i < p.mounts.size(); ++i) {
-    if (p.mounts[i].op == ir::MountOp::kRoBind && p.mounts[i].dest == "/tmp/proj") {
+    if (p.mounts[i].op == ir::MountOp::kReadOnlyBind && p.mounts[i].dest == "/tmp/proj") {
       found = true;
       EXPECT_GT(i, 3u);  // after --tmpfs /tmp
     }
-    EXPECT_NE(p.mounts[i].op, ir::MountOp::kBind);
+    EXPECT_NE(p.mounts[i].op, ir::MountOp::kWritableBind);
   }
   EXPECT_TRUE(found);
 }
@@ -416,6 +417,46 @@ TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
 
 namespace cwsc::compiler {
 namespace {
+
+// Every layered field of a higher layer reaches the merged spec; the
+// expectations stay the base policy's own.
+TEST(Layers, EveryFieldOfTheTopLayerWins) {
+  ir::Origin o = ir::Origin::Default("top");
+  auto s = [&](std::string v) { return Setting<std::string>{std::move(v), o}; };
+  auto b = [&](bool v) { return Setting<bool>{v, o}; };
+  auto l = [&](std::string v) { return Setting<PathList>{{Setting<std::string>{v, o}}, o}; };
+  PolicySpec top;
+  top.sandbox_mode = s("read-only");
+  top.prefer_bwrap = b(false);
+  top.bwrap_ro_roots = l("/ro");
+  top.bwrap_dev_roots = l("/dev/x");
+  top.sandbox_backend = s("opensandbox");
+  top.sandbox_url = s("http://u");
+  top.sandbox_network_access = b(true);
+  top.managed_config_path = s("/m.toml");
+  top.requirements_path = s("/r.toml");
+  top.sandbox_read_denylist_defaults = b(false);
+  top.sandbox_denied_read_paths = l("/deny");
+  top.sandbox_read_denylist_exempt = l("/exempt");
+  top.tool_launcher = Setting<std::vector<std::string>>{{"/usr/bin/sudo"}, o};
+  top.sandbox_writable_roots = l("/w");
+  top.sandbox_exclude_tmpdir = b(true);
+  top.sandbox_exclude_slash_tmp = b(true);
+  top.sandbox_protected_names = l(".p");
+  top.sandbox_opensandbox_api = s("execd");
+  top.sandbox_execd_url = s("http://e");
+  top.sandbox_image = s("img");
+  top.sandbox_execd_port = Setting<int>{7, o};
+  top.sandbox_keep = b(true);
+  top.sandbox_remote_cwd = s("/r");
+  top.sandbox_api_key_env = s("KEY");
+  PolicySpec merged;
+  merged.expectations.push_back({ir::Expectation::Kind::kNetwork, "", false, {}, o});
+  Overlay(merged, top);
+  PolicySpec want = top;
+  want.expectations = merged.expectations;
+  EXPECT_EQ(merged, want);
+}
 
 // The API key has one source: a layer naming any source replaces all below.
 TEST(Layers, ApiKeySourceIsReplacedAsAWhole) {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "compiler/config_secrets.h"
+#include "compiler/facts/config_secrets.h"
 #include "compiler/config_toml.h"
 #include "tests/compiler/test_facts.h"
 #include "tests/runtime/proc_helpers.h"

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "compiler/compile.h"
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 
 namespace cwsc::testing {
 

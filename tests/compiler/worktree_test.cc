@@ -1,4 +1,4 @@
-// Git worktree metadata verification (reference §6.4; §15 cases 18–20) on
+// Git worktree metadata verification (docs/behavior.md B-21; B-90) on
 // recorded facts. The live `git worktree add` cases are in tests/cli/live_test.cc.
 #include "compiler/worktree.h"
 
@@ -45,7 +45,7 @@ TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> binds;
   for (const auto& mnt : r->plan.mounts) {
-    if (mnt.op == ir::MountOp::kBind) binds.push_back(mnt.dest);
+    if (mnt.op == ir::MountOp::kWritableBind) binds.push_back(mnt.dest);
   }
   EXPECT_EQ(binds, (std::vector<std::string>{"/tmp", "/x/feature-worktree/crates/cli",
                                              "/x/main-repo/.git",

@@ -20,9 +20,10 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
-#include "backends/bwrap_interp.h"
+#include "backends/verify/bwrap_interp.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc {
 namespace {
@@ -62,13 +63,7 @@ class Golden : public ::testing::TestWithParam<std::string> {
   }
 
   void Check(const std::string& name, const std::string& actual) {
-    std::string path = Dir() + "/" + name;
-    if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) {
-      testing::WriteFile(path, actual);
-      return;
-    }
-    ASSERT_TRUE(testing::Exists(path)) << path << " is missing; run with CWSC_UPDATE_GOLDENS=1";
-    EXPECT_EQ(testing::ReadFileOr(path), actual) << "golden " << path << " differs";
+    testing::CheckGolden(Dir() + "/" + name, actual);
   }
 };
 

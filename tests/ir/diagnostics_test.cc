@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/diagnostic_status.h"
+#include "ir/plan_json.h"
+
 namespace cwsc::ir {
 namespace {
 
@@ -32,6 +35,62 @@ TEST(Diagnostics, SourceLineAt) {
   EXPECT_EQ(SourceLineAt("a\r\nbb\nccc", 2), "bb");
   EXPECT_EQ(SourceLineAt("a\nbb", 1), "a");
   EXPECT_EQ(SourceLineAt("a", 5), "");
+}
+
+}  // namespace
+}  // namespace cwsc::ir
+
+namespace cwsc::ir {
+namespace {
+
+// A status made from diagnostics carries them; its message is their text.
+TEST(DiagnosticStatus, CarriesTheDiagnostics) {
+  absl::Status s = ErrorAt("cfg.toml", 3, 16, "invalid sandbox_mode", "sandbox_mode = \"x\"");
+  std::optional<std::vector<Diagnostic>> d = DiagnosticsOf(s);
+  ASSERT_TRUE(d.has_value());
+  ASSERT_EQ(d->size(), 1u);
+  EXPECT_EQ((*d)[0], (Diagnostic{Diagnostic::Severity::kError, "cfg.toml", 3, 16,
+                                 "invalid sandbox_mode", "sandbox_mode = \"x\""}));
+  EXPECT_EQ(s.message(), (*d)[0].Render());
+  EXPECT_FALSE(DiagnosticsOf(absl::InvalidArgumentError("cfg.toml: error: text only\n")));
+  EXPECT_FALSE(DiagnosticsOf(absl::OkStatus()));
+}
+
+// A payload that does not say what the message says is not believed.
+TEST(DiagnosticStatus, PayloadMustMatchTheMessage) {
+  absl::Status s = ErrorAt("a.toml", 1, 1, "one");
+  absl::Status other(s.code(), "b.toml: error: another\n");
+  s.ForEachPayload([&](absl::string_view url, const absl::Cord& p) { other.SetPayload(url, p); });
+  EXPECT_FALSE(DiagnosticsOf(other));
+}
+
+TEST(DiagnosticStatus, DiagnosticsListUpToTheBound) {
+  Diagnostics two;
+  two.Add({Diagnostic::Severity::kError, "f", 1, 1, "a", ""});
+  two.Add({Diagnostic::Severity::kWarning, "f", 2, 1, "w", ""});
+  two.Add({Diagnostic::Severity::kError, "f", 3, 1, "b", ""});
+  std::optional<std::vector<Diagnostic>> d = DiagnosticsOf(two.ToStatus());
+  ASSERT_TRUE(d.has_value());
+  ASSERT_EQ(d->size(), 2u);  // the errors; warnings are notes, not the failure
+  EXPECT_EQ((*d)[1].message, "b");
+  // Past the bound the closing "too many errors" line is no diagnostic: text only.
+  Diagnostics many;
+  for (size_t i = 0; i < Diagnostics::kMaxErrors; ++i) {
+    many.Add({Diagnostic::Severity::kError, "f", 1, 1, "e", ""});
+  }
+  EXPECT_FALSE(DiagnosticsOf(many.ToStatus()));
+}
+
+// A plan's syntax error stays structured: file, line and column.
+TEST(DiagnosticStatus, PlanErrorsAreStructured) {
+  std::optional<std::vector<Diagnostic>> d =
+      DiagnosticsOf(PlanFromJson("{\n  \"kind\": ,\n}", "bad.json").status());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ((*d)[0], (Diagnostic{Diagnostic::Severity::kError, "bad.json", 2, 11,
+                                 "malformed plan JSON", ""}));
+  d = DiagnosticsOf(PlanFromJson("[]", "p.json").status());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ((*d)[0].message, "bad plan at '': expected an object");
 }
 
 }  // namespace

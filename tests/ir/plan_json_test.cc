@@ -2,69 +2,314 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/validate.h"
+
 namespace cwsc::ir {
 namespace {
 
-LaunchPlan FullPlan() {
+// CommonPlan sets every field of the common part to a non-default value.
+LaunchPlan CommonPlan() {
   LaunchPlan p;
-  p.kind = PlanKind::kLinuxBwrap;
-  p.platform = "linux";
+  p.kind = PlanKind::kNone;
+  p.platform = Platform::kLinux;
   p.permission_mode = "ask";
   p.mode_origin = Origin::Cli("--mode ask");
   p.policy.type = PolicyType::kWorkspaceWrite;
   p.policy.writable_roots = {"/w", "/extra"};
   p.policy.network_access = true;
+  p.policy.exclude_tmpdir = true;
+  p.policy.exclude_slash_tmp = true;
   p.policy.origin = Origin::Config("sandbox_mode", "c.toml", 3, 16);
   p.policy.network_origin = Origin::Default("mode");
   p.posture_label = "workspace-write (...)";
   p.cwd = "/w";
+  p.home = "/h";
   Root r;
   r.path = "/w";
   r.canonical = "/w";
   r.source = RootSource::kCwd;
-  r.mounted = true;
-  r.protected_paths.push_back({"/w/.codewhale", "/w/.codewhale", true, "", Origin::Default("p")});
+  r.writable_bind = true;
+  r.protected_paths.push_back(
+      {"/w/.codewhale", "/w/.codewhale", true, "", Origin::Default("p"), true});
   r.origin = Origin::Fact("cwd");
   p.roots.push_back(r);
-  p.wrapper = {"/usr/bin/bwrap", true, Origin::Default("d"), true, true, ""};
-  p.share_net = true;
-  p.mounts.push_back({MountOp::kRoBind, "/", "/", "root", Origin::Default("base")});
-  p.mounts.push_back({MountOp::kTmpfs, "", "/tmp", "tmp", Origin::Default("base")});
+  Root dup = r;
+  dup.writable_bind = false;
+  dup.skip = RootSkip::kDuplicate;
+  dup.skip_reason = "duplicate";
+  p.roots.push_back(dup);
+  p.wrapper = {"/usr/bin/bwrap", false, Origin::Default("d"), true, true, "msg"};
   p.denied_read.push_back({"/h/.ssh", "~/.ssh", Origin::Default("built-in")});
   p.env_allow = {"PATH", "LC_*"};
   p.env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", Origin::Default("marker")});
-  p.skipped.push_back({"writable root", "/missing", "missing", Origin::Env("TMPDIR")});
+  p.skipped.push_back({"writable root", "/missing", "missing", Origin::Env("TMPDIR"),
+                       SkipKind::kWritableRoot});
+  p.skipped.push_back({"local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
+                       Origin::Default("d"), SkipKind::kLocalWrapper});
   p.warnings.push_back({"many-mounts", "60 mounts", Origin::Default("count")});
+  p.expectations.push_back(
+      {Expectation::Kind::kWrite, "$WORKSPACE/x", true, {"ask", "plan"},
+       Origin::Config("expect", "p.cwsp", 4, 1)});
+  p.expectations.push_back({Expectation::Kind::kNetwork, "127.0.0.1:8080", false, {},
+                            Origin::Config("expect", "p.cwsp", 5, 1)});
+  return p;
+}
+
+LaunchPlan BwrapPlan() {
+  LaunchPlan p = CommonPlan();
+  p.kind = PlanKind::kLinuxBwrap;
+  p.mounts.push_back({MountOp::kReadOnlyBind, "/", "/", "root", Origin::Default("base")});
+  p.mounts.push_back({MountOp::kTmpfs, "", "/tmp", "tmp", Origin::Default("base")});
+  p.mounts.push_back({MountOp::kRemountReadOnly, "", "/tmp", "ro", Origin::Default("base")});
+  SyscallFilter f;
+  f.rules.push_back({"ioctl", {{1, 0xffffffff, 0x5412}}, 1, "TIOCSTI", Origin::Default("t")});
+  p.syscall_filter = f;
+  return p;
+}
+
+LaunchPlan LauncherPlan() {
+  LaunchPlan p = BwrapPlan();
+  p.kind = PlanKind::kLauncherBwrap;
+  p.syscall_filter.reset();
+  p.launcher = {"/usr/bin/sudo", "-u", "agent", "--"};
+  p.launcher_origin = Origin::Config("tool_launcher", "/etc/m.toml", 2, 1);
+  return p;
+}
+
+LaunchPlan SeatbeltPlan() {
+  LaunchPlan p = CommonPlan();
+  p.kind = PlanKind::kMacosSeatbelt;
+  p.platform = Platform::kMacos;
   Seatbelt sb;
-  sb.params = {{"WRITABLE_ROOT_0", "/w", Origin::Default("r")}};
-  sb.darwin_cache = true;
-  sb.npm_cache = true;
+  sb.writable_roots = {{{"/w", Origin::Default("r")}, {{"/w/.codewhale", Origin::Default("p")}}}};
+  sb.darwin_cache = SeatbeltPath{"/c", Origin::Fact("darwin_user_cache_dir")};
+  sb.cargo_home = SeatbeltPath{"/h/.cargo", Origin::Env("HOME")};
+  sb.npm_cache = SeatbeltPath{"/h/.npm", Origin::Env("HOME")};
+  sb.denied_read = {{"/h/.ssh", Origin::Default("built-in")}};
   sb.loopback_proxy_ports = {8080};
+  sb.network_dropped_for_proxy = true;
   p.seatbelt = sb;
+  return p;
+}
+
+LaunchPlan RemotePlan() {
+  LaunchPlan p = CommonPlan();
+  p.kind = PlanKind::kOpenSandbox;
   Remote remote;
-  remote.contract = "codewhale";
+  remote.contract = Contract::kLifecycle;
   remote.url = "http://127.0.0.1:1";
   remote.url_origin = Origin::Env("CODEWHALE_SANDBOX_URL");
-  remote.api_key_source = "env CODEWHALE_SANDBOX_API_KEY";
+  remote.api_key = {ApiKeySource::Kind::kConfig, "",
+                    Origin::Config("sandbox_api_key", "cfg.toml", 3, 1)};
   remote.not_enforced = {"writable roots"};
+  remote.image = "debian:12";
+  remote.execd_port = 4000;
+  remote.keep = true;
+  remote.remote_cwd = "/srv";
   p.remote = remote;
+  return p;
+}
+
+LaunchPlan RefusedPlan() {
+  LaunchPlan p = CommonPlan();
+  p.kind = PlanKind::kRefused;
   p.refusal = Refusal{"because", Origin::Default("r")};
   return p;
 }
 
-TEST(PlanJson, RoundTripsEveryField) {
-  LaunchPlan p = FullPlan();
-  absl::StatusOr<std::string> text = PlanToJson(p);
-  ASSERT_TRUE(text.ok()) << text.status();
-  absl::StatusOr<LaunchPlan> back = PlanFromJson(*text, "p.json");
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(*back, p);
-  EXPECT_EQ(*PlanToJson(*back), *text);  // canonical: same bytes again
+// FullPlan is the plan the error tests edit.
+LaunchPlan FullPlan() { return BwrapPlan(); }
+
+std::vector<LaunchPlan> EveryKind() {
+  return {CommonPlan(), BwrapPlan(), LauncherPlan(), SeatbeltPlan(), RemotePlan(), RefusedPlan()};
+}
+
+TEST(PlanJson, EveryKindRoundTrips) {
+  for (const LaunchPlan& p : EveryKind()) {
+    SCOPED_TRACE(PlanKindName(p.kind));
+    EXPECT_EQ(Validate(p), std::vector<PlanProblem>{});
+    absl::StatusOr<std::string> text = PlanToJson(p);
+    ASSERT_TRUE(text.ok()) << text.status();
+    absl::StatusOr<LaunchPlan> back = PlanFromJson(*text, "p.json");
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, p);
+    EXPECT_EQ(*PlanToJson(*back), *text);  // canonical: same bytes again
+  }
+}
+
+// The launch object holds the fields of the plan's kind and nothing else.
+TEST(PlanJson, LaunchHoldsOnlyTheKindsFields) {
+  nlohmann::json j = nlohmann::json::parse(*PlanToJson(LauncherPlan()));
+  std::vector<std::string> keys;
+  for (auto it = j["launch"].begin(); it != j["launch"].end(); ++it) keys.push_back(it.key());
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"launcher", "launcher_origin", "mounts",
+                                            "syscall_filter"}));
+  EXPECT_EQ(j["launch"]["mounts"][0]["op"], "read-only-bind");
+  EXPECT_EQ(nlohmann::json::parse(*PlanToJson(CommonPlan()))["launch"], nlohmann::json::object());
+  // A Seatbelt part on a bubblewrap plan is not read.
+  std::string text = *PlanToJson(BwrapPlan());
+  text.replace(text.find("\"launch\": {"), 11, "\"launch\": {\"seatbelt\": null, ");
+  EXPECT_EQ(PlanFromJson(text, "p.json").status().message(),
+            "p.json: error: bad plan at '/launch/seatbelt': not part of a linux-bwrap plan\n");
+}
+
+// First is the first problem Validate finds ({} when none).
+PlanProblem First(const LaunchPlan& p) {
+  std::vector<PlanProblem> problems = Validate(p);
+  return problems.empty() ? PlanProblem{} : problems[0];
+}
+
+// Each kind without its own part, and each kind with another kind's part.
+TEST(Validate, EachKindNeedsItsOwnPartAndNoOther) {
+  LaunchPlan p = RefusedPlan();
+  p.refusal.reset();
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/refusal", "a refused plan needs a refusal"}));
+  p = SeatbeltPlan();
+  p.seatbelt.reset();
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/seatbelt", "a macos-seatbelt plan needs its Seatbelt facts"}));
+  p = RemotePlan();
+  p.remote.reset();
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/remote", "an opensandbox plan needs a remote endpoint"}));
+  p = LauncherPlan();
+  p.launcher.clear();
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/launcher", "a launcher+bwrap plan needs a launcher argv"}));
+  p = BwrapPlan();
+  p.mounts.clear();
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts", "a linux-bwrap plan needs mounts"}));
+
+  p = BwrapPlan();
+  p.refusal = Refusal{"x", {}};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/refusal", "a linux-bwrap plan has no refusal"}));
+  p = RefusedPlan();
+  p.seatbelt = Seatbelt{};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt", "a refused plan has no Seatbelt facts"}));
+  p = SeatbeltPlan();
+  p.remote = RemotePlan().remote;
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/remote", "a macos-seatbelt plan has no remote endpoint"}));
+  p = BwrapPlan();
+  p.launcher = {"/usr/bin/sudo"};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/launcher", "a linux-bwrap plan has no launcher"}));
+  p = CommonPlan();
+  p.mounts = BwrapPlan().mounts;
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts", "a none plan has no mounts"}));
+  p = RemotePlan();
+  p.syscall_filter = SyscallFilter{};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/syscall_filter",
+                                   "only a bubblewrap plan has a syscall filter, not an opensandbox "
+                                   "plan"}));
+}
+
+TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
+  LaunchPlan p = BwrapPlan();
+  p.platform = Platform::kMacos;
+  EXPECT_EQ(First(p), (PlanProblem{"/platform", "a linux-bwrap plan runs on linux, not 'macos'"}));
+  p = SeatbeltPlan();
+  p.platform = Platform::kLinux;
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/platform", "a macos-seatbelt plan runs on macos, not 'linux'"}));
+  p = BwrapPlan();
+  p.policy.type = PolicyType::kDangerFullAccess;
+  EXPECT_EQ(First(p), (PlanProblem{"/policy/type", "a danger-full-access policy runs unconfined, "
+                                                   "not in a linux-bwrap sandbox"}));
+  p = BwrapPlan();
+  p.roots[1].writable_bind = true;
+  EXPECT_EQ(First(p), (PlanProblem{"/roots/1/writable_bind",
+                                   "a root skipped as duplicate is not bound"}));
+  p = BwrapPlan();
+  p.roots[0].skip_reason = "missing";
+  EXPECT_EQ(First(p), (PlanProblem{"/roots/0/skip_reason", "a root nothing skips has no reason"}));
+  p = BwrapPlan();
+  p.roots[1].skip_reason = "";
+  EXPECT_EQ(First(p), (PlanProblem{"/roots/1/skip_reason", "a skipped root needs a reason"}));
+  p = BwrapPlan();
+  p.roots[0].canonical = "";
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/roots/0/canonical", "a bound root needs its absolute canonical path"}));
+  p = BwrapPlan();
+  p.mounts[0].source = "";
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/0/source",
+                                   "a read-only-bind needs an absolute source path"}));
+  p = BwrapPlan();
+  p.mounts[1].source = "/x";
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/1/source", "a tmpfs mount has no source"}));
+  p = BwrapPlan();
+  p.mounts[2].dest = "tmp";
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/2/dest", "expected an absolute path"}));
+  p = RemotePlan();
+  p.remote->api_key = {ApiKeySource::Kind::kEnv, "", {}};
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/remote/api_key/name", "the env key source needs a name"}));
+  p = RemotePlan();
+  p.remote->api_key.origin.file = "";
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/api_key/origin",
+                                   "a config key source needs the config file"}));
+  p = SeatbeltPlan();
+  p.seatbelt->writable_roots[0].read_only[0].path = "w/.codewhale";
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt/writable_roots/0/read_only/0/path",
+                                   "expected an absolute path"}));
+  p = SeatbeltPlan();
+  p.seatbelt->loopback_proxy_ports = {0};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt/loopback_proxy_ports/0",
+                                   "expected 1 to 65535"}));
+  p = RemotePlan();
+  p.remote->execd_port = 0;
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/execd_port", "expected 1 to 65535"}));
+}
+
+// The example: kind refused with "refusal": null is refused on read.
+TEST(Validate, RunsOnEveryPlanRead) {
+  std::string text = *PlanToJson(RefusedPlan());
+  size_t at = text.find("\"refusal\": {");
+  ASSERT_NE(at, std::string::npos);
+  size_t end = text.find("}\n    }", at);  // the refusal's origin, then the refusal
+  ASSERT_NE(end, std::string::npos);
+  text.replace(at, end + 7 - at, "\"refusal\": null");
+  EXPECT_EQ(PlanFromJson(text, "p.json").status().message(),
+            "p.json: error: bad plan at '/launch/refusal': a refused plan needs a refusal\n");
+}
+
+// A version 1 plan gets an error naming its version, before anything else is read.
+TEST(PlanJson, Version1PlanIsRefusedByName) {
+  EXPECT_EQ(PlanFromJson("{\"schema_version\": 1, \"kind\": \"refused\", \"refusal\": null}",
+                         "old.json")
+                .status()
+                .message(),
+            "old.json: error: bad plan at '/schema_version': schema_version 1 is no longer read "
+            "(this cwsc reads version 2); compile the plan again with this cwsc\n");
+}
+
+// Every plan golden reads back to the same bytes (JSON -> plan -> JSON).
+TEST(PlanJson, EveryGoldenPlanRoundTrips) {
+  const char* root = std::getenv("CWSC_SOURCE_ROOT");
+  std::filesystem::path dir = std::filesystem::path(root ? root : ".") / "tests/golden";
+  int plans = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().filename() != "plan.json") continue;
+    SCOPED_TRACE(entry.path().string());
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<LaunchPlan> plan = PlanFromJson(text.str(), entry.path().string());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(*PlanToJson(*plan), text.str());
+    ++plans;
+  }
+  EXPECT_GE(plans, 14);
 }
 
 TEST(PlanJson, KeyOrderIsStable) {
   std::string text = *PlanToJson(FullPlan());
-  EXPECT_EQ(text.find("{\n  \"schema_version\": 1,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
+  EXPECT_EQ(text.find("{\n  \"schema_version\": 2,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
   EXPECT_EQ(text.back(), '\n');
 }
 
@@ -85,7 +330,7 @@ TEST(PlanJson, NumberOverflowNamesLineAndColumn) {
 // An integer outside int's range is rejected, not truncated (2^32 + 1 would read as 1).
 TEST(PlanJson, IntegerOutOfRangeIsRejected) {
   std::string text = *PlanToJson(FullPlan());
-  text.replace(text.find("\"schema_version\": 1"), 19, "\"schema_version\": 4294967297");
+  text.replace(text.find("\"schema_version\": 2"), 19, "\"schema_version\": 4294967297");
   absl::StatusOr<LaunchPlan> r = PlanFromJson(text, "p.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
@@ -94,12 +339,13 @@ TEST(PlanJson, IntegerOutOfRangeIsRejected) {
 
 TEST(PlanJson, WrongTypeNamesThePointer) {
   std::string text = *PlanToJson(FullPlan());
-  size_t at = text.find("\"share_net\": true");
+  size_t at = text.find("\"network_access\": true");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, 17, "\"share_net\": \"yes\"");
+  text.replace(at, 22, "\"network_access\": \"yes\"");
   absl::StatusOr<LaunchPlan> r = PlanFromJson(text, "p.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "p.json: error: bad plan at '/share_net': expected a boolean\n");
+  EXPECT_EQ(r.status().message(),
+            "p.json: error: bad plan at '/policy/network_access': expected a boolean\n");
 }
 
 TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
@@ -109,10 +355,10 @@ TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
   EXPECT_EQ(PlanFromJson(k, "p.json").status().message(),
             "p.json: error: bad plan at '/kind': unknown value 'docker'\n");
   std::string v = text;
-  v.replace(v.find("\"schema_version\": 1"), 19, "\"schema_version\": 9");
+  v.replace(v.find("\"schema_version\": 2"), 19, "\"schema_version\": 9");
   EXPECT_EQ(PlanFromJson(v, "p.json").status().message(),
             "p.json: error: bad plan at '/schema_version': unsupported schema_version 9 (this cwsc "
-            "reads 1)\n");
+            "reads 2)\n");
   EXPECT_EQ(PlanFromJson("[]", "p.json").status().message(),
             "p.json: error: bad plan at '': expected an object\n");
 }

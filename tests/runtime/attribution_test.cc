@@ -1,4 +1,4 @@
-// Denial attribution (reference §8.8, §14): exact messages and the
+// Denial attribution (docs/behavior.md B-45, B-81): exact messages and the
 // conservative rules, with stderr fed in awkward chunks.
 #include "runtime/attribution.h"
 

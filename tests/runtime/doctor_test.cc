@@ -2,10 +2,11 @@
 // the live report on this host, in both output forms.
 #include "runtime/doctor.h"
 
-#include "compiler/host_facts.h"
+#include "compiler/facts/host_facts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc::runtime {
@@ -104,7 +105,7 @@ TEST(DoctorCausesTest, WorkingProbeHasNoCause) {
 }
 
 TEST(DoctorLiveTest, ReportsThisHost) {
-  auto facts = compiler::MakeLiveFacts();
+  auto facts = runtime::MakeLiveFacts();
   absl::StatusOr<DoctorReport> r = RunDoctor("/dev/null", facts.get(), ReadHostSignals());
   ASSERT_TRUE(r.ok()) << r.status();
   // Cross-check with an independent run of the probe argv.

@@ -172,7 +172,7 @@ TEST(RecheckTest, WritableRootGoneOrMoved) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
   size_t index = 0;
   for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (plan.mounts[i].op == ir::MountOp::kBind && plan.mounts[i].source == "/home/dev/proj") index = i + 1;
+    if (plan.mounts[i].op == ir::MountOp::kWritableBind && plan.mounts[i].source == "/home/dev/proj") index = i + 1;
   }
   ASSERT_GT(index, 0u) << "the plan binds the workspace";
   std::string moved = absl::StrReplaceAll(

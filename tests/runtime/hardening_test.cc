@@ -1,4 +1,4 @@
-// Process hardening (reference §12, §3, catalogue item 39): the no-new-privs
+// Process hardening (docs/behavior.md B-80, B-2, catalogue item 39): the no-new-privs
 // decision table, and the real effect of HardenProcess in a forked child.
 #include "runtime/hardening.h"
 

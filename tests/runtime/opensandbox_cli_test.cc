@@ -99,12 +99,13 @@ TEST_F(OpenSandboxCliTest, PlanShowsWhatIsNotEnforcedAndNoKey) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json plan = nlohmann::json::parse(r.out);
   EXPECT_EQ(plan["kind"], "opensandbox");
-  EXPECT_EQ(plan["remote"]["contract"], "codewhale");
-  EXPECT_EQ(plan["remote"]["url"], server_->url());
-  EXPECT_THAT(plan["remote"]["api_key_source"].get<std::string>(),
-              ::testing::StartsWith("config sandbox_api_key at "));
-  EXPECT_THAT(plan["remote"]["not_enforced"].dump(), HasSubstr("writes limited to the writable roots"));
-  EXPECT_THAT(plan["remote"]["not_enforced"].dump(), HasSubstr("read deny list"));
+  const nlohmann::json& remote = plan["launch"]["remote"];
+  EXPECT_EQ(remote["contract"], "codewhale");
+  EXPECT_EQ(remote["url"], server_->url());
+  EXPECT_EQ(remote["api_key"]["kind"], "config");
+  EXPECT_EQ(remote["api_key"]["origin"]["detail"], "sandbox_api_key");
+  EXPECT_THAT(remote["not_enforced"].dump(), HasSubstr("writes limited to the writable roots"));
+  EXPECT_THAT(remote["not_enforced"].dump(), HasSubstr("read deny list"));
 
   RunResult explain = Cwsc({"explain", Config("codewhale"), "--", "make"});
   ASSERT_EQ(explain.exit_code, 0) << explain.err;
@@ -140,7 +141,9 @@ TEST_F(OpenSandboxCliTest, ExecReadsTheKeyAtRunTime) {
   std::string key_env = std::string("CODEWHALE_SANDBOX_API_KEY=") + kTestKey;
   RunResult plan = Cwsc({"compile", dir_ / "env.toml", "--target", "plan"}, {key_env});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_THAT(plan.out, HasSubstr("\"api_key_source\": \"env CODEWHALE_SANDBOX_API_KEY\""));
+  nlohmann::json key = nlohmann::json::parse(plan.out)["launch"]["remote"]["api_key"];
+  EXPECT_EQ(key["kind"], "env") << plan.out;
+  EXPECT_EQ(key["name"], "CODEWHALE_SANDBOX_API_KEY") << plan.out;
   WriteFile(dir_ / "plan.json", plan.out);
   RunResult ok = Cwsc({"exec", dir_ / "plan.json", "--", "echo", "remote"}, {key_env});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;

@@ -21,6 +21,7 @@
 #include "runtime/opensandbox.h"
 #include "tests/runtime/opensandbox_server.h"
 #include "tests/runtime/proc_helpers.h"
+#include "tests/testing/golden.h"
 
 namespace cwsc {
 namespace {
@@ -37,7 +38,7 @@ Setting<std::string> S(std::string v, const char* key, int line) {
 
 ir::LaunchPlan BasePlan() {
   ir::LaunchPlan plan;
-  plan.platform = "linux";
+  plan.platform = ir::Platform::kLinux;
   plan.permission_mode = "ask";
   plan.cwd = "/home/dev/proj";
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;
@@ -71,14 +72,12 @@ TEST(LowerRemoteTest, BackendSpellingsAreTrimmedAndCaseInsensitive) {
     ir::LaunchPlan plan = Lower(Spec(v));
     EXPECT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
     ASSERT_TRUE(plan.remote.has_value());
-    EXPECT_EQ(plan.remote->contract, "codewhale");
+    EXPECT_EQ(plan.remote->contract, ir::Contract::kCodewhale);
     EXPECT_EQ(plan.remote->url, "https://sandbox.example.test");
   }
   for (const char* v : {"", "none", " NONE "}) {
     EXPECT_EQ(compiler::ParseBackend(v), compiler::BackendKind::kNone);
-    EXPECT_FALSE(compiler::RemoteRequested(Spec(v)));
   }
-  EXPECT_TRUE(compiler::RemoteRequested(Spec("docker")));
 }
 
 TEST(LowerRemoteTest, UnsupportedBackendIsRefusedNeverLocal) {
@@ -132,21 +131,21 @@ TEST(LowerRemoteTest, DefaultUrlAndKeySources) {
   ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
   EXPECT_EQ(plan.remote->url, "http://localhost:8080");
   EXPECT_EQ(plan.remote->url_origin.kind, ir::Origin::Kind::kDefault);
-  EXPECT_EQ(plan.remote->api_key_source, "");
+  EXPECT_EQ(plan.remote->api_key.Describe(), "");
 
   spec.sandbox_api_key = Setting<std::string>{"", ir::Origin::Env("CODEWHALE_SANDBOX_API_KEY")};
-  EXPECT_EQ(Lower(spec).remote->api_key_source, "env CODEWHALE_SANDBOX_API_KEY");
+  EXPECT_EQ(Lower(spec).remote->api_key.Describe(), "env CODEWHALE_SANDBOX_API_KEY");
   spec.sandbox_api_key.reset();
   spec.sandbox_api_key_env = S("MY_KEY", "backend api_key env", 4);
-  EXPECT_EQ(Lower(spec).remote->api_key_source, "env MY_KEY");
+  EXPECT_EQ(Lower(spec).remote->api_key.Describe(), "env MY_KEY");
   spec.sandbox_api_key_env.reset();
   spec.sandbox_api_key_file = S("/run/secrets/key", "backend api_key file", 4);
-  EXPECT_EQ(Lower(spec).remote->api_key_source, "file /run/secrets/key");
+  EXPECT_EQ(Lower(spec).remote->api_key.Describe(), "file /run/secrets/key");
 }
 
 TEST(LowerRemoteTest, PlanRecordsWhereTheKeyComesFromNeverTheKey) {
   ir::LaunchPlan plan = Lower(Spec("opensandbox"));
-  EXPECT_EQ(plan.remote->api_key_source, "config sandbox_api_key at cfg.toml:3:1");
+  EXPECT_EQ(plan.remote->api_key.Describe(), "config sandbox_api_key at cfg.toml:3:1");
   absl::StatusOr<std::string> json = ir::PlanToJson(plan);
   ASSERT_TRUE(json.ok());
   EXPECT_THAT(*json, Not(HasSubstr(kTestKey)));
@@ -162,7 +161,7 @@ TEST(LowerRemoteTest, NativeApiSettings) {
   spec.sandbox_remote_cwd = S("/workspace", "sandbox_remote_cwd", 6);
   ir::LaunchPlan plan = Lower(spec);
   ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
-  EXPECT_EQ(plan.remote->contract, "execd");
+  EXPECT_EQ(plan.remote->contract, ir::Contract::kExecd);
   EXPECT_EQ(plan.remote->url, "http://10.0.0.5:44772");
   EXPECT_EQ(plan.remote->url_origin.Describe(), "config sandbox_execd_url at cfg.toml:5:1");
   EXPECT_EQ(plan.remote->remote_cwd, "/workspace");
@@ -240,11 +239,13 @@ TEST(OpenSandboxConfigTest, NewKeysParseAndBadValuesAreErrors) {
 
 TEST(ReadApiKeyTest, EnvConfigAndFileSources) {
   setenv("CWSC_TEST_OPENSANDBOX_KEY2", kTestKey, 1);
-  auto env = runtime::ReadApiKey("env CWSC_TEST_OPENSANDBOX_KEY2");
+  using Kind = ir::ApiKeySource::Kind;
+  const ir::ApiKeySource env_source{Kind::kEnv, "CWSC_TEST_OPENSANDBOX_KEY2", {}};
+  auto env = runtime::ReadApiKey(env_source);
   ASSERT_TRUE(env.ok());
   EXPECT_EQ(env->value(), kTestKey);
   unsetenv("CWSC_TEST_OPENSANDBOX_KEY2");
-  auto unset = runtime::ReadApiKey("env CWSC_TEST_OPENSANDBOX_KEY2");
+  auto unset = runtime::ReadApiKey(env_source);
   ASSERT_FALSE(unset.ok());
   EXPECT_EQ(unset.status().message(),
             "the plan takes the OpenSandbox API key from env CWSC_TEST_OPENSANDBOX_KEY2, which is "
@@ -255,20 +256,22 @@ TEST(ReadApiKeyTest, EnvConfigAndFileSources) {
   std::string cfg = std::string(dir) + "/config.toml";
   std::ofstream(cfg) << "# comment\nsandbox_backend = \"opensandbox\"\nsandbox_api_key = \""
                      << kTestKey << "\"\n";
-  auto from_cfg = runtime::ReadApiKey("config sandbox_api_key at " + cfg + ":3:1");
+  const ir::ApiKeySource cfg_source{Kind::kConfig, "",
+                                    ir::Origin::Config("sandbox_api_key", cfg, 3, 1)};
+  auto from_cfg = runtime::ReadApiKey(cfg_source);
   ASSERT_TRUE(from_cfg.ok()) << from_cfg.status();
   EXPECT_EQ(from_cfg->value(), kTestKey);
   std::string key_file = std::string(dir) + "/key";
   std::ofstream(key_file) << kTestKey << "\n";
-  auto from_file = runtime::ReadApiKey("file " + key_file);
+  auto from_file = runtime::ReadApiKey({Kind::kFile, key_file, {}});
   ASSERT_TRUE(from_file.ok());
   EXPECT_EQ(from_file->value(), kTestKey);
   std::ofstream(cfg) << "sandbox_backend = \"opensandbox\"\n";
-  auto gone = runtime::ReadApiKey("config sandbox_api_key at " + cfg + ":3:1");
+  auto gone = runtime::ReadApiKey(cfg_source);
   ASSERT_FALSE(gone.ok());
   EXPECT_THAT(std::string(gone.status().message()), HasSubstr("no longer sets sandbox_api_key"));
-  EXPECT_TRUE(runtime::ReadApiKey("").ok());
-  EXPECT_FALSE(runtime::ReadApiKey("")->has_value());
+  EXPECT_TRUE(runtime::ReadApiKey(ir::ApiKeySource{}).ok());
+  EXPECT_FALSE(runtime::ReadApiKey(ir::ApiKeySource{})->has_value());
   std::remove(cfg.c_str());
   std::remove(key_file.c_str());
   rmdir(dir);
@@ -326,18 +329,8 @@ TEST(HttpClientTest, TlsIsVerifiedAndFailuresAreClear) {
 
 // ---- reviewed requests and goldens ------------------------------------------------
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void CheckGolden(const std::string& name, const std::string& actual) {
-  std::string path = testing::SourceRoot() + "/tests/golden/opensandbox/" + name;
-  if (std::getenv("CWSC_UPDATE_GOLDENS") != nullptr) std::ofstream(path, std::ios::binary) << actual;
-  EXPECT_EQ(actual, ReadFile(path)) << "golden " << path
-                                    << " differs (CWSC_UPDATE_GOLDENS=1 rewrites it)";
+  testing::CheckGolden(testing::SourceRoot() + "/tests/golden/opensandbox/" + name, actual);
 }
 
 const std::vector<std::string> kProgram = {"make", "test", "NAME=it's \"quoted\"", "$HOME"};

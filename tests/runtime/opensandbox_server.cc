@@ -93,16 +93,18 @@ nlohmann::json TestServer::State() {
 ir::LaunchPlan RemotePlan(const std::string& contract, const std::string& url, bool with_key) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kOpenSandbox;
-  plan.platform = "linux";
+  plan.platform = ir::Platform::kLinux;
   plan.permission_mode = "ask";
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;
   plan.policy.writable_roots = {"/home/dev/proj"};
   plan.cwd = "/home/dev/proj";
   ir::Remote rm;
-  rm.contract = contract;
+  rm.contract = contract == "execd"       ? ir::Contract::kExecd
+                : contract == "lifecycle" ? ir::Contract::kLifecycle
+                                          : ir::Contract::kCodewhale;
   rm.url = url;
   rm.url_origin = ir::Origin::Config("sandbox_url", "cfg.toml", 2, 1);
-  if (with_key) rm.api_key_source = "env CWSC_TEST_OPENSANDBOX_KEY";
+  if (with_key) rm.api_key = {ir::ApiKeySource::Kind::kEnv, "CWSC_TEST_OPENSANDBOX_KEY", {}};
   rm.image = "debian:12";
   rm.not_enforced = {"writes limited to the writable roots (/home/dev/proj)"};
   plan.remote = rm;

@@ -63,6 +63,25 @@ TEST_F(RunCliTest, RefusedPlanRunsNothingAndExits125) {
   EXPECT_THAT(j["refused"].get<std::string>(), StartsWith("unsupported sandbox_backend 'bogus'"));
 }
 
+// A plan of schema version 1, and a version 2 plan no kind can have: exit 2,
+// naming the file and the place (docs/plan.md).
+TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
+  std::string v1 = SourceRoot() + "/tests/regress/plan_json/schema-v1-plan.json";
+  RunResult r = Cli({"exec", v1, "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, v1 + ": error: bad plan at '/schema_version': schema_version 1 is no longer "
+                        "read (this cwsc reads version 2); compile the plan again with this cwsc\n");
+  nlohmann::json plan = nlohmann::json::parse(ReadFileOr(CompilePlan()));
+  ASSERT_EQ(plan["kind"], "linux-bwrap");
+  plan["kind"] = "refused";
+  plan["launch"] = nlohmann::json{{"refusal", nullptr}};
+  std::string bad = Base() + "/impossible.json";
+  WriteFile(bad, plan.dump(2));
+  r = Cli({"exec", bad, "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, bad + ": error: bad plan at '/launch/refusal': a refused plan needs a refusal\n");
+}
+
 TEST_F(RunCliTest, UsageErrors) {
   RunResult r = Cli({"run", config});
   EXPECT_EQ(r.exit_code, 2);
@@ -469,7 +488,7 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   EXPECT_THAT(ex.err, ::testing::Not(HasSubstr("Can't")));
 
   // `cwsc run` compiles against that host: no wrapper, so it runs unwrapped
-  // with a warning (reference §8.1 item 3) and never claims a denial.
+  // with a warning (docs/behavior.md B-40) and never claims a denial.
   RunResult run = RunInCrippledUserns(
       {CwscBin(), "run", config, "--cwd", ws, "--json", "-o", Base() + "/result/r.json", "--",
        "/bin/sh", "-c", "exit 3"},

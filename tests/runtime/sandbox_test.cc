@@ -139,7 +139,7 @@ TEST_F(SandboxTest, NetworkOffLoopbackServerUnreachable) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.out, Not(HasSubstr("pong")));
   EXPECT_EQ(server.accepted(), 0);
-  // Not a sandbox denial by the reference's conservative rules.
+  // Not a sandbox denial by the conservative rules of docs/behavior.md B-45.
   EXPECT_EQ(Result()["sandbox_denied"], false);
 }
 

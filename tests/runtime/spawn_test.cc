@@ -2,7 +2,7 @@
 // outputs, timeout and tree kill, signal forwarding and parent death. Every
 // SpawnAndWait runs in a forked helper so the test process stays clean.
 #include <fcntl.h>
-#include "runtime/spawn.h"
+#include "runtime/host/spawn.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -305,6 +305,41 @@ TEST(SpawnTest, ChildDiesWithSpawner) {
   EXPECT_TRUE(WaitGone(child, 5)) << "child survived its spawner";
   waitpid(child, nullptr, WNOHANG);
   prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+// RunCaptured (the probes) starts through the same code as SpawnAndWait,
+// with nothing of ours shared: stdin on /dev/null, cwd "/", no environment,
+// no descriptor but 0-2, and both output streams captured.
+TEST(RunCaptured, CapturesBothStreamsAndSharesNothing) {
+  int leaked = open("/dev/null", O_RDONLY);  // not close-on-exec
+  ASSERT_GE(leaked, 3);
+  Captured c = RunCaptured(
+      {"/bin/sh", "-c",
+       "echo out; echo err >&2; pwd; echo \"${HOME-unset}\"; "
+       "if read x; then echo input; else echo no-input; fi; "
+       "if [ -e /proc/self/fd/" + std::to_string(leaked) + " ]; then echo leaked; fi; exit 3"});
+  close(leaked);
+  EXPECT_TRUE(c.started);
+  EXPECT_FALSE(c.timed_out);
+  EXPECT_EQ(c.exit_code, 3);
+  EXPECT_EQ(c.out, "out\n/\nunset\nno-input\n");
+  EXPECT_EQ(c.err, "err\n");
+  EXPECT_EQ(c.spawn_error, "");
+}
+
+TEST(RunCaptured, AProgramThatCannotRunIs127WithTheReason) {
+  Captured c = RunCaptured({"/nonexistent/cwsc-probe"});
+  EXPECT_TRUE(c.started);
+  EXPECT_EQ(c.exit_code, 127);
+  EXPECT_EQ(c.err, "cannot execute /nonexistent/cwsc-probe: No such file or directory\n");
+  EXPECT_EQ(c.out, "");
+}
+
+TEST(RunCaptured, ADeathBySignalIsReportedNotAnExitCode) {
+  Captured c = RunCaptured({"/bin/sh", "-c", "kill -TERM $$"});
+  EXPECT_TRUE(c.started);
+  EXPECT_EQ(c.exit_code, -1);
+  EXPECT_EQ(c.spawn_error, "killed by signal 15");
 }
 
 }  // namespace

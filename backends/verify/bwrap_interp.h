@@ -1,0 +1,63 @@
+// InterpretBwrapArgv is an independent checker of an *emitted* bwrap argv: it
+// replays the mount operations in order (a later mount at or above a path
+// hides what was mounted below it) and answers what the confined process sees
+// at a path: writable host content, read-only host content, or hidden (masked
+// by a tmpfs or /dev/null). It rejects any flag it does not understand.
+//
+//   auto view = InterpretBwrapArgv(argv);   // argv may start with a launcher
+//   view->Lookup("/w/src/main.c").access == Access::kWritable
+#ifndef CWSC_BACKENDS_VERIFY_BWRAP_INTERP_H_
+#define CWSC_BACKENDS_VERIFY_BWRAP_INTERP_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cwsc::backends {
+
+enum class Access {
+  kNone,      // no mount covers the path (nothing is visible)
+  kReadOnly,  // host content, read-only
+  kWritable,  // host content, writable
+  kHidden,    // host content invisible: under a tmpfs, a /dev/null mask, /dev or /proc
+  kPrivate,   // the path is itself a fresh tmpfs/dev/proc mount point (empty, private)
+  kDevice,    // a device node bound with --dev-bind
+};
+const char* AccessName(Access a);
+
+struct MountLayer {
+  std::string op;      // "--ro-bind", "--bind", "--dev-bind", "--tmpfs", "--dev", "--proc",
+                       // "--remount-ro" (makes what lies below `dest` read-only)
+  std::string source;  // empty for tmpfs/dev/proc
+  std::string dest;
+  size_t arg = 0;      // index of the flag in the interpreted argv
+};
+
+struct Lookup {
+  Access access = Access::kNone;
+  int layer = -1;         // index into BwrapView::layers
+  std::string host_path;  // host path backing it (binds only)
+};
+
+struct BwrapView {
+  std::vector<std::string> prefix;  // launcher argv before bwrap
+  std::vector<MountLayer> layers;
+  bool network_isolated = false;    // --unshare-all (or --unshare-net) without --share-net
+  bool die_with_parent = false;
+  bool unshare_user = false;           // --unshare-user: fail rather than run without one
+  bool nested_userns_disabled = false; // --disable-userns
+  bool caps_dropped = false;           // --cap-drop ALL
+  bool new_session = false;            // --new-session
+  std::string seccomp_fd;              // --seccomp FD ("" when none)
+  std::string chdir;
+  std::vector<std::string> program;
+
+  Lookup Find(const std::string& path) const;
+};
+
+absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv);
+
+}  // namespace cwsc::backends
+
+#endif  // CWSC_BACKENDS_VERIFY_BWRAP_INTERP_H_

@@ -1,0 +1,160 @@
+// HostFacts is the one door through which the compiler asks about the host:
+// platform, user, environment, working directory, paths (type, canonical
+// form, mode, owner, small file contents) and the wrapper probes. Compiling
+// is a pure function of (config layers, mode, HostFacts), so the same facts
+// always give byte-identical output.
+//
+// Implementations:
+//   runtime::MakeLiveFacts()  real syscalls and probes, memoized (runtime/host/)
+//   LoadRecordedFacts(file)   a YAML/JSON facts file (docs/facts.md)
+//   FactsRecorder             decorator that records every answer it passes on
+//
+//   auto facts = runtime::MakeLiveFacts();
+//   PathInfo p = facts->Path("/home/me/proj");   // p.type == FileType::kDirectory
+#ifndef CWSC_COMPILER_FACTS_HOST_FACTS_H_
+#define CWSC_COMPILER_FACTS_HOST_FACTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cwsc::compiler {
+
+// FileType is the type of a path after following symlinks.
+enum class FileType { kMissing, kRegular, kDirectory, kCharDevice, kBlockDevice, kOther };
+const char* FileTypeName(FileType type);                       // "missing", "file", "directory", ...
+std::optional<FileType> ParseFileType(absl::string_view name);
+
+// PathInfo answers stat(2) (following symlinks), lstat(2)'s symlink bit and realpath(3).
+struct PathInfo {
+  FileType type = FileType::kMissing;
+  bool is_symlink = false;   // the path itself is a symlink (lstat)
+  std::string canonical;     // realpath; empty when it fails (missing, loop, EACCES)
+  uint32_t mode = 0;         // permission bits incl. setuid/setgid/sticky (07777)
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  bool operator==(const PathInfo&) const = default;
+};
+
+// UserInfo is the engine's own user.
+struct UserInfo {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> groups;  // supplementary groups, sorted
+  std::string name;
+  std::string home;              // passwd home directory (HOME env is separate)
+  bool operator==(const UserInfo&) const = default;
+};
+
+// ProbeResult is the outcome of one wrapped /bin/true run.
+struct ProbeResult {
+  bool ran = false;        // false when not attempted (binary missing or not executable)
+  bool ok = false;         // exit status 0 within the deadline
+  int exit_code = -1;      // -1 when killed or not started
+  std::string message;     // the wrapper's own stderr (first line) or spawn error
+  bool operator==(const ProbeResult&) const = default;
+};
+
+// LauncherUser is what the launcher probe learned about the launcher's user
+// (`<launcher...> /usr/bin/id -u` and `-G`), docs/launcher.md.
+struct LauncherUser {
+  bool ran = false;            // the launcher was started
+  bool ok = false;             // both commands succeeded and printed ids
+  uint32_t uid = 0;
+  std::vector<uint32_t> gids;  // `id -G` (primary group included), sorted
+  std::string message;         // why not ok (the launcher's own stderr line, ...)
+  bool operator==(const LauncherUser&) const = default;
+};
+
+class HostFacts {
+ public:
+  virtual ~HostFacts() = default;
+
+  // Platform is "linux", "macos" or "windows".
+  virtual std::string Platform() = 0;
+  virtual UserInfo User() = 0;
+  // Uid is User().uid; live facts answer it without a passwd lookup.
+  virtual uint32_t Uid() { return User().uid; }
+  // Cwd is the process working directory (used when --cwd is not given).
+  virtual std::string Cwd() = 0;
+  // Env returns a variable's value, or nullopt when unset.
+  virtual std::optional<std::string> Env(absl::string_view name) = 0;
+  // EnvIsSet says whether a secret-bearing variable is set without revealing it.
+  virtual bool EnvIsSet(absl::string_view name) = 0;
+  // Path describes `path` (absolute). Unknown paths are missing.
+  virtual PathInfo Path(absl::string_view path) = 0;
+  // ReadFile returns the content of a small regular file (at most 64 KiB),
+  // or nullopt when it is missing, unreadable, not regular or larger.
+  virtual std::optional<std::string> ReadFile(absl::string_view path) = 0;
+  // BwrapProbe runs `/usr/bin/bwrap <probe argv> /bin/true` (docs/behavior.md B-40).
+  virtual ProbeResult BwrapProbe() = 0;
+  // SeatbeltProbe runs `sandbox-exec -p "(version 1)(allow default)" -- /usr/bin/true`.
+  virtual ProbeResult SeatbeltProbe() = 0;
+  // DarwinUserCacheDir is confstr(_CS_DARWIN_USER_CACHE_DIR) (macOS), else nullopt.
+  virtual std::optional<std::string> DarwinUserCacheDir() = 0;
+  // LauncherUserOf runs `<launcher...> /usr/bin/id -u` and `-G` (cached).
+  virtual LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) = 0;
+  // LauncherProbe runs `<launcher...> <bwrap_argv>` once, where bwrap_argv is
+  // a wrapped /bin/true with the deny masks (cached per argv).
+  virtual ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                                    const std::vector<std::string>& bwrap_argv) = 0;
+  // UnlistedPaths: recorded facts written by `cwsc facts` (`unlisted: error`)
+  // list here every path a compile asked about that the file does not record
+  // (the policy changed since); other facts never have any.
+  virtual std::vector<std::string> UnlistedPaths() const { return {}; }
+};
+
+// The probe argv of docs/behavior.md B-40 (cwd "/") with the hardening flags every
+// bwrap plan carries (docs/decisions.md), so the probe tests what runs.
+std::vector<std::string> BwrapProbeArgv();
+
+// LoadRecordedFacts reads a facts file (YAML, or JSON which is YAML). Errors
+// name the file, line and column.
+absl::StatusOr<std::unique_ptr<HostFacts>> LoadRecordedFacts(const std::string& file);
+// ParseRecordedFacts parses facts text; `name` is used in error messages.
+absl::StatusOr<std::unique_ptr<HostFacts>> ParseRecordedFacts(const std::string& text,
+                                                              const std::string& name);
+
+// FactsRecorder passes every question on to `inner` and remembers the answer,
+// so WriteYaml() emits exactly the facts a compile consulted.
+class FactsRecorder : public HostFacts {
+ public:
+  explicit FactsRecorder(HostFacts* inner);
+  ~FactsRecorder() override;
+
+  std::string Platform() override;
+  UserInfo User() override;
+  uint32_t Uid() override { return User().uid; }  // records the whole user
+  std::string Cwd() override;
+  std::optional<std::string> Env(absl::string_view name) override;
+  bool EnvIsSet(absl::string_view name) override;
+  PathInfo Path(absl::string_view path) override;
+  std::optional<std::string> ReadFile(absl::string_view path) override;
+  ProbeResult BwrapProbe() override;
+  ProbeResult SeatbeltProbe() override;
+  std::optional<std::string> DarwinUserCacheDir() override;
+  LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override;
+  ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                            const std::vector<std::string>& bwrap_argv) override;
+
+  // WriteYaml renders the recorded facts in the documented format.
+  absl::StatusOr<std::string> WriteYaml() const;
+  // SetUnlistedIsError marks the output `unlisted: error`: it records every
+  // path one compile asks about, so another path means the policy changed.
+  void SetUnlistedIsError(bool on) { unlisted_is_error_ = on; }
+
+ private:
+  struct Record;
+  HostFacts* inner_;
+  std::unique_ptr<Record> rec_;
+  bool unlisted_is_error_ = false;
+};
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_FACTS_HOST_FACTS_H_

@@ -1,0 +1,202 @@
+#include "ir/validate.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace cwsc::ir {
+namespace {
+
+bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
+
+class Checker {
+ public:
+  explicit Checker(const LaunchPlan& plan) : plan_(plan) {}
+
+  std::vector<PlanProblem> Run() {
+    CheckCommon();
+    CheckRoots();
+    CheckKindParts();
+    CheckMounts();
+    if (plan_.syscall_filter) CheckSyscallFilter(*plan_.syscall_filter);
+    if (plan_.remote) CheckRemote(*plan_.remote);
+    if (plan_.seatbelt) CheckSeatbelt(*plan_.seatbelt);
+    return std::move(problems_);
+  }
+
+ private:
+  void Problem(std::string pointer, std::string message) {
+    problems_.push_back({std::move(pointer), std::move(message)});
+  }
+
+  // Kind is the plan kind as docs/plan.md spells it, for messages; AKind
+  // adds its article ("a linux-bwrap", "an opensandbox").
+  std::string Kind() const { return PlanKindName(plan_.kind); }
+  std::string AKind() const {
+    return absl::StrCat(plan_.kind == PlanKind::kOpenSandbox ? "an " : "a ", Kind());
+  }
+
+  void CheckCommon() {
+    if (plan_.schema_version != kPlanSchemaVersion) {
+      Problem("/schema_version", absl::StrCat("expected ", kPlanSchemaVersion));
+    }
+    if (IsBwrapKind(plan_.kind) && plan_.platform != Platform::kLinux) {
+      Problem("/platform", absl::StrCat(AKind(), " plan runs on linux, not '",
+                                        PlatformName(plan_.platform), "'"));
+    }
+    if (plan_.kind == PlanKind::kMacosSeatbelt && plan_.platform != Platform::kMacos) {
+      Problem("/platform", absl::StrCat("a macos-seatbelt plan runs on macos, not '",
+                                        PlatformName(plan_.platform), "'"));
+    }
+    bool local_sandbox = IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kMacosSeatbelt;
+    if (local_sandbox && !plan_.policy.ShouldSandbox()) {
+      Problem("/policy/type", absl::StrCat("a ", PolicyTypeName(plan_.policy.type),
+                                           " policy runs unconfined, not in ", AKind(),
+                                           " sandbox"));
+    }
+  }
+
+  // CheckRoots: a skipped root is not bound, and has a reason (only then).
+  void CheckRoots() {
+    for (size_t i = 0; i < plan_.roots.size(); ++i) {
+      const Root& r = plan_.roots[i];
+      std::string at = absl::StrCat("/roots/", i);
+      bool skipped = r.skip != RootSkip::kNone;
+      if (r.writable_bind && skipped) {
+        Problem(absl::StrCat(at, "/writable_bind"),
+                absl::StrCat("a root skipped as ", RootSkipName(r.skip), " is not bound"));
+      }
+      if (skipped == r.skip_reason.empty()) {
+        Problem(absl::StrCat(at, "/skip_reason"), skipped ? "a skipped root needs a reason"
+                                                          : "a root nothing skips has no reason");
+      }
+      if (r.writable_bind && (r.canonical.empty() || r.canonical[0] != '/')) {
+        Problem(absl::StrCat(at, "/canonical"), "a bound root needs its absolute canonical path");
+      }
+    }
+  }
+
+  // CheckKindParts: each kind has its own launch part and no other's.
+  void CheckKindParts() {
+    PlanKind k = plan_.kind;
+    Part(k == PlanKind::kRefused, plan_.refusal.has_value(), "/launch/refusal", "a refusal",
+         "refusal");
+    Part(k == PlanKind::kMacosSeatbelt, plan_.seatbelt.has_value(), "/launch/seatbelt",
+         "its Seatbelt facts", "Seatbelt facts");
+    Part(k == PlanKind::kOpenSandbox, plan_.remote.has_value(), "/launch/remote",
+         "a remote endpoint", "remote endpoint");
+    Part(k == PlanKind::kLauncherBwrap, !plan_.launcher.empty(), "/launch/launcher",
+         "a launcher argv", "launcher");
+    Part(IsBwrapKind(k), !plan_.mounts.empty(), "/launch/mounts", "mounts", "mounts");
+    if (plan_.syscall_filter && !IsBwrapKind(k)) {
+      Problem("/launch/syscall_filter",
+              absl::StrCat("only a bubblewrap plan has a syscall filter, not ", AKind(), " plan"));
+    }
+    if (plan_.refusal && plan_.refusal->reason.empty()) {
+      Problem("/launch/refusal/reason", "a refusal needs a reason");
+    }
+  }
+
+  // Part: a kind that `wanted` the part needs it (`needs`), another has
+  // none (`noun`).
+  void Part(bool wanted, bool present, const char* pointer, const char* needs, const char* noun) {
+    if (wanted && !present) {
+      Problem(pointer, absl::StrCat(AKind(), " plan needs ", needs));
+    } else if (!wanted && present) {
+      Problem(pointer, absl::StrCat(AKind(), " plan has no ", noun));
+    }
+  }
+
+  void CheckMounts() {
+    for (size_t i = 0; i < plan_.mounts.size(); ++i) {
+      const Mount& m = plan_.mounts[i];
+      std::string at = absl::StrCat("/launch/mounts/", i);
+      if (m.dest.empty() || m.dest[0] != '/') {
+        Problem(absl::StrCat(at, "/dest"), "expected an absolute path");
+      }
+      if (MountOpHasSource(m.op) && (m.source.empty() || m.source[0] != '/')) {
+        Problem(absl::StrCat(at, "/source"),
+                absl::StrCat("a ", MountOpName(m.op), " needs an absolute source path"));
+      } else if (!MountOpHasSource(m.op) && !m.source.empty()) {
+        Problem(absl::StrCat(at, "/source"),
+                absl::StrCat("a ", MountOpName(m.op), " mount has no source"));
+      }
+    }
+  }
+
+  void CheckSyscallFilter(const SyscallFilter& f) {
+    for (size_t i = 0; i < f.rules.size(); ++i) {
+      const SyscallRule& rule = f.rules[i];
+      std::string at = absl::StrCat("/launch/syscall_filter/rules/", i);
+      if (rule.syscall.empty() ||
+          rule.syscall.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
+              std::string::npos) {
+        Problem(absl::StrCat(at, "/syscall"), "expected a system call name");
+      }
+      for (size_t j = 0; j < rule.args.size(); ++j) {
+        const ArgTest& a = rule.args[j];
+        std::string arg = absl::StrCat(at, "/args/", j);
+        if (a.index < 0 || a.index > 5) Problem(absl::StrCat(arg, "/index"), "expected 0 to 5");
+        if ((a.value & ~a.mask) != 0) {
+          Problem(absl::StrCat(arg, "/value"), "has bits outside the mask");
+        }
+      }
+      if (rule.errno_value < 1 || rule.errno_value > 4095) {
+        Problem(absl::StrCat(at, "/errno"), "expected 1 to 4095");
+      }
+    }
+  }
+
+  // CheckSeatbelt: every path a profile names is absolute.
+  void CheckSeatbelt(const Seatbelt& sb) {
+    auto path = [&](const SeatbeltPath& p, const std::string& at) {
+      if (p.path.empty() || p.path[0] != '/') {
+        Problem(absl::StrCat("/launch/seatbelt/", at, "/path"), "expected an absolute path");
+      }
+    };
+    for (size_t i = 0; i < sb.writable_roots.size(); ++i) {
+      std::string at = absl::StrCat("writable_roots/", i);
+      path(sb.writable_roots[i].root, absl::StrCat(at, "/root"));
+      for (size_t j = 0; j < sb.writable_roots[i].read_only.size(); ++j) {
+        path(sb.writable_roots[i].read_only[j], absl::StrCat(at, "/read_only/", j));
+      }
+    }
+    if (sb.darwin_cache) path(*sb.darwin_cache, "darwin_cache");
+    if (sb.cargo_home) path(*sb.cargo_home, "cargo_home");
+    if (sb.npm_cache) path(*sb.npm_cache, "npm_cache");
+    for (size_t k = 0; k < sb.denied_read.size(); ++k) {
+      path(sb.denied_read[k], absl::StrCat("denied_read/", k));
+    }
+    for (size_t k = 0; k < sb.loopback_proxy_ports.size(); ++k) {
+      int port = sb.loopback_proxy_ports[k];
+      if (port < 1 || port > 65535) {
+        Problem(absl::StrCat("/launch/seatbelt/loopback_proxy_ports/", k), "expected 1 to 65535");
+      }
+    }
+  }
+
+  void CheckRemote(const Remote& rm) {
+    if (rm.url.empty()) Problem("/launch/remote/url", "a remote plan needs a URL");
+    if (rm.execd_port < 1 || rm.execd_port > 65535) {
+      Problem("/launch/remote/execd_port", "expected 1 to 65535");
+    }
+    using Key = ApiKeySource::Kind;
+    const ApiKeySource& key = rm.api_key;
+    bool named = key.kind == Key::kEnv || key.kind == Key::kFile;
+    if (named == key.name.empty()) {
+      Problem("/launch/remote/api_key/name",
+              absl::StrCat("the ", ApiKeySourceKindName(key.kind), " key source ",
+                           named ? "needs a name" : "has no name"));
+    }
+    if (key.kind == Key::kConfig && key.origin.file.empty()) {
+      Problem("/launch/remote/api_key/origin", "a config key source needs the config file");
+    }
+  }
+
+  const LaunchPlan& plan_;
+  std::vector<PlanProblem> problems_;
+};
+
+}  // namespace
+
+std::vector<PlanProblem> Validate(const LaunchPlan& plan) { return Checker(plan).Run(); }
+
+}  // namespace cwsc::ir

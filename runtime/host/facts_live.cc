@@ -1,0 +1,257 @@
+// Live host facts: real syscalls and the real wrapper probes, memoized so a
+// compile asks the kernel each question once.
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "compiler/file_text.h"
+#include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
+#include "runtime/host/launcher_probe.h"
+#include "runtime/host/live_facts.h"
+#include "runtime/host/spawn.h"
+
+namespace cwsc::runtime {
+namespace {
+
+using compiler::BwrapProbeArgv;
+using compiler::FileText;
+using compiler::FileType;
+using compiler::HostFacts;
+using compiler::LauncherUser;
+using compiler::PathInfo;
+using compiler::ProbeResult;
+using compiler::ReadFileText;
+using compiler::UserInfo;
+
+constexpr size_t kMaxSmallFile = 64 * 1024;
+
+// RunProbe runs a wrapped /bin/true (RunCaptured: cleared environment, null
+// stdin, cwd "/", 10 s deadline) and keeps the wrapper's own message.
+ProbeResult RunProbe(const std::vector<std::string>& argv) {
+  ProbeResult r;
+  Captured c = RunCaptured(argv);
+  r.ran = c.started;
+  if (!c.started) {
+    r.message = c.spawn_error;
+    return r;
+  }
+  if (c.timed_out) {
+    r.message = "probe timed out after 10 s";
+    return r;
+  }
+  r.exit_code = c.exit_code;
+  r.ok = c.exit_code == 0;
+  if (!r.ok) {
+    std::string first = c.err.substr(0, c.err.find('\n'));
+    if (first.empty()) first = c.spawn_error;
+    r.message = first.empty() ? absl::StrCat("exit status ", r.exit_code) : first;
+  }
+  return r;
+}
+
+class LiveFacts : public HostFacts {
+ public:
+  std::string Platform() override {
+#if defined(__APPLE__)
+    return "macos";
+#elif defined(_WIN32)
+    return "windows";
+#else
+    return "linux";
+#endif
+  }
+
+  uint32_t Uid() override { return getuid(); }
+
+  UserInfo User() override {
+    if (user_) return *user_;
+    UserInfo u;
+    u.uid = getuid();
+    u.gid = getgid();
+    int n = getgroups(0, nullptr);
+    if (n > 0) {
+      std::vector<gid_t> g(static_cast<size_t>(n));
+      n = getgroups(n, g.data());
+      for (int i = 0; i < n; ++i) u.groups.push_back(g[static_cast<size_t>(i)]);
+    }
+    std::sort(u.groups.begin(), u.groups.end());
+    u.groups.erase(std::unique(u.groups.begin(), u.groups.end()), u.groups.end());
+    passwd pw;
+    passwd* res = nullptr;
+    std::vector<char> buf(16384);
+    if (getpwuid_r(u.uid, &pw, buf.data(), buf.size(), &res) == 0 && res != nullptr) {
+      u.name = pw.pw_name;
+      u.home = pw.pw_dir;
+    }
+    user_ = u;
+    return u;
+  }
+
+  std::string Cwd() override {
+    char buf[PATH_MAX];
+    if (getcwd(buf, sizeof buf) == nullptr) return "/";
+    return buf;
+  }
+
+  std::optional<std::string> Env(absl::string_view name) override {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  }
+
+  bool EnvIsSet(absl::string_view name) override {
+    return std::getenv(std::string(name).c_str()) != nullptr;
+  }
+
+  PathInfo Path(absl::string_view path) override {
+    std::string key(path);
+    auto it = paths_.find(key);
+    if (it != paths_.end()) return it->second;
+    PathInfo info;
+    // lstat first: when it fails, stat would fail the same way (a missing
+    // last component has nothing to follow), and when the path is no
+    // symlink its result is stat's; only a symlink needs the second call.
+    struct stat st;
+    bool exists = lstat(key.c_str(), &st) == 0;
+    if (exists && S_ISLNK(st.st_mode)) {
+      info.is_symlink = true;
+      exists = stat(key.c_str(), &st) == 0;
+    }
+    if (exists) {
+      if (S_ISREG(st.st_mode)) {
+        info.type = FileType::kRegular;
+      } else if (S_ISDIR(st.st_mode)) {
+        info.type = FileType::kDirectory;
+      } else if (S_ISCHR(st.st_mode)) {
+        info.type = FileType::kCharDevice;
+      } else if (S_ISBLK(st.st_mode)) {
+        info.type = FileType::kBlockDevice;
+      } else {
+        info.type = FileType::kOther;
+      }
+      info.mode = st.st_mode & 07777;
+      info.uid = st.st_uid;
+      info.gid = st.st_gid;
+      info.canonical = Canonical(key, info.is_symlink);
+    }
+    paths_.emplace(key, info);
+    return info;
+  }
+
+  // Canonical is realpath(3) of an existing path. For an absolute path spelled
+  // plainly (no "//", ".", ".." or trailing slash) whose last component is no
+  // symlink, that is the parent's canonical path plus the name: the parent's
+  // answer is memoized, so ten thousand roots in one directory cost one lstat
+  // each instead of a readlink per component each. Anything else asks realpath.
+  std::string Canonical(const std::string& key, bool is_symlink) {
+    size_t slash = key.rfind('/');
+    if (!is_symlink && PlainAbsolute(key) && slash != std::string::npos) {
+      std::string parent = slash == 0 ? "/" : key.substr(0, slash);
+      PathInfo up = Path(parent);
+      if (up.type == FileType::kDirectory && !up.canonical.empty()) {
+        return absl::StrCat(up.canonical == "/" ? "" : up.canonical, key.substr(slash));
+      }
+    }
+    std::string out;
+    char* real = realpath(key.c_str(), nullptr);
+    if (real != nullptr) {
+      out = real;
+      free(real);
+    }
+    return out;
+  }
+
+  static bool PlainAbsolute(absl::string_view p) {
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/') return false;
+    for (absl::string_view part : absl::StrSplit(p.substr(1), '/')) {
+      if (part.empty() || part == "." || part == "..") return false;
+    }
+    return true;
+  }
+
+  std::optional<std::string> ReadFile(absl::string_view path) override {
+    std::string key(path);
+    auto it = files_.find(key);
+    if (it != files_.end()) return it->second;
+    std::optional<std::string> out;
+    FileText t = ReadFileText(key, {.limit = kMaxSmallFile, .regular_only = true});
+    if (t.ok()) out = std::move(t.data);
+    files_.emplace(key, out);
+    return out;
+  }
+
+  ProbeResult BwrapProbe() override {
+    if (bwrap_) return *bwrap_;
+    ProbeResult r;
+    PathInfo info = Path(ir::kBwrapPath);
+    if (info.type == FileType::kRegular && (info.mode & 0111) != 0) {
+      r = RunProbe(BwrapProbeArgv());
+    } else {
+      r.message = info.type == FileType::kMissing ? absl::StrCat(ir::kBwrapPath, " is missing")
+                                                  : absl::StrCat(ir::kBwrapPath, " is not a regular executable file");
+    }
+    bwrap_ = r;
+    return r;
+  }
+
+  ProbeResult SeatbeltProbe() override {
+    ProbeResult r;
+#if defined(__APPLE__)
+    r = RunProbe({ir::kSandboxExecPath, "-p", "(version 1)(allow default)", "--",
+                  ir::kMacTruePath});
+#else
+    r.message = "sandbox-exec exists only on macOS";
+#endif
+    return r;
+  }
+
+  std::optional<std::string> DarwinUserCacheDir() override {
+#if defined(__APPLE__)
+    char buf[PATH_MAX];
+    size_t n = confstr(_CS_DARWIN_USER_CACHE_DIR, buf, sizeof buf);
+    if (n > 0 && n <= sizeof buf) return std::string(buf);
+#endif
+    return std::nullopt;
+  }
+
+  // The launcher probe itself lives in runtime/host/launcher_live.cc.
+  LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {
+    auto it = launcher_users_.find(launcher);
+    if (it != launcher_users_.end()) return it->second;
+    return launcher_users_[launcher] = RunLauncherUserProbe(launcher);
+  }
+
+  ProbeResult LauncherProbe(const std::vector<std::string>& launcher,
+                            const std::vector<std::string>& bwrap_argv) override {
+    std::vector<std::string> key = launcher;
+    key.insert(key.end(), bwrap_argv.begin(), bwrap_argv.end());
+    auto it = launcher_probes_.find(key);
+    if (it != launcher_probes_.end()) return it->second;
+    return launcher_probes_[key] = RunLauncherBwrapProbe(launcher, bwrap_argv);
+  }
+
+ private:
+  std::map<std::vector<std::string>, LauncherUser> launcher_users_;
+  std::map<std::vector<std::string>, ProbeResult> launcher_probes_;
+  std::optional<UserInfo> user_;
+  std::map<std::string, PathInfo> paths_;
+  std::map<std::string, std::optional<std::string>> files_;
+  std::optional<ProbeResult> bwrap_;
+};
+
+}  // namespace
+
+std::unique_ptr<HostFacts> MakeLiveFacts() { return std::make_unique<LiveFacts>(); }
+
+}  // namespace cwsc::runtime

@@ -1,0 +1,742 @@
+#include "runtime/host/spawn.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "compiler/file_text.h"
+
+namespace cwsc::runtime {
+namespace {
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr char kDefaultPath[] = "/usr/local/bin:/usr/bin:/bin";
+
+// ExecFailure is what the child writes to the report pipe when it cannot
+// reach execve (stage 1: chdir, stage 2: exec).
+struct ExecFailure {
+  int stage;
+  int err;
+};
+
+// Fd closes a descriptor on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() { Reset(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void Reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+// Candidates lists the paths execve will try for argv[0], as execvp would.
+std::vector<std::string> Candidates(const std::string& program,
+                                    const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return {program};
+  std::string path = kDefaultPath;
+  for (const std::string& e : env) {
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  std::vector<std::string> out;
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    std::string d(dir.empty() ? "." : std::string(dir.data(), dir.size()));
+    out.push_back(d + "/" + program);
+  }
+  return out;
+}
+
+void WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// ProcStat is the parent and process group of a process, from /proc/PID/stat
+// (the fields after the parenthesised command name, which may hold spaces).
+struct ProcStat {
+  pid_t ppid = 0;
+  pid_t pgrp = 0;
+};
+
+// ReadProcFile reads a /proc file without iostreams (this runs on every
+// SIGCHLD); nullopt when it cannot be opened.
+std::optional<std::string> ReadProcFile(const std::string& path) {
+  compiler::FileText t = compiler::ReadFileText(path, {.limit = 1 << 20});
+  if (t.open_errno != 0) return std::nullopt;
+  return std::move(t.data);
+}
+
+bool ReadProcStat(const char* pid, ProcStat* out) {
+  std::optional<std::string> text = ReadProcFile(std::string("/proc/") + pid + "/stat");
+  if (!text) return false;
+  size_t close_paren = text->rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 > text->size()) return false;
+  // ") S PPID PGRP ...": state, then the parent and the process group.
+  std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(*text).substr(close_paren + 2), ' ');
+  return fields.size() >= 3 && absl::SimpleAtoi(fields[1], &out->ppid) &&
+         absl::SimpleAtoi(fields[2], &out->pgrp);
+}
+
+// ChildPids lists the direct children of this process (orphaned descendants
+// land here because the caller is a child subreaper).
+std::vector<pid_t> ChildPids() {
+  std::vector<pid_t> out;
+  std::string self = std::to_string(getpid());
+  if (std::optional<std::string> text = ReadProcFile("/proc/self/task/" + self + "/children")) {
+    for (absl::string_view field : absl::StrSplit(*text, ' ', absl::SkipWhitespace())) {
+      pid_t p = 0;
+      if (absl::SimpleAtoi(field, &p) && p > 0) out.push_back(p);
+    }
+    return out;
+  }
+  // Kernels without CONFIG_PROC_CHILDREN: scan /proc for our children.
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return out;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    ProcStat st;
+    if (ReadProcStat(e->d_name, &st) && st.ppid == getpid()) {
+      out.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+    }
+  }
+  closedir(dir);
+  return out;
+}
+
+// SignalGroup sends `sig` to process group `pgid`; with `spare` > 0, to
+// every member but `spare` (found through /proc).
+void SignalGroup(pid_t pgid, int sig, pid_t spare) {
+  if (spare <= 0) {
+    kill(-pgid, sig);
+    return;
+  }
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
+    if (p == spare) continue;
+    ProcStat st;
+    if (ReadProcStat(e->d_name, &st) && st.pgrp == pgid) kill(p, sig);
+  }
+  closedir(dir);
+}
+
+// KillTree ends every remaining process of the tree: the process group, then
+// every child of ours (orphans re-parented to us), until none is left.
+void KillTree(pid_t pgid) {
+  kill(-pgid, SIGKILL);
+  for (;;) {
+    for (pid_t p : ChildPids()) kill(p, SIGKILL);
+    pid_t r = waitpid(-1, nullptr, __WALL);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;  // ECHILD: nothing left
+  }
+}
+
+int64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void ArmTimer(int tfd, double seconds) {
+  itimerspec spec{};
+  double whole = std::floor(seconds);
+  spec.it_value.tv_sec = static_cast<time_t>(whole);
+  spec.it_value.tv_nsec = static_cast<long>((seconds - whole) * 1e9);
+  if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+  timerfd_settime(tfd, 0, &spec, nullptr);
+}
+
+// IgnoredSignals is the set of signals this process ignores, from the SigIgn
+// mask of /proc/self/status (one read instead of a query per signal); every
+// signal when /proc cannot tell.
+sigset_t IgnoredSignals() {
+  sigset_t out;
+  sigfillset(&out);
+  std::optional<std::string> status = ReadProcFile("/proc/self/status");
+  if (!status) return out;
+  size_t at = status->find("\nSigIgn:\t");
+  if (at == std::string::npos) return out;
+  size_t begin = at + 9, end = status->find('\n', begin);
+  uint64_t mask = 0;
+  if (end == std::string::npos ||
+      !absl::SimpleHexAtoi(absl::string_view(*status).substr(begin, end - begin), &mask)) {
+    return out;
+  }
+  sigemptyset(&out);
+  for (int s = 1; s <= 64 && s < NSIG; ++s) {
+    if (mask & (uint64_t{1} << (s - 1))) sigaddset(&out, s);
+  }
+  return out;
+}
+
+// ChildArgs is everything the child needs, laid out by the parent before
+// the clone.
+struct ChildArgs {
+  const std::vector<char*>* candidates;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;
+  int stdin_fd;   // -1: keep ours
+  int stdout_fd;  // -1: keep ours
+  int stderr_fd;  // -1: keep ours
+  int report_fd;
+  const std::pair<int, int>* inherit;  // {here, in the child}
+  size_t inherit_count;
+  bool take_terminal;
+  pid_t parent;
+  sigset_t old_mask;
+  sigset_t ignored;  // signals whose disposition is SIG_IGN
+};
+
+// ChildMain runs in the child, which shares the parent's memory until it
+// execs (CLONE_VM | CLONE_VFORK, as posix_spawn does; the parent is
+// suspended meanwhile): only system calls and no allocation. The only memory
+// of the parent it writes is errno, which the parent reads only when the
+// clone itself failed.
+int ChildMain(void* raw) {
+  const ChildArgs& a = *static_cast<const ChildArgs*>(raw);
+  setpgid(0, 0);
+  if (a.take_terminal) tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU still blocked here
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != a.parent) _exit(125);
+  // Dispositions: cwsc installs no handler on this path, and execve resets
+  // caught signals anyway; what survives an exec is SIG_IGN inherited from
+  // cwsc's own parent, so those go back to default.
+  for (int s = 1; s < NSIG; ++s) {
+    if (sigismember(&a.ignored, s) == 1) signal(s, SIG_DFL);
+  }
+  sigprocmask(SIG_SETMASK, &a.old_mask, nullptr);
+  if (a.stdin_fd >= 0) dup2(a.stdin_fd, STDIN_FILENO);
+  if (a.stdout_fd >= 0) dup2(a.stdout_fd, STDOUT_FILENO);
+  if (a.stderr_fd >= 0) dup2(a.stderr_fd, STDERR_FILENO);
+  // Only 0, 1, 2 and the handed descriptors reach the program: everything
+  // else becomes close-on-exec (the report pipe already is).
+  int report = a.report_fd;
+  if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
+    rlimit lim{};
+    int max = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < (1u << 20)
+                  ? static_cast<int>(lim.rlim_cur)
+                  : (1 << 20);
+    for (int fd = 3; fd < max; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  for (size_t i = 0; i < a.inherit_count; ++i) {
+    const auto& [here, there] = a.inherit[i];
+    if (report == there) report = fcntl(report, F_DUPFD_CLOEXEC, 64);
+    if (here == there) {
+      fcntl(there, F_SETFD, 0);
+    } else {
+      dup2(here, there);  // the copy is not close-on-exec
+    }
+  }
+  if (a.cwd != nullptr && chdir(a.cwd) != 0) {
+    ExecFailure f{1, errno};
+    WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
+    _exit(125);
+  }
+  int saved = ENOENT;
+  for (char* path : *a.candidates) {
+    execve(path, a.argv, a.envp);
+    if (errno != ENOENT && errno != ENOTDIR) saved = errno;
+    if (errno == EACCES || errno == ENOENT || errno == ENOTDIR) continue;
+    break;
+  }
+  ExecFailure f{2, saved};
+  WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
+  _exit(127);
+}
+
+// ---- start ------------------------------------------------------------------
+
+// SignalMask blocks, for one SpawnAndWait, the signals the loop reads from a
+// signalfd (SIGCHLD and the forwarded ones) plus SIGTTOU and SIGPIPE, and
+// restores the caller's mask at the end.
+class SignalMask {
+ public:
+  SignalMask() {
+    sigemptyset(&handled_);
+    sigaddset(&handled_, SIGCHLD);
+    for (int s : kForwardedSignals) sigaddset(&handled_, s);
+    sigset_t blocked = handled_;
+    sigaddset(&blocked, SIGTTOU);
+    sigaddset(&blocked, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &blocked, &old_);
+  }
+  ~SignalMask() {
+    // Drop signals that arrived for the child before unblocking.
+    sigset_t pending;
+    sigpending(&pending);
+    for (int s : {SIGCHLD, SIGPIPE}) {
+      if (sigismember(&pending, s) && !sigismember(&old_, s)) {
+        timespec zero{};
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, s);
+        sigtimedwait(&one, nullptr, &zero);
+      }
+    }
+    sigprocmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SignalMask(const SignalMask&) = delete;
+  SignalMask& operator=(const SignalMask&) = delete;
+
+  const sigset_t& handled() const { return handled_; }
+  const sigset_t& old() const { return old_; }
+
+ private:
+  sigset_t handled_;
+  sigset_t old_;
+};
+
+// Child is a started command: its pid (also its process group) and the
+// descriptors the wait loop watches.
+struct Child {
+  pid_t pid = 0;
+  bool take_terminal = false;
+  Fd sfd;    // signalfd of SignalMask::handled()
+  Fd tfd;    // the timeout's timerfd
+  Fd err_r;  // the read end of the stderr pipe, when there is a sink
+
+  void GiveBackTerminal() const {
+    if (take_terminal) tcsetpgrp(STDIN_FILENO, getpgrp());
+  }
+};
+
+// ChildSetup is how to start one child: what it runs, where, and which
+// descriptors it gets.
+struct ChildSetup {
+  std::vector<std::string> candidates;  // the paths execve tries for argv[0], in order
+  std::vector<std::string> argv, env;
+  const char* cwd = nullptr;  // chdir(2) before exec; nullptr: ours
+  int stdin_fd = -1;          // -1: keep ours
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  const std::vector<std::pair<int, int>>* inherit = nullptr;  // {here, in the child}
+  bool take_terminal = false;
+  sigset_t mask;  // the child's signal mask
+};
+
+// Launched is a child that was started: its pid, and the failure it
+// reported before its exec (it has then been reaped).
+struct Launched {
+  pid_t pid = -1;
+  std::optional<ExecFailure> failure;
+};
+
+// CloneAndExec starts the child and waits until it has exec'd or reported
+// why it could not (chdir or exec). Internal: an OS failure before the child
+// was started.
+absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
+  std::vector<char*> cand_ptrs, argv_ptrs, env_ptrs;
+  for (std::string& c : setup.candidates) cand_ptrs.push_back(c.data());
+  for (std::string& a : setup.argv) argv_ptrs.push_back(a.data());
+  argv_ptrs.push_back(nullptr);
+  for (std::string& e : setup.env) env_ptrs.push_back(e.data());
+  env_ptrs.push_back(nullptr);
+
+  int report_pipe[2];
+  if (pipe2(report_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
+  }
+  Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
+  static const std::vector<std::pair<int, int>> kNone;
+  const std::vector<std::pair<int, int>>& inherit = setup.inherit ? *setup.inherit : kNone;
+  ChildArgs child_args{&cand_ptrs,     argv_ptrs.data(), env_ptrs.data(),     setup.cwd,
+                       setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,     report_w.get(),
+                       inherit.data(), inherit.size(),   setup.take_terminal, getpid(),
+                       setup.mask,     IgnoredSignals()};
+  // The child's stack: it runs only ChildMain and execve. A clone that
+  // shares memory costs no page-table copy and no copy-on-write faults, and
+  // its exec does not tear down a copy of our address space.
+  constexpr size_t kChildStack = 64 * 1024;
+  void* stack = mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return absl::InternalError(absl::StrCat("mmap: ", ErrnoText(errno)));
+  pid_t pid = clone(ChildMain, static_cast<char*>(stack) + kChildStack,
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, &child_args);
+  int clone_errno = errno;
+  munmap(stack, kChildStack);
+  if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
+  // The child has set its process group (and taken the terminal): we resume
+  // only after its exec (or its exit).
+  report_w.Reset();
+  Launched out;
+  out.pid = pid;
+  ExecFailure failure{};
+  ssize_t got;
+  do {
+    got = read(report_r.get(), &failure, sizeof failure);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof failure)) {
+    waitpid(pid, nullptr, 0);
+    out.failure = failure;
+  }
+  return out;
+}
+
+// Start starts the command of `request` with the descriptors the wait loop
+// needs, and waits until it has exec'd (FailedPrecondition when it could
+// not, naming the program or the directory).
+absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* child,
+                   SpawnError* error) {
+  Fd err_w;
+  if (request.stderr_sink) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+      return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
+    child->err_r.Reset(p[0]);
+    err_w.Reset(p[1]);
+  }
+  child->sfd.Reset(signalfd(-1, &mask.handled(), SFD_CLOEXEC));
+  child->tfd.Reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+  if (child->sfd.get() < 0 || child->tfd.get() < 0) {
+    return absl::InternalError(absl::StrCat("signalfd/timerfd: ", ErrnoText(errno)));
+  }
+  child->take_terminal = AtTerminalInForeground();
+
+  ChildSetup setup;
+  setup.candidates = Candidates(request.argv[0], request.env);
+  setup.argv = request.argv;
+  setup.env = request.env;
+  setup.cwd = request.cwd ? request.cwd->c_str() : nullptr;
+  setup.stderr_fd = err_w.get();
+  setup.inherit = &request.inherit_fds;
+  setup.take_terminal = child->take_terminal;
+  setup.mask = mask.old();
+  absl::StatusOr<Launched> launched = CloneAndExec(setup);
+  if (!launched.ok()) return launched.status();
+  child->pid = launched->pid;
+  err_w.Reset();
+  if (!launched->failure) return absl::OkStatus();
+  child->GiveBackTerminal();
+  const ExecFailure& failure = *launched->failure;
+  std::string what =
+      failure.stage == 1
+          ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
+                         "': ", ErrnoText(failure.err))
+          : absl::StrCat("cannot run '", request.argv[0], "': ", ErrnoText(failure.err));
+  if (error != nullptr) {
+    error->exec_errno = failure.stage == 2 ? failure.err : 0;
+    error->message = what;
+  }
+  return absl::FailedPreconditionError(what);
+}
+
+// ---- loop -------------------------------------------------------------------
+
+// Supervisor waits for the direct child: it forwards signals to the group,
+// enforces the timeout (TERM, then KILL after the grace period), copies the
+// child's stderr, and reaps orphans of the tree as they exit.
+class Supervisor {
+ public:
+  Supervisor(const SpawnRequest& request, const Child& child, SpawnResult* result)
+      : request_(request), child_(child), result_(result), stderr_open_(child.err_r.get() >= 0) {}
+
+  // Run returns once the direct child has exited (observed, not reaped).
+  void Run() {
+    bool main_done = false;
+    while (!main_done) {
+      pollfd fds[3] = {
+          {child_.sfd.get(), POLLIN, 0}, {child_.tfd.get(), POLLIN, 0}, {-1, POLLIN, 0}};
+      if (stderr_open_) fds[2].fd = child_.err_r.get();
+      int n = poll(fds, 3, -1);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (fds[2].revents != 0) PumpStderr();
+      if (fds[1].revents & POLLIN) OnTimer();
+      if (fds[0].revents & POLLIN) main_done = OnSignal();
+    }
+  }
+
+  // DrainStderr copies what is left in the stderr pipe once every writer
+  // is gone, to EOF.
+  void DrainStderr() {
+    while (stderr_open_) {
+      pollfd p{child_.err_r.get(), POLLIN, 0};
+      if (poll(&p, 1, 1000) <= 0) break;
+      PumpStderr();
+    }
+  }
+
+ private:
+  pid_t Spared() const { return request_.spare_direct_child ? child_.pid : 0; }
+
+  void PumpStderr() {
+    ssize_t n = read(child_.err_r.get(), buf_, sizeof buf_);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+      stderr_open_ = false;
+      return;
+    }
+    if (stderr_ok_) {
+      const char* p = buf_;
+      size_t left = static_cast<size_t>(n);
+      while (left > 0) {
+        ssize_t w = write(STDERR_FILENO, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          stderr_ok_ = false;
+          break;
+        }
+        p += w;
+        left -= static_cast<size_t>(w);
+      }
+    }
+    request_.stderr_sink(std::string_view(buf_, static_cast<size_t>(n)));
+  }
+
+  void OnTimer() {
+    uint64_t ticks;
+    if (read(child_.tfd.get(), &ticks, sizeof ticks) <= 0) return;
+    if (!term_sent_) {
+      result_->timed_out = true;
+      term_sent_ = true;
+      SignalGroup(child_.pid, SIGTERM, Spared());
+      ArmTimer(child_.tfd.get(), request_.kill_grace_seconds);
+    } else {
+      kill(-child_.pid, SIGKILL);
+      kill(child_.pid, SIGKILL);
+    }
+  }
+
+  // OnSignal forwards a caught signal; returns whether the direct child has exited.
+  bool OnSignal() {
+    signalfd_siginfo info;
+    if (read(child_.sfd.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      int sig = static_cast<int>(info.ssi_signo);
+      if (sig != SIGCHLD) {
+        result_->forwarded_signal = sig;
+        SignalGroup(child_.pid, sig, Spared());
+      }
+    }
+    // Observe (without reaping) our direct child, so its process group id
+    // stays reserved until the group has been killed.
+    bool exited = false;
+    siginfo_t si{};
+    if (waitid(P_PID, static_cast<id_t>(child_.pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        si.si_pid == child_.pid) {
+      exited = true;
+    }
+    // Reap the other children that have exited (orphans of the tree).
+    for (pid_t p : ChildPids()) {
+      if (p != child_.pid) waitpid(p, nullptr, WNOHANG | __WALL);
+    }
+    return exited;
+  }
+
+  const SpawnRequest& request_;
+  const Child& child_;
+  SpawnResult* result_;
+  bool term_sent_ = false;
+  bool stderr_open_;
+  bool stderr_ok_ = true;  // our own stderr still accepts writes
+  char buf_[65536];
+};
+
+// ---- reap -------------------------------------------------------------------
+
+// Reap ends what the command left behind while its group id is still held
+// by the zombie, then collects the direct child's status and sweeps the
+// rest of the tree.
+void Reap(const Child& child, SpawnResult* result) {
+  int status = 0;
+  kill(-child.pid, SIGKILL);
+  if (waitpid(child.pid, &status, 0) == child.pid) {
+    if (WIFEXITED(status)) {
+      result->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result->signal = WTERMSIG(status);
+      result->exit_code = 128 + WTERMSIG(status);
+    }
+  }
+  KillTree(child.pid);
+  child.GiveBackTerminal();
+}
+
+}  // namespace
+
+bool AtTerminalInForeground() {
+  return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+int ExitCodeForExecErrno(int err) { return (err == ENOENT || err == ENOTDIR) ? 127 : 126; }
+
+absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error) {
+  if (request.argv.empty()) return absl::InvalidArgumentError("no program to run");
+  SignalMask mask;
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  Child child;
+  if (absl::Status started = Start(request, mask, &child, error); !started.ok()) return started;
+  if (request.timeout_seconds > 0) ArmTimer(child.tfd.get(), request.timeout_seconds);
+
+  SpawnResult result;
+  result.pid = child.pid;
+  Supervisor supervisor(request, child, &result);
+  supervisor.Run();
+  Reap(child, &result);
+  // Every writer of the stderr pipe is gone now.
+  supervisor.DrainStderr();
+  return result;
+}
+
+// ---- captured runs (the probes) ----------------------------------------------
+
+Captured RunCaptured(const std::vector<std::string>& argv) {
+  constexpr int kDeadlineMs = 10000;
+  constexpr size_t kMaxOutput = 64 * 1024;
+  Captured c;
+  if (argv.empty()) {
+    c.spawn_error = "no program to run";
+    return c;
+  }
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    c.spawn_error = absl::StrCat("pipe: ", ErrnoText(errno));
+    return c;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    c.spawn_error = absl::StrCat("pipe: ", ErrnoText(errno));
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return c;
+  }
+  Fd out_w(out_pipe[1]), err_w(err_pipe[1]);
+  Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  ChildSetup setup;
+  setup.candidates = {argv[0]};  // run as given: no PATH search
+  setup.argv = argv;
+  setup.cwd = "/";
+  setup.stdin_fd = devnull.get();
+  setup.stdout_fd = out_w.get();
+  setup.stderr_fd = err_w.get();
+  sigprocmask(SIG_SETMASK, nullptr, &setup.mask);
+  absl::StatusOr<Launched> launched = CloneAndExec(setup);
+  out_w.Reset();
+  err_w.Reset();
+  if (!launched.ok()) {
+    c.spawn_error = std::string(launched.status().message());
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return c;
+  }
+  c.started = true;
+  pid_t pid = launched->pid;
+  if (launched->failure) {  // reaped already: as a shell reports it
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    if (launched->failure->stage == 1) {
+      c.exit_code = 126;
+    } else {
+      c.exit_code = 127;
+      c.err =
+          absl::StrCat("cannot execute ", argv[0], ": ", ErrnoText(launched->failure->err), "\n");
+    }
+    return c;
+  }
+  int64_t deadline = NowMs() + kDeadlineMs;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* bufs[2] = {&c.out, &c.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    int64_t left = deadline - NowMs();
+    if (left <= 0) {
+      c.timed_out = true;
+      break;
+    }
+    int n = poll(fds, 2, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      char buf[4096];
+      ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        if (bufs[i]->size() < kMaxOutput) bufs[i]->append(buf, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  if (c.timed_out) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  } else {
+    // Both pipes closed; the child exits now (or is killed at the deadline):
+    // wait for it on a pidfd, which becomes readable when it exits.
+    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    while (true) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) break;
+      int64_t left = deadline - NowMs();
+      if (left <= 0) {
+        c.timed_out = true;
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        poll(&p, 1, static_cast<int>(left));
+      } else {  // no pidfd (a kernel before 5.3): look again shortly
+        pollfd none{-1, 0, 0};
+        poll(&none, 1, 1);
+      }
+    }
+    if (pidfd >= 0) close(pidfd);
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i].fd >= 0) close(fds[i].fd);
+  }
+  if (!c.timed_out && WIFEXITED(status)) c.exit_code = WEXITSTATUS(status);
+  if (!c.timed_out && WIFSIGNALED(status)) {
+    c.spawn_error = absl::StrCat("killed by signal ", WTERMSIG(status));
+  }
+  return c;
+}
+
+}  // namespace cwsc::runtime

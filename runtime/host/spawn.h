@@ -1,0 +1,102 @@
+// Spawn runs one command to completion and owns its whole process tree:
+// new process group, parent-death signal, SIGINT/SIGTERM/SIGHUP/SIGQUIT
+// forwarded to the group, an optional timeout (TERM, then KILL after a grace
+// period), and a final sweep so that no descendant outlives the call, even
+// one that left the process group with setsid(2). stdin and stdout are the
+// caller's own descriptors; stderr is either passed through as is or copied
+// byte for byte through a pipe so a StderrSink can look at it.
+//
+//   SpawnRequest req;
+//   req.argv = {"/usr/bin/bwrap", ..., "--", "sh", "-c", "echo hi"};
+//   req.env = {"PATH=/usr/bin:/bin", "CODEWHALE_SANDBOX=bwrap"};
+//   req.timeout_seconds = 30;
+//   absl::StatusOr<SpawnResult> r = SpawnAndWait(req);
+//   // r->exit_code == 0; 128+N when the child died of signal N.
+//
+// Only one SpawnAndWait may run at a time in a process (it installs process-
+// wide signal handling for its duration and makes the caller a child
+// subreaper). The caller must be single-threaded.
+#ifndef CWSC_RUNTIME_HOST_SPAWN_H_
+#define CWSC_RUNTIME_HOST_SPAWN_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cwsc::runtime {
+
+struct SpawnRequest {
+  // argv[0] is executed as given when it contains a '/'; otherwise it is
+  // searched in the PATH of `env` (default "/usr/local/bin:/usr/bin:/bin").
+  std::vector<std::string> argv;
+  std::vector<std::string> env;           // complete child environment, "NAME=VALUE"
+  std::optional<std::string> cwd;         // chdir(2) in the child before exec
+  double timeout_seconds = 0;             // 0: no timeout
+  double kill_grace_seconds = 2;          // TERM → KILL delay on timeout
+  // When set, the child's stderr is a pipe whose bytes are copied unchanged
+  // to our stderr and handed to this sink; when empty, the child inherits
+  // our stderr directly.
+  std::function<void(std::string_view)> stderr_sink;
+  // When set, forwarded signals and the timeout's TERM go to every other
+  // member of the process group but not to the direct child: bubblewrap
+  // would die of them at once and take the sandbox down before the command
+  // could react. KILL always goes to the whole group.
+  bool spare_direct_child = false;
+  // Descriptors handed to the program: {descriptor here, number in the
+  // child}. Every other descriptor above 2 is closed at exec, whatever the
+  // caller left open (docs/runtime.md, "Threat model"). A descriptor here
+  // must not be one of the child numbers.
+  std::vector<std::pair<int, int>> inherit_fds;
+};
+
+struct SpawnResult {
+  int exit_code = 0;                 // status of the command, 128+N for signal N
+  std::optional<int> signal;         // set when the direct child died of a signal
+  bool timed_out = false;            // the timeout fired and the tree was ended
+  std::optional<int> forwarded_signal;  // last signal forwarded to the group
+  int pid = 0;                       // pid of the direct child
+};
+
+// SpawnAndWait starts the command and waits for it and every descendant.
+// Errors (nothing ran): FailedPrecondition for a program that cannot be
+// executed (message names the program and errno text; `exec_errno` is set),
+// Internal for an OS failure before the child was started.
+struct SpawnError {
+  int exec_errno = 0;   // errno of the failed execve (ENOENT, EACCES, ...), 0 otherwise
+  std::string message;
+};
+absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request,
+                                         SpawnError* error = nullptr);
+
+// RunCaptured runs a short helper program for a probe (the bwrap probe, the
+// launcher's `id` and wrapped `/bin/true`), started as SpawnAndWait starts
+// its command but with nothing shared: a cleared environment, stdin on
+// /dev/null, cwd "/", its own process group, stdout and stderr captured (at
+// most 64 KiB each), killed with its group after a 10 s deadline. A program
+// that cannot be executed gives exit_code 127 and "cannot execute ..." in
+// `err`, as a shell would.
+struct Captured {
+  bool started = false;
+  bool timed_out = false;
+  int exit_code = -1;    // -1 when killed or not started
+  std::string out, err;  // stdout, stderr (each at most 64 KiB)
+  std::string spawn_error;
+};
+
+Captured RunCaptured(const std::vector<std::string>& argv);
+
+// AtTerminalInForeground: stdin is a terminal whose foreground process
+// group is ours, so SpawnAndWait hands the terminal to the child.
+bool AtTerminalInForeground();
+
+// ExitCodeForExecErrno maps a failed exec to the shell convention:
+// 127 for ENOENT/ENOTDIR, 126 otherwise.
+int ExitCodeForExecErrno(int err);
+
+}  // namespace cwsc::runtime
+
+#endif  // CWSC_RUNTIME_HOST_SPAWN_H_

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The host boundary, checked on what the build produced (docs/architecture.md).
+
+usage: host_boundary_test.py [--expect LAYER:SYMBOL] SOURCE_ROOT NAME=LIBRARY.a ...
+
+Each NAME is a layer (ir, facts, compiler, backends, verify, host, runtime),
+each LIBRARY its static library. Three checks:
+
+1. The pure layers (ir, facts, compiler, backends, verify) leave no call to
+   a process-, socket- or code-loading function undefined: `nm -u` on their
+   archives names none of FORBIDDEN. A raw syscall(2) counts too, since it
+   can make any of them.
+2. The same scan on the host library does find some of them, so check 1
+   looks at the right thing (an archive that starts processes is seen).
+3. A layer uses only the layers below it: no undefined symbol of a layer is
+   defined (strongly) in a layer it may not link, and no source file of a
+   layer includes a header of a folder it may not use.
+
+Exit status 0 when every check passes; otherwise each violation is printed.
+With --expect LAYER:SYMBOL (the check's own test, with a library that calls
+SYMBOL in LAYER's place) the status is 0 only when that call is reported.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+FORBIDDEN = {
+    "fork", "vfork", "_Fork", "clone", "clone3",
+    "execve", "execveat", "fexecve", "execv", "execvp", "execvpe",
+    "execl", "execlp", "execle",
+    "posix_spawn", "posix_spawnp", "popen", "system",
+    "socket", "socketpair", "connect",
+    "dlopen", "syscall",
+}
+
+PURE = ["ir", "facts", "compiler", "backends", "verify"]
+
+# The layers each layer may link (docs/architecture.md, "Layers").
+ALLOWED = {
+    "ir": set(),
+    "facts": {"ir"},
+    "compiler": {"facts", "ir"},
+    "backends": {"ir"},
+    "verify": {"backends", "ir"},
+    "host": {"compiler", "facts", "ir"},
+    "runtime": {"host", "verify", "backends", "compiler", "facts", "ir"},
+}
+
+# Source folders of each layer (a folder's sub-folders that are layers of
+# their own are listed separately and excluded from the parent).
+FOLDERS = {
+    "ir": "ir",
+    "facts": "compiler/facts",
+    "compiler": "compiler",
+    "backends": "backends",
+    "verify": "backends/verify",
+    "host": "runtime/host",
+    "runtime": "runtime",
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def nm_lines(archive, *flags):
+    out = subprocess.run(["nm", *flags, archive], check=True, capture_output=True,
+                         text=True).stdout
+    return [line.split() for line in out.splitlines() if line and not line.endswith(":")]
+
+
+def undefined(archive):
+    return {f[-1] for f in nm_lines(archive, "-u") if f}
+
+
+def strongly_defined(archive):
+    # `nm --defined-only`: address, type, name; T/D/B/R are strong definitions
+    # (weak W/V ones are inline functions and templates every user emits).
+    return {f[2] for f in nm_lines(archive, "--defined-only") if len(f) == 3 and f[1] in "TDBR"}
+
+
+def layer_of_header(path):
+    best = None
+    for layer, folder in FOLDERS.items():
+        if path.startswith(folder + "/") and (best is None or len(folder) > len(FOLDERS[best])):
+            best = layer
+    if best is None and path.startswith("cli/"):
+        return "cli"
+    return best
+
+
+def sources_of(root, layer):
+    base = os.path.join(root, FOLDERS[layer])
+    nested = [os.path.join(root, f) for l, f in FOLDERS.items()
+              if l != layer and f.startswith(FOLDERS[layer] + "/")]
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in nested]
+        for name in filenames:
+            if name.endswith((".cc", ".h")):
+                yield os.path.join(dirpath, name)
+
+
+def main(argv):
+    expect = None
+    if len(argv) > 2 and argv[1] == "--expect":
+        expect = argv[2].split(":", 1)
+        argv = argv[:1] + argv[3:]
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    root = argv[1]
+    libs = dict(a.split("=", 1) for a in argv[2:])
+    problems = []
+
+    for layer in PURE:
+        bad = sorted(undefined(libs[layer]) & FORBIDDEN)
+        for sym in bad:
+            problems.append(f"{layer} ({libs[layer]}) calls {sym}: the pure layers start no "
+                            "process and open no socket")
+    host_calls = sorted(undefined(libs["host"]) & FORBIDDEN)
+    if not host_calls:
+        problems.append(f"the scan finds no process call in the host library {libs['host']}: "
+                        "it does not see what it should")
+    else:
+        print(f"host library calls, as expected: {' '.join(host_calls)}")
+
+    defined = {layer: strongly_defined(lib) for layer, lib in libs.items()}
+    for layer, lib in libs.items():
+        needs = undefined(lib)
+        for other, syms in defined.items():
+            if other == layer or other in ALLOWED[layer]:
+                continue
+            for sym in sorted(needs & syms)[:5]:
+                problems.append(f"{layer} uses {sym}, defined in {other}, a layer it may not link")
+
+    for layer in libs:
+        for path in sources_of(root, layer):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for header in INCLUDE.findall(text):
+                owner = layer_of_header(header)
+                if owner is None or owner == layer or owner in ALLOWED[layer]:
+                    continue
+                problems.append(f"{os.path.relpath(path, root)} ({layer}) includes {header} "
+                                f"({owner}), a layer it may not use")
+
+    for p in problems:
+        print(p)
+    print(f"host boundary: {len(problems)} problem(s) in {len(libs)} libraries")
+    if expect:
+        wanted = f"{expect[0]} ({libs[expect[0]]}) calls {expect[1]}:"
+        found = any(p.startswith(wanted) for p in problems)
+        print(f"expected violation {'reported' if found else 'NOT reported'}: {wanted}")
+        return 0 if found else 1
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
