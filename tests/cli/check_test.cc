@@ -48,6 +48,17 @@ TEST(Check, WorkspaceReportGoldenLinux) {
   Golden("workspace_linux.txt", r.out);
 }
 
+// The JSON report: a golden (its verdicts are replayed in JsonVerdictsAgreeWithTheInterpreters).
+TEST(Check, WorkspaceJsonGolden) {
+  RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask",
+                      "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["passed"], 4);
+  Golden("workspace_macos_ask.json", r.out);
+}
+
 TEST(Check, WorkspaceReportGoldenSeatbelt) {
   RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask",
                       "--target", "seatbelt"});
