@@ -481,12 +481,13 @@ int CmdCheck(const Args& args) {
       size_t warnings = 0;
       for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
       if (warnings > 0) {
-        std::printf("%s: valid config with %zu warning%s; no expectations (only .cwsp policies "
-                    "carry them)\n",
+        std::printf("%s: valid config with %zu warning%s; no expectations (check it against a "
+                    ".cwsp file's with --expect FILE.cwsp)\n",
                     file.c_str(), warnings, warnings == 1 ? "" : "s");
         return kExitOk;
       }
-      std::printf("%s: valid config; no expectations (only .cwsp policies carry them)\n",
+      std::printf("%s: valid config; no expectations (check it against a .cwsp file's with "
+                  "--expect FILE.cwsp)\n",
                   file.c_str());
       return kExitOk;
     }

@@ -144,8 +144,8 @@ TEST(DslCli, CheckEvaluatesExpectations) {
   RunResult toml = Cwsc({"check", "examples/readonly.toml"}, Src(""));
   EXPECT_EQ(toml.exit_code, 0) << toml.err;
   EXPECT_EQ(toml.out,
-            "examples/readonly.toml: valid config; no expectations (only .cwsp policies carry "
-            "them)\n");
+            "examples/readonly.toml: valid config; no expectations (check it against a .cwsp "
+            "file's with --expect FILE.cwsp)\n");
 }
 
 TEST(DslCli, CheckManagedLayerAllowsLauncher) {
