@@ -30,7 +30,7 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
   ir::Origin launcher = plan.launcher_origin.detail.empty() ? ir::Origin::Default("tool_launcher")
                                                              : plan.launcher_origin;
   for (const std::string& a : plan.launcher) out.push_back({a, launcher});
-  ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (reference §8.4)");
+  ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (docs/behavior.md B-42)");
   out.push_back({plan.wrapper.path.empty() ? std::string(ir::kBwrapPath) : plan.wrapper.path, wrapper});
   out.push_back({"--unshare-all", ir::Origin::Default("isolate every namespace")});
   if (plan.policy.network_access) out.push_back({"--share-net", plan.policy.network_origin});

@@ -15,11 +15,11 @@ namespace {
 using ir::Origin;
 
 const Origin& BaseOrigin() {
-  static const Origin* o = new Origin(Origin::Default("Seatbelt base policy (reference §10.3)"));
+  static const Origin* o = new Origin(Origin::Default("Seatbelt base policy (docs/behavior.md B-62)"));
   return *o;
 }
 
-// The base policy of reference §10.3 item 1, line by line.
+// The base policy of docs/behavior.md B-62, line by line.
 constexpr const char* kBasePolicy[] = {
     "(version 1)",
     "(deny default)",
@@ -154,7 +154,7 @@ namespace {
 void EmitBase(Lines* out) {
   out->Blank();
   for (const char* line : kBasePolicy) out->Add(line, BaseOrigin());
-  const Origin read_origin = Origin::Default("full filesystem read (reference §10.3 item 2)");
+  const Origin read_origin = Origin::Default("full filesystem read (docs/behavior.md B-62)");
   out->Blank();
   out->Add("; Full filesystem read access", read_origin);
   out->Add("(allow file-read*)", read_origin);
@@ -170,7 +170,7 @@ std::string RootEntry(size_t i, const ir::SeatbeltRoot& r) {
   return absl::StrJoin(parts, " ");
 }
 
-// EmitWritePolicy (reference §10.4): every path for the full-disk tiers,
+// EmitWritePolicy (docs/behavior.md B-63): every path for the full-disk tiers,
 // else each writable root, also under the app-sandbox read-write extension.
 void EmitWritePolicy(const ir::Policy& policy, const ir::Seatbelt& sb, Lines* out) {
   if (FullDiskWrite(policy)) {
@@ -226,7 +226,7 @@ void EmitCacheDirs(const ir::Seatbelt& sb, bool read_only, Lines* out) {
       out->Add("(allow file-write* (subpath (param \"DARWIN_USER_CACHE_DIR\")))", p->origin);
     }
   }
-  const Origin dirs_origin = Origin::Default("common macOS directories (reference §10.3 item 7)");
+  const Origin dirs_origin = Origin::Default("common macOS directories (docs/behavior.md B-62)");
   out->Blank();
   out->Add("; Common macOS directories", dirs_origin);
   for (const char* d : kCommonDirs) {
@@ -249,7 +249,7 @@ void EmitCacheDirs(const ir::Seatbelt& sb, bool read_only, Lines* out) {
   }
 }
 
-// EmitDenyList comes last: the last matching rule wins (reference §10.7).
+// EmitDenyList comes last: the last matching rule wins (docs/behavior.md B-65).
 void EmitDenyList(const ir::Seatbelt& sb, Lines* out) {
   if (sb.denied_read.empty()) return;
   out->Blank();
@@ -319,12 +319,12 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
                                              const std::vector<std::string>& program) {
   absl::StatusOr<EmittedArgv> lines = EmitSeatbeltProfile(plan);
   if (!lines.ok()) return lines.status();
-  const Origin wrapper_origin = Origin::Default("sandbox-exec (reference §10.2)");
+  const Origin wrapper_origin = Origin::Default("sandbox-exec (docs/behavior.md B-61)");
   EmittedArgv argv;
   argv.push_back({plan.wrapper.path.empty() ? std::string(kSandboxExecPath) : plan.wrapper.path,
                   wrapper_origin});
   argv.push_back({"-p", wrapper_origin});
-  argv.push_back({SeatbeltProfileText(*lines), Origin::Default("Seatbelt profile (reference §10.3)")});
+  argv.push_back({SeatbeltProfileText(*lines), Origin::Default("Seatbelt profile (docs/behavior.md B-62)")});
   for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
     if (p.value.find('\0') != std::string::npos) {
       return absl::InvalidArgumentError(

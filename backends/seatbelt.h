@@ -21,10 +21,11 @@
 #include "absl/status/statusor.h"
 #include "backends/emitted.h"
 #include "ir/plan.h"
+#include "ir/constants.h"
 
 namespace cwsc::backends {
 
-inline constexpr char kSandboxExecPath[] = "/usr/bin/sandbox-exec";
+using ir::kSandboxExecPath;
 // The system DNS resolver's socket (mDNSResponder), reached by getaddrinfo.
 inline constexpr char kMdnsResponderSocket[] = "/private/var/run/mDNSResponder";
 

@@ -8,13 +8,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "ir/constants.h"
 
 namespace cwsc::compiler {
 namespace {
 
 using ir::Origin;
 
-constexpr char kSandboxExec[] = "/usr/bin/sandbox-exec";
+constexpr const char* kSandboxExec = ir::kSandboxExecPath;
 
 std::string Join(const std::string& base, absl::string_view rel) {
   std::string out = base;
@@ -25,7 +26,7 @@ std::string Join(const std::string& base, absl::string_view rel) {
 }
 
 // CanonicalOrRaw is realpath when it resolves, else the path as given
-// (reference §10.2: "canonicalised when possible else raw").
+// (docs/behavior.md B-61: "canonicalised when possible else raw").
 std::string CanonicalOrRaw(HostFacts& facts, const std::string& path) {
   PathInfo info = facts.Path(absl::string_view(path.data(), path.size()));
   return info.canonical.empty() ? path : info.canonical;
@@ -149,7 +150,7 @@ struct Lowering {
       for (const ir::EnvVar& e : plan->env_set) present = present || e.name == name;
       if (!present) {
         plan->env_set.push_back(
-            {name, "seatbelt", Origin::Default("Seatbelt marker (reference §7.3)")});
+            {name, "seatbelt", Origin::Default("Seatbelt marker (docs/behavior.md B-31)")});
       }
     }
   }

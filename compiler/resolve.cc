@@ -16,6 +16,7 @@
 #include "compiler/worktree.h"
 #include "ir/diagnostics.h"
 #include "ir/status_macros.h"
+#include "ir/constants.h"
 
 namespace cwsc::compiler {
 
@@ -313,7 +314,7 @@ class Resolver {
     return Origin::Default(absl::StrCat("protected name ", name));
   }
 
-  // ComputeRoots builds the §6.3 list in order, with the bwrap verdict on each.
+  // ComputeRoots builds the docs/behavior.md B-20 list in order, with the bwrap verdict on each.
   void ComputeRoots() {
     if (plan_.policy.type != PolicyType::kWorkspaceWrite) return;
     std::vector<ir::Root> roots = ListedRoots();
@@ -488,7 +489,7 @@ class Resolver {
       AddPlaceholder(r, name, p);
       return;
     }
-    // .codewhale/.deepseek: directories (reference §6.3); a name the
+    // .codewhale/.deepseek: directories (docs/behavior.md B-20); a name the
     // policy adds protects a regular file (.env) as well.
     bool file_ok = pi.type == FileType::kRegular && UserProtects(name);
     if (pi.type != FileType::kDirectory && !file_ok) return;
@@ -578,26 +579,26 @@ class Resolver {
       return;
     }
     if (plan_.platform == ir::Platform::kLinux) {
-      plan_.wrapper.path = "/usr/bin/bwrap";
+      plan_.wrapper.path = ir::kBwrapPath;
       plan_.wrapper.preferred = true;
       plan_.wrapper.preferred_origin = Origin::Default("prefer_bwrap is on by default");
       if (in_.spec.prefer_bwrap) {
         plan_.wrapper.preferred = in_.spec.prefer_bwrap->value;
         plan_.wrapper.preferred_origin = in_.spec.prefer_bwrap->origin;
       }
-      PathInfo info = facts_.Path("/usr/bin/bwrap");
+      PathInfo info = facts_.Path(ir::kBwrapPath);
       plan_.wrapper.executable = info.type == FileType::kRegular && (info.mode & 0111) != 0;
       if (!plan_.wrapper.preferred) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath, "prefer_bwrap = false",
                    plan_.wrapper.preferred_origin);
         return;
       }
       if (!plan_.wrapper.executable) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/bwrap",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath,
                    info.type == FileType::kMissing ? "missing" : "not a regular executable file",
-                   Origin::Fact("/usr/bin/bwrap"));
+                   Origin::Fact(ir::kBwrapPath));
         return;
       }
       ProbeResult probe = facts_.BwrapProbe();
@@ -605,7 +606,7 @@ class Resolver {
       plan_.wrapper.probe_message = probe.message;
       if (!probe.ok) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/bwrap",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath,
                    absl::StrCat("probe failed: ", probe.message), Origin::Fact("bwrap probe"));
         return;
       }
@@ -620,7 +621,7 @@ class Resolver {
       plan_.wrapper = SeatbeltWrapper(facts_);
       if (!plan_.wrapper.probe_ok) {
         plan_.kind = PlanKind::kNone;
-        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "/usr/bin/sandbox-exec",
+        AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kSandboxExecPath,
                    absl::StrCat("probe failed: ", plan_.wrapper.probe_message),
                    Origin::Fact("seatbelt probe"));
         return;
@@ -652,7 +653,7 @@ class Resolver {
     AddProtectedMounts(bound);
     if (plan_.policy.type == PolicyType::kReadOnly) AddReadOnlyTmpCwd();
     CWSC_RETURN_IF_ERROR(AddReadOnlyRoots());
-    // Deny masks (§8.6); for a launcher plan computed for the launcher's user.
+    // Deny masks (docs/behavior.md B-43); for a launcher plan computed for the launcher's user.
     for (ir::Mount& m : DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
       plan_.mounts.push_back(std::move(m));
     }
@@ -777,7 +778,7 @@ class Resolver {
   }
 
   // AddReadOnlyRoots: bwrap_ro_roots, canonicalized, not lexically
-  // normalized (reference §8.3).
+  // normalized (docs/behavior.md B-41).
   absl::Status AddReadOnlyRoots() {
     if (!in_.spec.bwrap_ro_roots) return absl::OkStatus();
     for (const auto& r : in_.spec.bwrap_ro_roots->value) {

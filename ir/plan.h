@@ -31,7 +31,7 @@ const char* PlatformName(Platform platform);  // "linux", "macos", "windows"
 // PlatformFromName is the inverse of PlatformName; nullopt for another name.
 std::optional<Platform> PlatformFromName(const std::string& name);
 
-// PolicyType is the resolved SandboxPolicy variant (reference §6.1).
+// PolicyType is the resolved SandboxPolicy variant (docs/behavior.md B-13).
 enum class PolicyType { kReadOnly, kWorkspaceWrite, kDangerFullAccess, kExternalSandbox };
 const char* PolicyTypeName(PolicyType type);  // "read-only", "workspace-write", ...
 
@@ -51,7 +51,7 @@ struct Policy {
   bool operator==(const Policy&) const = default;
 };
 
-// RootSource says why a path is in the writable-root list (reference §6.3).
+// RootSource says why a path is in the writable-root list (docs/behavior.md B-20).
 enum class RootSource { kConfigured, kCwd, kWorktreeGitDir, kWorktreeCommonDir, kSlashTmp, kTmpdir };
 const char* RootSourceName(RootSource source);
 
@@ -80,7 +80,7 @@ struct Protected {
   bool operator==(const Protected&) const = default;
 };
 
-// Root is one entry of the policy's writable-root list, in §6.3 order
+// Root is one entry of the policy's writable-root list, in docs/behavior.md B-20 order
 // (not deduplicated; Seatbelt uses this list as is, bwrap filters it).
 struct Root {
   std::string path;       // as listed by the policy
@@ -122,7 +122,7 @@ struct Mount {
   bool operator==(const Mount&) const = default;
 };
 
-// DeniedPath is one entry of the read deny list after §9.4 expansion.
+// DeniedPath is one entry of the read deny list after docs/behavior.md B-53 expansion.
 struct DeniedPath {
   std::string path;
   std::string rule;  // the rule label ("~/.ssh", "/etc/shadow", ...)
@@ -312,11 +312,11 @@ struct LaunchPlan {
   std::string permission_mode;  // "plan", "ask", "auto-review", "full-access"
   Origin mode_origin;
   Policy policy;
-  std::string posture_label;    // reference §6.5
+  std::string posture_label;    // docs/behavior.md B-22
   std::string cwd;              // working directory, as given (--chdir)
   std::string home;             // home the deny list was expanded against ("" = none)
-  std::vector<Root> roots;      // §6.3 list (empty unless workspace-write)
-  std::vector<DeniedPath> denied_read;  // deny list after §9.4 expansion
+  std::vector<Root> roots;      // docs/behavior.md B-20 list (empty unless workspace-write)
+  std::vector<DeniedPath> denied_read;  // deny list after docs/behavior.md B-53 expansion
   Wrapper wrapper;
   std::vector<Mount> mounts;    // mounts in order (bwrap kinds only)
   std::vector<std::string> launcher;  // launcher argv prefix (launcher+bwrap)

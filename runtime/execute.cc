@@ -25,6 +25,7 @@
 #include "runtime/opensandbox.h"
 #include "runtime/host/probe_cache.h"
 #include "runtime/host/spawn.h"
+#include "ir/constants.h"
 
 extern char** environ;
 
@@ -86,7 +87,7 @@ absl::Status CheckHome(const LaunchPlan& plan, compiler::HostFacts& facts) {
 
 // CheckBwrapBinary: /usr/bin/bwrap is a regular executable file.
 absl::Status CheckBwrapBinary(compiler::HostFacts& facts) {
-  PathInfo bwrap = facts.Path("/usr/bin/bwrap");
+  PathInfo bwrap = facts.Path(ir::kBwrapPath);
   if (bwrap.type == FileType::kMissing) {
     return absl::FailedPreconditionError(
         "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");

@@ -99,14 +99,14 @@ bool DeniesPrivateNotes(const ir::LaunchPlan& p) {
 
 const Difference kDifferences[] = {
     {"user cache", WorkspaceWrite, kRead, kReadWrite,
-     "Seatbelt opens the Darwin user cache directory for writing (reference §10.3 item 6); "
+     "Seatbelt opens the Darwin user cache directory for writing (docs/behavior.md B-62); "
      "bwrap has no cache rule, ~/.cache stays read-only"},
     {"cargo registry", WorkspaceWrite, kRead, kReadWrite,
-     "Seatbelt opens CARGO_HOME/registry and /git for writing (§10.3 item 8); bwrap does not"},
+     "Seatbelt opens CARGO_HOME/registry and /git for writing (docs/behavior.md B-62); bwrap does not"},
     {"npm cache", WorkspaceWrite, kRead, kReadWrite,
-     "Seatbelt opens the npm cache for writing (§10.3 item 9); bwrap does not"},
+     "Seatbelt opens the npm cache for writing (docs/behavior.md B-62); bwrap does not"},
     {"deny-listed, missing ~/.aws", Always, kRead, kNone,
-     "bwrap can only mask paths that exist at launch (§8.6); Seatbelt denies the path itself, "
+     "bwrap can only mask paths that exist at launch (docs/behavior.md B-43); Seatbelt denies the path itself, "
      "so a file created later is still unreadable"},
     {"deny-listed by config, missing", DeniesPrivateNotes, kRead, kNone,
      "as above, for a sandbox_denied_read_paths entry that does not exist yet"},

@@ -245,7 +245,7 @@ TEST(SeatbeltEmitter, OriginsAndDeterminism) {
   EXPECT_EQ(*a, *b);
   EXPECT_EQ((*a)[0].text, "");  // Codewhale's profile text starts with a newline
   EXPECT_EQ((*a)[1].text, "(version 1)");
-  EXPECT_EQ((*a)[1].origin.Describe(), ir::Origin::Default("Seatbelt base policy (reference §10.3)").Describe());
+  EXPECT_EQ((*a)[1].origin.Describe(), ir::Origin::Default("Seatbelt base policy (docs/behavior.md B-62)").Describe());
   bool found = false;
   for (const EmittedArg& l : *a) {
     if (l.text == "  (subpath (param \"WRITABLE_ROOT_1\"))") {
