@@ -180,8 +180,8 @@ int CmdAudit(const Args& args) {
       if (e.kind != ir::Expectation::Kind::kNetwork) {
         absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, vars);
         if (!p.ok()) {
-          PrintError(absl::StrCat(e.origin.file, ":", e.origin.line, ":", e.origin.col, ": error: ",
-                                  p.status().message()));
+          PrintError(absl::StrCat(e.origin.file, ":", e.origin.line, ":", e.origin.col,
+                                  ": error: ", p.status().message()));
           return kExitUsage;
         }
         path = *p;
@@ -191,8 +191,8 @@ int CmdAudit(const Args& args) {
       (pass ? passed : failed)++;
       absl::StrAppend(&out, pass ? "pass" : "FAIL", "  expect ", ir::ExpectationKindName(e.kind),
                       path.empty() ? "" : " ", path, " ", e.allowed ? "allowed" : "denied", "  (",
-                      e.origin.file, ":", e.origin.line, ":", e.origin.col, "): ",
-                      d.allowed ? "allowed" : "denied", " by ",
+                      e.origin.file, ":", e.origin.line, ":", e.origin.col,
+                      "): ", d.allowed ? "allowed" : "denied", " by ",
                       d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
     }
     absl::StrAppend(&out, "check: ", passed, " passed, ", failed, " failed\n");

@@ -132,7 +132,8 @@ int CompileMode(const CommonOptions& o, const std::string& mode, const std::stri
     PrintError(absl::StrCat(
         *o.facts, ": error: the facts file does not record '", unlisted.front(), "'",
         unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
-        ", which this check asks about (mode ", mode, "): record the facts again with `cwsc facts "
+        ", which this check asks about (mode ", mode,
+        "): record the facts again with `cwsc facts "
         "--for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as missing"));
     return kExitUsage;
   }
@@ -222,9 +223,9 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       std::string subject = e.kind == ir::Expectation::Kind::kNetwork
                                 ? (path.empty() ? "network" : absl::StrCat("network ", path))
                                 : path;
-      std::string verdict = !d.checkable ? "not checkable statically"
-                                         : absl::StrCat(d.allowed ? "allowed" : "denied", " (",
-                                                        d.detail, ")");
+      std::string verdict =
+          !d.checkable ? "not checkable statically"
+                       : absl::StrCat(d.allowed ? "allowed" : "denied", " (", d.detail, ")");
       absl::StrAppend(text, "    ", mark, "  ", mode, ", ", mp.art.target, ": ", subject, ": ",
                       verdict);
       if (d.checkable && !pass) {
@@ -247,19 +248,22 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
         absl::StrAppend(text, "          note: ", notes.back(), "\n");
       }
       Json r{{"policy", s.name},
-             {"expectation",
-              Json{{"kind", ir::ExpectationKindName(e.kind)},
-                   {"path", e.path},
-                   {"expected", e.allowed ? "allowed" : "denied"},
-                   {"modes", e.modes},
-                   {"file", e.origin.file},
-                   {"line", e.origin.line},
-                   {"col", e.origin.col}}},
+             {"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
+                                  {"path", e.path},
+                                  {"expected", e.allowed ? "allowed" : "denied"},
+                                  {"modes", e.modes},
+                                  {"file", e.origin.file},
+                                  {"line", e.origin.line},
+                                  {"col", e.origin.col}}},
              {"mode", mode},
              {"target", mp.art.target},
              {"path", path},
-             {"actual", !d.checkable ? "unchecked" : d.allowed ? "allowed" : "denied"},
-             {"result", !d.checkable ? "skip" : pass ? "pass" : "fail"},
+             {"actual", !d.checkable ? "unchecked"
+                        : d.allowed  ? "allowed"
+                                     : "denied"},
+             {"result", !d.checkable ? "skip"
+                        : pass       ? "pass"
+                                     : "fail"},
              {"detail", d.detail},
              {"rule", d.rule},
              {"where", d.where},
@@ -280,7 +284,8 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
           ++counts->failed;
           absl::StrAppend(text, "    FAIL  live: ", live.allowed ? "allowed" : "denied", " (",
                           live.why, ") but the static verdict is ",
-                          d.allowed ? "allowed" : "denied", ": the artifact and the kernel disagree\n");
+                          d.allowed ? "allowed" : "denied",
+                          ": the artifact and the kernel disagree\n");
           lj["actual"] = live.allowed ? "allowed" : "denied";
           lj["agrees"] = false;
         }
@@ -312,8 +317,8 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     }
   }
   for (const auto& [l, in] : lints) {
-    absl::StrAppend(text, "  lint ", l.code, " at ", LintLocation(l.origin), " (", absl::StrJoin(in, ", "),
-                    "): ", l.message, "\n    fix: ", l.fix, "\n");
+    absl::StrAppend(text, "  lint ", l.code, " at ", LintLocation(l.origin), " (",
+                    absl::StrJoin(in, ", "), "): ", l.message, "\n    fix: ", l.fix, "\n");
     lint_json->push_back(Json{{"policy", s.name},
                               {"code", l.code},
                               {"location", LintLocation(l.origin)},
@@ -373,7 +378,8 @@ absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, C
               "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, "
               "yolo)"));
         }
-        if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end()) c->modes.push_back(*n);
+        if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end())
+          c->modes.push_back(*n);
       }
     } else if (name == "--target") {
       for (absl::string_view t : absl::StrSplit(value, ',')) {
@@ -459,20 +465,22 @@ int CmdCheck(const Args& args) {
     }
     if (c.managed && cfg->spec.tool_launcher) {
       const ir::Origin& lo = cfg->spec.tool_launcher->origin;
-      std::string mode = cfg->spec.sandbox_mode
-                             ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
-                             : "";
+      std::string mode =
+          cfg->spec.sandbox_mode
+              ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
+              : "";
       if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::Diagnostic{ir::Diagnostic::Severity::kError, lo.file, lo.line, lo.col,
-                                  cfg->spec.sandbox_mode
-                                      ? absl::StrCat("a managed config with 'tool_launcher' must set "
-                                                     "sandbox_mode to workspace-write or read-only, "
-                                                     "not '", cfg->spec.sandbox_mode->value,
-                                                     "'; every compile refuses it")
-                                      : "a managed config with 'tool_launcher' must set sandbox_mode "
-                                        "itself (workspace-write or read-only); every compile "
-                                        "refuses it",
-                                  ""}
+        PrintError(ir::Diagnostic{
+            ir::Diagnostic::Severity::kError, lo.file, lo.line, lo.col,
+            cfg->spec.sandbox_mode
+                ? absl::StrCat("a managed config with 'tool_launcher' must set "
+                               "sandbox_mode to workspace-write or read-only, "
+                               "not '",
+                               cfg->spec.sandbox_mode->value, "'; every compile refuses it")
+                : "a managed config with 'tool_launcher' must set sandbox_mode "
+                  "itself (workspace-write or read-only); every compile "
+                  "refuses it",
+            ""}
                        .Render());
         return kExitUsage;
       }
@@ -481,14 +489,16 @@ int CmdCheck(const Args& args) {
       size_t warnings = 0;
       for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
       if (warnings > 0) {
-        std::printf("%s: valid config with %zu warning%s; no expectations (check it against a "
-                    ".cwsp file's with --expect FILE.cwsp)\n",
-                    file.c_str(), warnings, warnings == 1 ? "" : "s");
+        std::printf(
+            "%s: valid config with %zu warning%s; no expectations (check it against a "
+            ".cwsp file's with --expect FILE.cwsp)\n",
+            file.c_str(), warnings, warnings == 1 ? "" : "s");
         return kExitOk;
       }
-      std::printf("%s: valid config; no expectations (check it against a .cwsp file's with "
-                  "--expect FILE.cwsp)\n",
-                  file.c_str());
+      std::printf(
+          "%s: valid config; no expectations (check it against a .cwsp file's with "
+          "--expect FILE.cwsp)\n",
+          file.c_str());
       return kExitOk;
     }
     subjects.push_back({"", file, extra});
@@ -540,9 +550,13 @@ int CmdCheck(const Args& args) {
   }
   int rc = counts.failed > 0 ? kExitCheckFailed : kExitOk;
   if (c.json) {
-    Json j{{"version", 1},      {"file", file},
-           {"passed", counts.passed}, {"failed", counts.failed},
-           {"unchecked", counts.unchecked}, {"results", results}, {"lints", lints}};
+    Json j{{"version", 1},
+           {"file", file},
+           {"passed", counts.passed},
+           {"failed", counts.failed},
+           {"unchecked", counts.unchecked},
+           {"results", results},
+           {"lints", lints}};
     std::printf("%s\n", j.dump(2).c_str());
     return rc;
   }

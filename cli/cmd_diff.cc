@@ -46,8 +46,8 @@ struct Side {
   PlanArtifact art;
 };
 
-int Load(const std::string& file, const CommonOptions& o, const std::optional<std::string>& facts_file,
-         Side* out) {
+int Load(const std::string& file, const CommonOptions& o,
+         const std::optional<std::string>& facts_file, Side* out) {
   if (absl::EndsWith(file, ".json")) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
@@ -84,7 +84,8 @@ int Load(const std::string& file, const CommonOptions& o, const std::optional<st
     std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
     if (facts_file && !unlisted.empty() && !o.unlisted_as_missing) {
       PrintError(absl::StrCat(*facts_file, ": error: the facts file does not record '",
-                              unlisted.front(), "'; record the facts again with `cwsc facts --for "
+                              unlisted.front(),
+                              "'; record the facts again with `cwsc facts --for "
                               "CONFIG`, or pass --unlisted-as-missing"));
       return kExitUsage;
     }
@@ -177,7 +178,8 @@ int CmdDiff(const Args& args) {
     }
   }
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(
-      rest, {"--mode", "--facts", "--cwd", "--policy", "--unlisted-as-missing", "--no-project-config"});
+      rest,
+      {"--mode", "--facts", "--cwd", "--policy", "--unlisted-as-missing", "--no-project-config"});
   if (!o.ok()) {
     PrintError(std::string(o.status().message()));
     std::fputs(kDiffUsage, stderr);
@@ -267,8 +269,8 @@ int CmdDiff(const Args& args) {
                                  absl::StrJoin(b.plan.launcher, " "), "]\n"));
   }
   if (a.plan.wrapper.path != b.plan.wrapper.path) {
-    other.push_back(absl::StrCat("  wrapper: ", a.plan.wrapper.path, " -> ", b.plan.wrapper.path,
-                                 "\n"));
+    other.push_back(
+        absl::StrCat("  wrapper: ", a.plan.wrapper.path, " -> ", b.plan.wrapper.path, "\n"));
   }
   if (a.art.target == "opensandbox" || b.art.target == "opensandbox") {
     other.push_back("  a remote sandbox: its file and network access is not compared\n");

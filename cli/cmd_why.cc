@@ -25,8 +25,8 @@ constexpr char kWhyUsage[] =
     "every bwrap mount layer it overrides, each with its origin.\n"
     "Exit codes: 0 ok, 2 bad input or usage, 3 plan refused.\n";
 
-const std::vector<std::string> kValueOptions = {"--mode", "--facts", "--cwd", "--policy",
-                                                "--input", "--target"};
+const std::vector<std::string> kValueOptions = {"--mode",   "--facts", "--cwd",
+                                                "--policy", "--input", "--target"};
 
 }  // namespace
 
@@ -43,7 +43,8 @@ std::string RenderWhy(const PlanArtifact& art, const std::string& path,
   absl::StrAppend(&out, "\n");
   if (art.bwrap) {
     std::vector<backends::ChainLink> chain = art.bwrap->Chain(path);
-    if (chain.empty()) absl::StrAppend(&out, "  no mount covers the path: nothing is visible there\n");
+    if (chain.empty())
+      absl::StrAppend(&out, "  no mount covers the path: nothing is visible there\n");
     for (size_t i = 0; i < chain.size(); ++i) {
       const backends::ChainLink& c = chain[i];
       if (i == 0) absl::StrAppend(&out, "  decided by:\n");
@@ -124,7 +125,8 @@ int CmdWhy(const Args& args) {
   }
   std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
   if (o->facts && !unlisted.empty() && !o->unlisted_as_missing) {
-    PrintError(absl::StrCat(*o->facts, ": error: the facts file does not record '", unlisted.front(),
+    PrintError(absl::StrCat(*o->facts, ": error: the facts file does not record '",
+                            unlisted.front(),
                             "'; record the facts again with `cwsc facts --for CONFIG`, or pass "
                             "--unlisted-as-missing"));
     return kExitUsage;

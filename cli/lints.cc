@@ -14,8 +14,8 @@ bool Allowed(const PlanArtifact& art, backends::AccessKind k, const std::string&
 
 // Credentials that must not be readable by a command that can also reach the
 // network (relative to the home directory).
-const char* const kSecrets[] = {".ssh/id_ed25519", ".ssh/id_rsa", ".aws/credentials", ".netrc",
-                                ".config/gh/hosts.yml", ".docker/config.json"};
+const char* const kSecrets[] = {".ssh/id_ed25519", ".ssh/id_rsa",          ".aws/credentials",
+                                ".netrc",          ".config/gh/hosts.yml", ".docker/config.json"};
 
 }  // namespace
 
@@ -34,11 +34,11 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     if (!Allowed(art, backends::AccessKind::kRead, d.path)) continue;
     if (facts->Path(d.path).type == compiler::FileType::kMissing) continue;  // nothing to read
     Decision why = DecideOn(art, backends::AccessKind::kRead, d.path);
-    out.push_back({"deny-shadowed", d.origin,
-                   absl::StrCat("'", d.path, "' is denied but stays readable: ", why.rule,
-                                why.where.empty() ? "" : absl::StrCat(" (", why.where, ")"),
-                                " decides"),
-                   "remove the writable or read-only path that exposes it, or narrow it"});
+    out.push_back(
+        {"deny-shadowed", d.origin,
+         absl::StrCat("'", d.path, "' is denied but stays readable: ", why.rule,
+                      why.where.empty() ? "" : absl::StrCat(" (", why.where, ")"), " decides"),
+         "remove the writable or read-only path that exposes it, or narrow it"});
   }
   for (const ir::Root& r : plan.roots) {
     std::string root = r.canonical.empty() ? r.path : r.canonical;
@@ -48,7 +48,8 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     if (facts->Path(git).type == compiler::FileType::kDirectory &&
         Allowed(art, backends::AccessKind::kWrite, compiler::JoinPath(git, "hooks/pre-commit"))) {
       out.push_back({"git-writable", r.origin,
-                     absl::StrCat("the writable root '", root, "' holds a writable '.git': a hook or "
+                     absl::StrCat("the writable root '", root,
+                                  "' holds a writable '.git': a hook or "
                                   "config written there runs outside the sandbox at the next git "
                                   "command"),
                      "add `protect \".git\";` (TOML: list .git in the protected names)"});
@@ -57,7 +58,8 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     if (!r.origin.file.empty() && StrictlyInside(root, "/tmp") &&
         Allowed(art, backends::AccessKind::kWrite, "/tmp/cwsc-lint-probe")) {
       out.push_back({"tmp-root-shared-tmp", r.origin,
-                     absl::StrCat("the writable root '", root, "' is under /tmp, and the host /tmp "
+                     absl::StrCat("the writable root '", root,
+                                  "' is under /tmp, and the host /tmp "
                                   "is writable anyway: every other user's files there are too"),
                      "set `slash_tmp private;` (TOML: sandbox_exclude_slash_tmp = true)"});
     }
@@ -85,10 +87,11 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
         break;
       }
       if (StrictlyInside(a.canonical, b.canonical)) {
-        out.push_back({"nested-root", a.origin,
-                       absl::StrCat("the writable root '", a.path, "' lies inside the writable root '",
-                                    b.path, "' (", LintLocation(b.origin), ")"),
-                       "remove the inner one"});
+        out.push_back(
+            {"nested-root", a.origin,
+             absl::StrCat("the writable root '", a.path, "' lies inside the writable root '",
+                          b.path, "' (", LintLocation(b.origin), ")"),
+             "remove the inner one"});
         break;
       }
     }

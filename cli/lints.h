@@ -13,8 +13,8 @@
 namespace cwsc::cli {
 
 struct Lint {
-  std::string code;     // stable: "deny-shadowed", "git-writable", ...
-  ir::Origin origin;    // where to fix it
+  std::string code;   // stable: "deny-shadowed", "git-writable", ...
+  ir::Origin origin;  // where to fix it
   std::string message;
   std::string fix;
   bool operator==(const Lint&) const = default;

@@ -56,7 +56,8 @@ LiveResult FromExit(int code, const std::string& how) {
   return r;
 }
 
-std::vector<std::string> With(std::vector<std::string> argv, std::initializer_list<std::string> more) {
+std::vector<std::string> With(std::vector<std::string> argv,
+                              std::initializer_list<std::string> more) {
   argv.insert(argv.end(), more);
   return argv;
 }
@@ -75,20 +76,21 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         return none;
       }
       // A /dev/null mask is not a regular file: reading it reads nothing.
-      return FromExit(RunQuiet(With(run_argv, {"/bin/sh", "-c",
-                                               "[ -f \"$1\" ] && cat -- \"$1\" > /dev/null || exit 1",
-                                               "sh", path})),
-                      "cat");
+      return FromExit(
+          RunQuiet(
+              With(run_argv, {"/bin/sh", "-c",
+                              "[ -f \"$1\" ] && cat -- \"$1\" > /dev/null || exit 1", "sh", path})),
+          "cat");
     }
     case backends::AccessKind::kExec: {
       if (!exists || !S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0) {
         none.why = "not probed: not an executable file on this host";
         return none;
       }
-      return FromExit(RunQuiet(With(run_argv, {"/bin/sh", "-c",
-                                               "[ -f \"$1\" ] && [ -x \"$1\" ] || exit 1", "sh",
-                                               path})),
-                      "test -x");
+      return FromExit(
+          RunQuiet(With(run_argv,
+                        {"/bin/sh", "-c", "[ -f \"$1\" ] && [ -x \"$1\" ] || exit 1", "sh", path})),
+          "test -x");
     }
     case backends::AccessKind::kCreate:
     case backends::AccessKind::kWrite: {
@@ -98,10 +100,11 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
       }
       if (exists && S_ISREG(st.st_mode)) {
         // Open for appending, write nothing: the content stays as it was.
-        return FromExit(RunQuiet(With(run_argv, {"/bin/sh", "-c",
-                                                 "[ -f \"$1\" ] && ( : >> \"$1\" ) 2> /dev/null || exit 1", "sh",
-                                                 path})),
-                        "open for append");
+        return FromExit(
+            RunQuiet(With(run_argv,
+                          {"/bin/sh", "-c",
+                           "[ -f \"$1\" ] && ( : >> \"$1\" ) 2> /dev/null || exit 1", "sh", path})),
+            "open for append");
       }
       std::string target = path;
       if (exists && S_ISDIR(st.st_mode)) {
@@ -124,7 +127,8 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         return none;
       }
       // A failed redirection ends a subshell only, so the probe itself exits 0.
-      int code = RunQuiet(With(run_argv, {"/bin/sh", "-c", "( : > \"$1\" ) 2> /dev/null; exit 0", "sh", target}));
+      int code = RunQuiet(
+          With(run_argv, {"/bin/sh", "-c", "( : > \"$1\" ) 2> /dev/null; exit 0", "sh", target}));
       if (code != 0) return FromExit(code == 1 ? -1 : code, "");
       // Only what reached the host counts: a private tmpfs keeps the file inside.
       LiveResult r;
@@ -165,10 +169,10 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         return none;
       }
       int port = ntohs(a.sin_port);
-      LiveResult r = FromExit(
-          RunQuiet(With(run_argv, {"/bin/bash", "-c",
-                                   absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/", port, " || exit 1")})),
-          absl::StrCat("connect to a listener on the host's 127.0.0.1:", port));
+      LiveResult r = FromExit(RunQuiet(With(run_argv, {"/bin/bash", "-c",
+                                                       absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/",
+                                                                    port, " || exit 1")})),
+                              absl::StrCat("connect to a listener on the host's 127.0.0.1:", port));
       close(fd);
       return r;
     }

@@ -16,7 +16,7 @@ namespace cwsc::cli {
 struct LiveResult {
   bool probed = false;  // false: nothing ran (`why` says why)
   bool allowed = false;
-  std::string why;      // how the verdict was read, or why there is none
+  std::string why;  // how the verdict was read, or why there is none
 };
 
 // LiveProbe runs `run_argv` (a `cwsc run CONFIG ... --` prefix) with a probe

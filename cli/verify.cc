@@ -48,9 +48,15 @@ absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
       art.sbpl = *std::move(c);
       return art;
     }
-    case ir::PlanKind::kNone: art.target = "none"; return art;
-    case ir::PlanKind::kRefused: art.target = "refused"; return art;
-    case ir::PlanKind::kOpenSandbox: art.target = "opensandbox"; return art;
+    case ir::PlanKind::kNone:
+      art.target = "none";
+      return art;
+    case ir::PlanKind::kRefused:
+      art.target = "refused";
+      return art;
+    case ir::PlanKind::kOpenSandbox:
+      art.target = "opensandbox";
+      return art;
   }
   art.target = "none";
   return art;
@@ -120,15 +126,16 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
   if (art.target == "opensandbox") {
     d.checkable = false;
     d.detail = "remote";
-    d.rule = "a remote sandbox: its access is enforced by the server, not by an artifact "
-             "cwsc can read";
+    d.rule =
+        "a remote sandbox: its access is enforced by the server, not by an artifact "
+        "cwsc can read";
     return d;
   }
   // kind none: the command runs without an OS sandbox; everything is allowed.
   d.allowed = true;
   d.detail = "unsandboxed";
-  d.rule = absl::StrCat("plan kind none: no OS sandbox (policy ", ir::PolicyTypeName(plan.policy.type),
-                        ")");
+  d.rule = absl::StrCat("plan kind none: no OS sandbox (policy ",
+                        ir::PolicyTypeName(plan.policy.type), ")");
   d.origin = plan.policy.origin;
   return d;
 }
@@ -146,11 +153,16 @@ compiler::PathVars VarsFor(const ir::LaunchPlan& plan, compiler::HostFacts* fact
 
 backends::AccessKind KindOf(ir::Expectation::Kind kind) {
   switch (kind) {
-    case ir::Expectation::Kind::kRead: return backends::AccessKind::kRead;
-    case ir::Expectation::Kind::kWrite: return backends::AccessKind::kWrite;
-    case ir::Expectation::Kind::kExec: return backends::AccessKind::kExec;
-    case ir::Expectation::Kind::kNetwork: return backends::AccessKind::kNetwork;
-    case ir::Expectation::Kind::kCreate: return backends::AccessKind::kCreate;
+    case ir::Expectation::Kind::kRead:
+      return backends::AccessKind::kRead;
+    case ir::Expectation::Kind::kWrite:
+      return backends::AccessKind::kWrite;
+    case ir::Expectation::Kind::kExec:
+      return backends::AccessKind::kExec;
+    case ir::Expectation::Kind::kNetwork:
+      return backends::AccessKind::kNetwork;
+    case ir::Expectation::Kind::kCreate:
+      return backends::AccessKind::kCreate;
   }
   return backends::AccessKind::kRead;
 }
@@ -184,7 +196,8 @@ absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& f
     out.insert(out.end(), p.spec.expectations.begin(), p.spec.expectations.end());
   }
   if (out.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": error: --expect: the file has no expectations"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": error: --expect: the file has no expectations"));
   }
   return out;
 }

@@ -37,9 +37,9 @@ absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan);
 struct Decision {
   bool checkable = true;  // false: the artifact cannot be evaluated here (remote)
   bool allowed = false;
-  std::string detail;     // "writable", "hidden", "file-write-create", ...
-  std::string rule;       // the deciding rule as written
-  std::string where;      // "layer 4, argv 17" / "profile line 40"
+  std::string detail;                // "writable", "hidden", "file-write-create", ...
+  std::string rule;                  // the deciding rule as written
+  std::string where;                 // "layer 4, argv 17" / "profile line 40"
   std::optional<ir::Origin> origin;  // the plan element that emitted the rule
   std::vector<std::string> params;   // Seatbelt: "KEY=value (origin)" the rule uses
 };

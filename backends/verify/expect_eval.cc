@@ -47,11 +47,16 @@ constexpr int kProbePort = 443;
 
 const char* AccessKindName(AccessKind kind) {
   switch (kind) {
-    case AccessKind::kRead: return "read";
-    case AccessKind::kWrite: return "write";
-    case AccessKind::kExec: return "exec";
-    case AccessKind::kNetwork: return "network";
-    case AccessKind::kCreate: return "create";
+    case AccessKind::kRead:
+      return "read";
+    case AccessKind::kWrite:
+      return "write";
+    case AccessKind::kExec:
+      return "exec";
+    case AccessKind::kNetwork:
+      return "network";
+    case AccessKind::kCreate:
+      return "create";
   }
   return "read";
 }
@@ -96,8 +101,9 @@ Verdict BwrapChecker::Decide(AccessKind kind, const std::string& path) const {
   }
   Lookup l = view_.Find(path);
   v.detail = AccessName(l.access);
-  v.allowed = kind == AccessKind::kWrite ? (l.access == Access::kWritable || l.access == Access::kDevice)
-                                         : Visible(l.access);
+  v.allowed = kind == AccessKind::kWrite
+                  ? (l.access == Access::kWritable || l.access == Access::kDevice)
+                  : Visible(l.access);
   if (l.layer < 0) {
     v.rule = "no mount covers the path";
     return v;

@@ -87,7 +87,8 @@ class SbplChecker {
   const SbplParams& params() const { return params_; }
 
  private:
-  SbplChecker(SbplProfile p, SbplParams params) : profile_(std::move(p)), params_(std::move(params)) {}
+  SbplChecker(SbplProfile p, SbplParams params)
+      : profile_(std::move(p)), params_(std::move(params)) {}
   SbplProfile profile_;
   SbplParams params_;
 };

@@ -50,8 +50,8 @@ TEST(Check, WorkspaceReportGoldenLinux) {
 
 // The JSON report: a golden (its verdicts are replayed in JsonVerdictsAgreeWithTheInterpreters).
 TEST(Check, WorkspaceJsonGolden) {
-  RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask",
-                      "--json"});
+  RunResult r =
+      Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["version"], 1);
@@ -106,9 +106,9 @@ TEST(Check, FalseExpectationFailsOnBothTargets) {
             "  expect read \"~/.ssh/id_rsa\" allowed in ask;\n"
             "  expect network denied in ask;\n}\n");
   for (const char* facts : {kLinuxWs, kMacWs}) {
-    RunResult r = Cwsc({"check", "p.cwsp", "--facts", Src() + "/" + facts,
-                        "--unlisted-as-missing", "--json"},
-                       t.path());
+    RunResult r =
+        Cwsc({"check", "p.cwsp", "--facts", Src() + "/" + facts, "--unlisted-as-missing", "--json"},
+             t.path());
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["failed"], 3);
@@ -119,11 +119,11 @@ TEST(Check, FalseExpectationFailsOnBothTargets) {
 
 TEST(Check, ExactFailureLines) {
   TempDir t;
-  WriteFile(t / "p.cwsp",
-            "policy p {\n  mode workspace-write;\n  expect write \"/etc/hosts\" allowed in ask;\n}\n");
-  RunResult r = Cwsc({"check", "p.cwsp", "--facts", Src() + "/" + kLinuxWs,
-                      "--unlisted-as-missing"},
-                     t.path());
+  WriteFile(
+      t / "p.cwsp",
+      "policy p {\n  mode workspace-write;\n  expect write \"/etc/hosts\" allowed in ask;\n}\n");
+  RunResult r = Cwsc(
+      {"check", "p.cwsp", "--facts", Src() + "/" + kLinuxWs, "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "policy p (p.cwsp:1:8): 1 expectation\n"
@@ -140,8 +140,8 @@ TEST(Check, ExactFailureLines) {
 
 // Modes: --mode restricts; an expectation's `in` list restricts.
 TEST(Check, ModesSelectWhatIsEvaluated) {
-  RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "plan",
-                      "--json"});
+  RunResult r =
+      Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "plan", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["version"], 1);
@@ -154,13 +154,14 @@ TEST(Check, ModesSelectWhatIsEvaluated) {
 // on the artifact `cwsc compile` prints.
 TEST(Check, JsonVerdictsAgreeWithTheInterpreters) {
   for (const char* mode : {"plan", "ask"}) {
-    RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", mode,
-                        "--json"});
+    RunResult r =
+        Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", mode, "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    RunResult argv = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", mode,
-                           "--format", "json"});
+    RunResult argv = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode",
+                           mode, "--format", "json"});
     ASSERT_EQ(argv.exit_code, 0) << argv.err;
-    auto view = backends::InterpretBwrapArgv(nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
+    auto view = backends::InterpretBwrapArgv(
+        nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
     ASSERT_TRUE(view.ok());
     nlohmann::json j = nlohmann::json::parse(r.out);
     ASSERT_TRUE(j.is_object()) << r.out;
@@ -172,16 +173,16 @@ TEST(Check, JsonVerdictsAgreeWithTheInterpreters) {
         allowed = !view->network_isolated;
       } else {
         backends::Access a = view->Find(res["path"]).access;
-        allowed = kind == "write" ? a == backends::Access::kWritable
-                                  : a == backends::Access::kReadOnly ||
-                                        a == backends::Access::kWritable;
+        allowed = kind == "write"
+                      ? a == backends::Access::kWritable
+                      : a == backends::Access::kReadOnly || a == backends::Access::kWritable;
       }
       EXPECT_EQ(res["actual"], allowed ? "allowed" : "denied") << res.dump();
       EXPECT_EQ(res["result"], (res["expectation"]["expected"] == res["actual"]) ? "pass" : "fail");
     }
   }
-  RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask",
-                      "--json"});
+  RunResult r =
+      Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   RunResult argv = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask",
                          "--format", "json"});
@@ -295,8 +296,8 @@ namespace cwsc {
 namespace {
 
 TEST(Why, BwrapChainFromTheTopWithOrigins) {
-  RunResult r = Cwsc({"why", "$WORKSPACE/.codewhale/config.toml", "examples/workspace.cwsp",
-                      "--facts", kLinuxWs});
+  RunResult r = Cwsc(
+      {"why", "$WORKSPACE/.codewhale/config.toml", "examples/workspace.cwsp", "--facts", kLinuxWs});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "/home/dev/proj/.codewhale/config.toml (mode ask, bwrap): read allowed, write denied\n"
@@ -310,17 +311,17 @@ TEST(Why, BwrapChainFromTheTopWithOrigins) {
             "    layer 0, argv 8: --ro-bind / /  (read-only)\n"
             "      from default bwrap base view\n");
   // Semantic: the deciding layer is the interpreter's answer for the path.
-  RunResult argv = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--format",
-                         "json"});
-  auto view = backends::InterpretBwrapArgv(
-      nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
+  RunResult argv =
+      Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--format", "json"});
+  auto view =
+      backends::InterpretBwrapArgv(nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
   ASSERT_TRUE(view.ok());
   EXPECT_EQ(view->Find("/home/dev/proj/.codewhale/config.toml").layer, 7);
 }
 
 TEST(Why, SeatbeltRuleAndParamsAndSkippedNotes) {
-  RunResult r = Cwsc({"why", "~/.ssh/id_rsa", "examples/workspace.cwsp", "--facts", kMacWs,
-                      "--read"});
+  RunResult r =
+      Cwsc({"why", "~/.ssh/id_rsa", "examples/workspace.cwsp", "--facts", kMacWs, "--read"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "/Users/dev/.ssh/id_rsa (mode ask, seatbelt): read denied\n"
@@ -368,8 +369,8 @@ struct LiveFixture {
     chmod(base.path().c_str(), 0755);
     home = base / "home";
     ws = base / "ws";
-    for (const std::string& d : {home, home + "/.ssh", ws, ws + "/src", ws + "/.git",
-                                 ws + "/.codewhale"}) {
+    for (const std::string& d :
+         {home, home + "/.ssh", ws, ws + "/src", ws + "/.git", ws + "/.codewhale"}) {
       mkdir(d.c_str(), 0755);
     }
     WriteFile(home + "/.ssh/id_ed25519", "KEY\n");
@@ -390,9 +391,9 @@ struct LiveFixture {
 void ExpectLiveAgreement(const LiveFixture& f, const std::vector<std::string>& prefix) {
   for (const char* example : {"workspace", "locked-down", "readonly"}) {
     std::vector<std::string> argv = prefix;
-    argv.insert(argv.end(), {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + f.home,
-                             Bin(), "check", Src() + "/examples/" + example + ".cwsp", "--live",
-                             "--cwd", f.ws});
+    argv.insert(argv.end(),
+                {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + f.home, Bin(), "check",
+                 Src() + "/examples/" + example + ".cwsp", "--live", "--cwd", f.ws});
     RunResult r = testing::Run(argv, "", {}, f.ws);
     EXPECT_EQ(r.exit_code, 0) << example << "\n" << r.out << r.err;
     EXPECT_EQ(r.out.find("disagree"), std::string::npos) << r.out;
@@ -427,10 +428,10 @@ TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
   TempDir t("/var/tmp");
   WriteFile(t / "f", "x\n");
   std::vector<std::string> bare = {"/usr/bin/env"};
-  std::vector<std::string> ro = {"/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/", "/", "--dev",
-                                 "/dev", "--"};
+  std::vector<std::string> ro = {"/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/", "/",
+                                 "--dev",          "/dev",          "--"};
   std::vector<std::string> priv = {"/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/", "/",
-                                   "--tmpfs", t.path(), "--"};
+                                   "--tmpfs",        t.path(),        "--"};
   EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kWrite, t / "f").allowed);
   EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kWrite, t / "new").allowed);
   EXPECT_FALSE(testing::Exists(t / "new"));  // the probe removes what it created
@@ -455,7 +456,9 @@ TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
 namespace cwsc {
 namespace {
 
-std::string Example(const std::string& name) { return testing::ReadFileOr(Src() + "/examples/" + name); }
+std::string Example(const std::string& name) {
+  return testing::ReadFileOr(Src() + "/examples/" + name);
+}
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   size_t at = s.find(from);
@@ -474,9 +477,10 @@ TEST(Diff, SpellingAndOrderGiveNothing) {
   WriteFile(t / "b.cwsp", b);
   WriteFile(t / "a.toml", Example("locked-down.toml"));
   for (const char* other : {"b.cwsp", "a.toml"}) {
-    RunResult r = Cwsc({"diff", "a.cwsp", other, "--facts", Src() + "/examples/facts/linux-locked-down.yaml",
-                        "--exit-code", "--unlisted-as-missing"},
-                       t.path());
+    RunResult r =
+        Cwsc({"diff", "a.cwsp", other, "--facts", Src() + "/examples/facts/linux-locked-down.yaml",
+              "--exit-code", "--unlisted-as-missing"},
+             t.path());
     EXPECT_EQ(r.exit_code, 0) << other << r.err;
     EXPECT_EQ(r.out, "no access changes\n") << other;
   }
@@ -486,40 +490,44 @@ TEST(Diff, WideningIsReportedFirstAndFailsWithExitCode) {
   TempDir t;
   std::string a = Example("workspace.cwsp");
   WriteFile(t / "a.cwsp", a);
-  WriteFile(t / "w.cwsp", Replace(a, "  read_only \"/opt/toolchains\";\n",
-                                  "  read_only \"/opt/toolchains\";\n  writable \"$HOME/.cargo\";\n"));
+  WriteFile(t / "w.cwsp",
+            Replace(a, "  read_only \"/opt/toolchains\";\n",
+                    "  read_only \"/opt/toolchains\";\n  writable \"$HOME/.cargo\";\n"));
   std::string facts = Src() + "/" + kLinuxWs;
-  RunResult r = Cwsc({"diff", "a.cwsp", "w.cwsp", "--facts", facts, "--exit-code",
-                      "--unlisted-as-missing"},
-                     t.path());
+  RunResult r =
+      Cwsc({"diff", "a.cwsp", "w.cwsp", "--facts", facts, "--exit-code", "--unlisted-as-missing"},
+           t.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out,
-            "widened (B allows what A did not):\n"
-            "  write /home/dev/.cargo: denied -> allowed (read-only -> writable)\n"
-            "    B: layer 4, argv 17: --bind /home/dev/.cargo /home/dev/.cargo; from config writable "
-            "at w.cwsp:9:12\n"
-            "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
-            "narrowed (B denies what A allowed):\n"
-            "  read /home/dev/.cargo/.codewhale: allowed -> denied (read-only -> private)\n"
-            "    B: layer 8, argv 29: --tmpfs /home/dev/.cargo/.codewhale; from default protected "
-            "name .codewhale\n"
-            "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
-            "  read /home/dev/.cargo/.deepseek: allowed -> denied (read-only -> private)\n"
-            "    B: layer 10, argv 33: --tmpfs /home/dev/.cargo/.deepseek; from default protected "
-            "name .deepseek\n"
-            "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
-            "diff: 1 widened, 2 narrowed\n");
+  EXPECT_EQ(
+      r.out,
+      "widened (B allows what A did not):\n"
+      "  write /home/dev/.cargo: denied -> allowed (read-only -> writable)\n"
+      "    B: layer 4, argv 17: --bind /home/dev/.cargo /home/dev/.cargo; from config writable "
+      "at w.cwsp:9:12\n"
+      "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
+      "narrowed (B denies what A allowed):\n"
+      "  read /home/dev/.cargo/.codewhale: allowed -> denied (read-only -> private)\n"
+      "    B: layer 8, argv 29: --tmpfs /home/dev/.cargo/.codewhale; from default protected "
+      "name .codewhale\n"
+      "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
+      "  read /home/dev/.cargo/.deepseek: allowed -> denied (read-only -> private)\n"
+      "    B: layer 10, argv 33: --tmpfs /home/dev/.cargo/.deepseek; from default protected "
+      "name .deepseek\n"
+      "    A: layer 0, argv 8: --ro-bind / /; from default bwrap base view\n"
+      "diff: 1 widened, 2 narrowed\n");
   // Reversed, the widening is a narrowing (and the placeholders' reads widen);
   // without --exit-code a diff is a report: exit 0.
-  RunResult back = Cwsc({"diff", "w.cwsp", "a.cwsp", "--facts", facts, "--unlisted-as-missing"},
-                        t.path());
+  RunResult back =
+      Cwsc({"diff", "w.cwsp", "a.cwsp", "--facts", facts, "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(back.exit_code, 0) << back.err;
-  EXPECT_EQ(back.out.rfind("widened (B allows what A did not):\n  read /home/dev/.cargo/.codewhale", 0),
-            0u)
+  EXPECT_EQ(
+      back.out.rfind("widened (B allows what A did not):\n  read /home/dev/.cargo/.codewhale", 0),
+      0u)
       << back.out;
-  EXPECT_NE(back.out.find("narrowed (B denies what A allowed):\n  write /home/dev/.cargo: allowed -> "
-                          "denied"),
-            std::string::npos)
+  EXPECT_NE(
+      back.out.find("narrowed (B denies what A allowed):\n  write /home/dev/.cargo: allowed -> "
+                    "denied"),
+      std::string::npos)
       << back.out;
 }
 
@@ -575,10 +583,28 @@ TEST(Diff, Errors) {
 namespace cwsc {
 namespace {
 
-const std::vector<std::string> kHandArgv = {
-    "audit", "--why", "/home/me/.ssh/id_rsa", "--", "bwrap", "--ro-bind", "/", "/", "--dev",
-    "/dev", "--bind", "/home/me/proj", "/home/me/proj", "--tmpfs", "/home/me/.ssh", "--ro-bind",
-    "/dev/null", "/etc/shadow", "--chdir", "/home/me/proj", "--", "sh"};
+const std::vector<std::string> kHandArgv = {"audit",
+                                            "--why",
+                                            "/home/me/.ssh/id_rsa",
+                                            "--",
+                                            "bwrap",
+                                            "--ro-bind",
+                                            "/",
+                                            "/",
+                                            "--dev",
+                                            "/dev",
+                                            "--bind",
+                                            "/home/me/proj",
+                                            "/home/me/proj",
+                                            "--tmpfs",
+                                            "/home/me/.ssh",
+                                            "--ro-bind",
+                                            "/dev/null",
+                                            "/etc/shadow",
+                                            "--chdir",
+                                            "/home/me/proj",
+                                            "--",
+                                            "sh"};
 
 TEST(Audit, HandWrittenBwrapArgvMapAndWhy) {
   RunResult r = Cwsc(kHandArgv);
@@ -617,47 +643,50 @@ TEST(Audit, ExpectationsAgainstAForeignArgvAndAProfile) {
             "  expect read \"~/.ssh/id_rsa\" denied;\n"
             "  expect write \"/etc/passwd\" allowed;\n"
             "  expect network denied;\n}\n");
-  RunResult r = Cwsc({"audit", "--expect", "e.cwsp", "--home", "/home/me", "--", "/usr/bin/bwrap",
-                      "--unshare-all", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--tmpfs",
-                      "/home/me/.ssh", "--chdir", "/w", "--", "sh"},
-                     t.path());
+  RunResult r = Cwsc(
+      {"audit",         "--expect",      "e.cwsp",  "--home", "/home/me", "--", "/usr/bin/bwrap",
+       "--unshare-all", "--ro-bind",     "/",       "/",      "--bind",   "/w", "/w",
+       "--tmpfs",       "/home/me/.ssh", "--chdir", "/w",     "--",       "sh"},
+      t.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by layer 1, argv 5: "
-                       "--bind /w /w\n"
-                       "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by layer "
-                       "2, argv 8: --tmpfs /home/me/.ssh\n"
-                       "FAIL  expect write /etc/passwd allowed  (e.cwsp:4:3): denied by layer 0, argv "
-                       "2: --ro-bind / /\n"
-                       "pass  expect network denied  (e.cwsp:5:3): denied by argv 1: --unshare-all\n"
-                       "check: 3 passed, 1 failed\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by layer 1, argv 5: "
+                 "--bind /w /w\n"
+                 "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by layer "
+                 "2, argv 8: --tmpfs /home/me/.ssh\n"
+                 "FAIL  expect write /etc/passwd allowed  (e.cwsp:4:3): denied by layer 0, argv "
+                 "2: --ro-bind / /\n"
+                 "pass  expect network denied  (e.cwsp:5:3): denied by argv 1: --unshare-all\n"
+                 "check: 3 passed, 1 failed\n"),
+      std::string::npos)
       << r.out;
   WriteFile(t / "p.sb",
             "(version 1)\n(deny default)\n(allow file-read*)\n"
             "(allow file-write* (subpath (param \"ROOT\")))\n"
             "(deny file-read* (subpath (param \"SECRET\")))\n");
-  RunResult s = Cwsc({"audit", "--sbpl", "p.sb", "-D", "ROOT=/w", "-D", "SECRET=/home/me/.ssh",
-                      "--expect", "e.cwsp", "--home", "/home/me", "--workspace", "/w", "--why",
-                      "~/.ssh/id_rsa", "--read"},
-                     t.path());
+  RunResult s = Cwsc(
+      {"audit", "--sbpl", "p.sb", "-D", "ROOT=/w", "-D", "SECRET=/home/me/.ssh", "--expect",
+       "e.cwsp", "--home", "/home/me", "--workspace", "/w", "--why", "~/.ssh/id_rsa", "--read"},
+      t.path());
   EXPECT_EQ(s.exit_code, 1) << s.err;
-  EXPECT_EQ(s.out,
-            "seatbelt profile p.sb: network denied (network-outbound 192.0.2.1:443)\n"
-            "parameters:\n"
-            "  ROOT=/w: read allowed, write allowed\n"
-            "  SECRET=/home/me/.ssh: read denied, write denied\n"
-            "/home/me/.ssh/id_rsa (seatbelt): read denied\n"
-            "  read: file-read-data decided by profile line 5: (deny file-read* (subpath (param "
-            "\"SECRET\")))\n"
-            "    param SECRET=/home/me/.ssh\n"
-            "pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by profile line 4: (allow "
-            "file-write* (subpath (param \"ROOT\")))\n"
-            "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by profile line 5: "
-            "(deny file-read* (subpath (param \"SECRET\")))\n"
-            "FAIL  expect write /etc/passwd allowed  (e.cwsp:4:3): denied by profile line 2: (deny "
-            "default)\n"
-            "pass  expect network denied  (e.cwsp:5:3): denied by profile line 2: (deny default)\n"
-            "check: 3 passed, 1 failed\n");
+  EXPECT_EQ(
+      s.out,
+      "seatbelt profile p.sb: network denied (network-outbound 192.0.2.1:443)\n"
+      "parameters:\n"
+      "  ROOT=/w: read allowed, write allowed\n"
+      "  SECRET=/home/me/.ssh: read denied, write denied\n"
+      "/home/me/.ssh/id_rsa (seatbelt): read denied\n"
+      "  read: file-read-data decided by profile line 5: (deny file-read* (subpath (param "
+      "\"SECRET\")))\n"
+      "    param SECRET=/home/me/.ssh\n"
+      "pass  expect write /w/x allowed  (e.cwsp:2:3): allowed by profile line 4: (allow "
+      "file-write* (subpath (param \"ROOT\")))\n"
+      "pass  expect read /home/me/.ssh/id_rsa denied  (e.cwsp:3:3): denied by profile line 5: "
+      "(deny file-read* (subpath (param \"SECRET\")))\n"
+      "FAIL  expect write /etc/passwd allowed  (e.cwsp:4:3): denied by profile line 2: (deny "
+      "default)\n"
+      "pass  expect network denied  (e.cwsp:5:3): denied by profile line 2: (deny default)\n"
+      "check: 3 passed, 1 failed\n");
 }
 
 TEST(Audit, Errors) {
@@ -711,8 +740,8 @@ TEST(Lints, ReportedByCheckWithCodeLocationAndFix) {
       << r.out;
   EXPECT_EQ(r.out.find("git-writable"), std::string::npos) << r.out;  // .git is protected
   // Without `protect ".git"` the workspace's .git stays writable.
-  RunResult w = Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "ask",
-                      "--json"});
+  RunResult w =
+      Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "ask", "--json"});
   nlohmann::json j = nlohmann::json::parse(w.out);
   ASSERT_EQ(j["lints"].size(), 1u) << w.out;
   EXPECT_EQ(j["lints"][0]["code"], "git-writable");
