@@ -1,60 +1,412 @@
-// `cwsc check`: validate a policy or config file and list the expectations
-// each policy carries. Evaluating them against the emitted artifacts is the
-// job of a later version of this command (docs/dsl.md, "Expectations").
+// `cwsc check`: validate a policy or config file and evaluate its
+// expectations against the artifact each permission mode's plan emits
+// (docs/verification.md): the bwrap argv through the mount interpreter, the
+// Seatbelt profile through the SBPL evaluator. Each verdict names the rule
+// that decided it and the plan element (config line) that emitted the rule.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/lints.h"
+#include "cli/live_probe.h"
+#include "cli/verify.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/paths.h"
 #include "compiler/resolve.h"
+#include "nlohmann/json.hpp"
 
 namespace cwsc::cli {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 constexpr char kCheckUsage[] =
     "usage: cwsc check FILE [--policy NAME] [--input toml|dsl] [--managed]\n"
+    "                  [--mode MODE ...] [--target bwrap|seatbelt ...] [--facts FILE]\n"
+    "                  [--cwd DIR] [--expect FILE.cwsp] [--unlisted-as-missing] [--live]\n"
+    "                  [--lint] [--json]\n"
     "\n"
-    "Validate FILE (a .cwsp policy or a Codewhale config.toml) and list the\n"
-    "expectations of each policy (or of --policy NAME). --managed checks FILE\n"
-    "as a managed config (which may set `launcher`).\n"
-    "Exit codes: 0 valid, 2 bad input or usage.\n";
+    "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every\n"
+    "expectation of each policy (or of --policy NAME), plus those of --expect FILE,\n"
+    "against the artifact each permission mode's plan emits: the bwrap argv\n"
+    "through the mount interpreter, the Seatbelt profile through the SBPL\n"
+    "evaluator. Each --mode (default: the four modes, or those an expectation\n"
+    "names with `in MODE, ...`) is compiled against the live host or --facts.\n"
+    "Each verdict names the deciding rule and the config line behind it.\n"
+    "--target restricts the check to plans emitting that artifact.\n"
+    "Lints (docs/verification.md) of every mode compiled are listed; --lint\n"
+    "compiles every mode for them even without expectations. They never fail.\n"
+    "--live also runs each expectation as a real probe under the sandbox on this\n"
+    "host (`cwsc run`): a probe that disagrees with the static verdict fails.\n"
+    "Exit codes: 0 every expectation holds, 1 one failed, 2 bad input or usage,\n"
+    "4 a --target the plan does not emit.\n";
 
-std::string Verdict(const ir::Expectation& e) { return e.allowed ? "allowed" : "denied"; }
+const char* const kAllModes[] = {"plan", "ask", "auto-review", "full-access"};
 
-void PrintPolicy(const compiler::DslPolicy& p, const std::string& file) {
-  size_t n = p.spec.expectations.size();
-  std::printf("policy %s (%s:%d:%d): valid, %zu expectation%s\n", p.name.c_str(), file.c_str(),
-              p.line, p.col, n, n == 1 ? "" : "s");
-  for (const ir::Expectation& e : p.spec.expectations) {
-    std::string what = ir::ExpectationKindName(e.kind);
-    if (e.kind != ir::Expectation::Kind::kNetwork) {
-      what += " " + compiler::QuoteForMessage(e.path);
+std::string Quote(const std::string& s) { return compiler::QuoteForMessage(s); }
+
+std::string ExpectText(const ir::Expectation& e) {
+  std::string what = ir::ExpectationKindName(e.kind);
+  if (e.kind != ir::Expectation::Kind::kNetwork || !e.path.empty()) what += " " + Quote(e.path);
+  std::string out = absl::StrCat("expect ", what, " ", e.allowed ? "allowed" : "denied");
+  if (!e.modes.empty()) absl::StrAppend(&out, " in ", absl::StrJoin(e.modes, ", "));
+  return out;
+}
+
+// OneLine folds a multi-line rule onto one line, cut at 120 characters (the
+// JSON report keeps it whole).
+std::string OneLine(const std::string& rule) {
+  std::string out;
+  bool space = false;
+  for (char ch : rule) {
+    if (ch == '\n' || ch == ' ' || ch == '\t') {
+      space = !out.empty();
+      continue;
     }
-    std::printf("  expect %s %s  (%s:%d:%d)\n", what.c_str(), Verdict(e).c_str(),
-                e.origin.file.c_str(), e.origin.line, e.origin.col);
+    if (space) out += ' ';
+    space = false;
+    out += ch;
   }
+  if (out.size() > 120) out = out.substr(0, 117) + "...";
+  return out;
+}
+
+std::string At(const ir::Origin& o) { return absl::StrCat(o.file, ":", o.line, ":", o.col); }
+
+// Options of check beyond the common ones; --mode and --target may repeat.
+struct CheckOptions {
+  std::vector<std::string> modes;    // canonical, in the order given
+  std::vector<std::string> targets;  // "bwrap", "seatbelt"
+  std::optional<std::string> expect_file;
+  bool managed = false;
+  bool json = false;
+  bool live = false;
+  bool lint = false;  // compile every mode for its lints, even without expectations
+};
+
+// A policy to check: its name ("" for a TOML config), position and expectations.
+struct Subject {
+  std::string name;
+  std::string where;  // "file:line:col" of the policy, or the file
+  std::vector<ir::Expectation> expectations;
+};
+
+struct ModePlan {
+  compiler::CompileResult result;
+  PlanArtifact art;
+  compiler::PathVars vars;
+};
+
+struct Counts {
+  int passed = 0, failed = 0, unchecked = 0;
+};
+
+int CompileMode(const CommonOptions& o, const std::string& mode, const std::string& policy,
+                compiler::HostFacts* facts, ModePlan* out) {
+  CommonOptions m = o;
+  m.mode = mode;
+  m.mode_given = true;
+  m.policy = policy;
+  absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(m);
+  if (!copts.ok()) {
+    PrintError(std::string(copts.status().message()));
+    return kExitUsage;
+  }
+  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts);
+  if (!r.ok()) {
+    PrintError(std::string(r.status().message()));
+    return kExitUsage;
+  }
+  std::vector<std::string> unlisted = facts->UnlistedPaths();
+  if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
+    PrintError(absl::StrCat(
+        *o.facts, ": error: the facts file does not record '", unlisted.front(), "'",
+        unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+        ", which this check asks about (mode ", mode,
+        "): record the facts again with `cwsc facts "
+        "--for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as missing"));
+    return kExitUsage;
+  }
+  out->result = *std::move(r);
+  return kExitOk;
+}
+
+// RunArgv is the `cwsc run` prefix a live probe runs under: this binary, the
+// same config, policy, mode and working directory as the static check.
+std::vector<std::string> RunArgv(const CommonOptions& o, const std::string& mode,
+                                 const std::string& policy) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string bin = n > 0 ? std::string(self, static_cast<size_t>(n)) : "cwsc";
+  std::vector<std::string> argv = {bin, "run", o.config, "--mode", mode, "--timeout", "30"};
+  if (!policy.empty()) argv.insert(argv.end(), {"--policy", policy});
+  if (o.cwd) argv.insert(argv.end(), {"--cwd", *o.cwd});
+  if (o.input) argv.insert(argv.end(), {"--input", *o.input});
+  if (o.no_project_config) argv.push_back("--no-project-config");
+  argv.push_back("--");
+  return argv;
+}
+
+// RunChecks compiles each mode once and evaluates every expectation of `s`.
+int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
+              compiler::HostFacts* facts, std::string* text, Json* results, Counts* counts,
+              Json* lint_json) {
+  absl::StrAppend(text, s.name.empty() ? "config" : absl::StrCat("policy ", s.name), " (", s.where,
+                  "): ", s.expectations.size(), " expectation",
+                  s.expectations.size() == 1 ? "" : "s", "\n");
+  std::vector<std::string> modes = c.modes;
+  if (modes.empty()) modes.assign(std::begin(kAllModes), std::end(kAllModes));
+  std::map<std::string, ModePlan> plans;
+  auto ensure = [&](const std::string& mode) -> int {
+    if (plans.count(mode)) return kExitOk;
+    ModePlan mp;
+    if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
+    auto [it, _] = plans.emplace(mode, std::move(mp));
+    absl::StatusOr<PlanArtifact> art = ArtifactOf(it->second.result.plan);
+    if (!art.ok()) {
+      std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", mode.c_str(),
+                   std::string(art.status().message()).c_str());
+      return kExitUsage;
+    }
+    it->second.art = *std::move(art);
+    it->second.vars = VarsFor(it->second.result.plan, facts);
+    const std::string& t = it->second.art.target;
+    if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
+      std::fprintf(stderr,
+                   "cwsc: error: --target %s: mode %s compiles to a %s plan, which emits no "
+                   "such artifact\n",
+                   absl::StrJoin(c.targets, ",").c_str(), mode.c_str(),
+                   ir::PlanKindName(it->second.result.plan.kind));
+      return kExitNotApplicable;
+    }
+    return kExitOk;
+  };
+  for (const ir::Expectation& e : s.expectations) {
+    absl::StrAppend(text, "  ", ExpectText(e), "  (", At(e.origin), ")\n");
+    bool any = false;
+    for (const std::string& mode : modes) {
+      if (!e.modes.empty() && std::find(e.modes.begin(), e.modes.end(), mode) == e.modes.end()) {
+        continue;
+      }
+      any = true;
+      if (int rc = ensure(mode); rc != kExitOk) return rc;
+      const ModePlan& mp = plans.at(mode);
+      std::string path = e.path;  // network: "" or HOST:PORT
+      if (e.kind != ir::Expectation::Kind::kNetwork) {
+        absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, mp.vars);
+        if (!p.ok()) {
+          PrintError(absl::StrCat(At(e.origin), ": error: ", p.status().message()));
+          return kExitUsage;
+        }
+        path = *p;
+      }
+      Decision d = DecideOn(mp.art, KindOf(e.kind), path);
+      bool pass = d.checkable && d.allowed == e.allowed;
+      const char* mark = !d.checkable ? "SKIP" : pass ? "pass" : "FAIL";
+      if (!d.checkable) {
+        ++counts->unchecked;
+      } else if (pass) {
+        ++counts->passed;
+      } else {
+        ++counts->failed;
+      }
+      std::string subject = e.kind == ir::Expectation::Kind::kNetwork
+                                ? (path.empty() ? "network" : absl::StrCat("network ", path))
+                                : path;
+      std::string verdict =
+          !d.checkable ? "not checkable statically"
+                       : absl::StrCat(d.allowed ? "allowed" : "denied", " (", d.detail, ")");
+      absl::StrAppend(text, "    ", mark, "  ", mode, ", ", mp.art.target, ": ", subject, ": ",
+                      verdict);
+      if (d.checkable && !pass) {
+        absl::StrAppend(text, ", expected ", e.allowed ? "allowed" : "denied");
+      }
+      absl::StrAppend(text, "\n");
+      absl::StrAppend(text, "          by ", d.where.empty() ? "" : absl::StrCat(d.where, ": "),
+                      OneLine(d.rule), "\n");
+      if (d.origin) absl::StrAppend(text, "          from ", d.origin->Describe(), "\n");
+      for (const std::string& p : d.params) absl::StrAppend(text, "          param ", p, "\n");
+      // What the policy asked for at this path but the plan left out.
+      std::vector<std::string> notes;
+      for (const ir::Skipped& sk : mp.result.plan.skipped) {
+        if (e.kind == ir::Expectation::Kind::kNetwork || sk.path.empty() ||
+            !compiler::PathStartsWith(path, sk.path)) {
+          continue;
+        }
+        notes.push_back(absl::StrCat("the plan skipped ", sk.what, " ", sk.path, ": ", sk.reason,
+                                     " (", sk.origin.Describe(), ")"));
+        absl::StrAppend(text, "          note: ", notes.back(), "\n");
+      }
+      Json r{{"policy", s.name},
+             {"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
+                                  {"path", e.path},
+                                  {"expected", e.allowed ? "allowed" : "denied"},
+                                  {"modes", e.modes},
+                                  {"file", e.origin.file},
+                                  {"line", e.origin.line},
+                                  {"col", e.origin.col}}},
+             {"mode", mode},
+             {"target", mp.art.target},
+             {"path", path},
+             {"actual", !d.checkable ? "unchecked"
+                        : d.allowed  ? "allowed"
+                                     : "denied"},
+             {"result", !d.checkable ? "skip"
+                        : pass       ? "pass"
+                                     : "fail"},
+             {"detail", d.detail},
+             {"rule", d.rule},
+             {"where", d.where},
+             {"origin", d.origin ? Json(d.origin->Describe()) : Json(nullptr)},
+             {"params", d.params},
+             {"notes", notes}};
+      if (c.live && d.checkable) {
+        LiveResult live = LiveProbe(RunArgv(o, mode, s.name), KindOf(e.kind), path);
+        Json lj{{"probed", live.probed}, {"how", live.why}};
+        if (!live.probed) {
+          absl::StrAppend(text, "          live: ", live.why, "\n");
+        } else if (live.allowed == d.allowed) {
+          absl::StrAppend(text, "          live: ", live.allowed ? "allowed" : "denied",
+                          ", agrees (", live.why, ")\n");
+          lj["actual"] = live.allowed ? "allowed" : "denied";
+          lj["agrees"] = true;
+        } else {
+          ++counts->failed;
+          absl::StrAppend(text, "    FAIL  live: ", live.allowed ? "allowed" : "denied", " (",
+                          live.why, ") but the static verdict is ",
+                          d.allowed ? "allowed" : "denied",
+                          ": the artifact and the kernel disagree\n");
+          lj["actual"] = live.allowed ? "allowed" : "denied";
+          lj["agrees"] = false;
+        }
+        r["live"] = lj;
+      }
+      results->push_back(std::move(r));
+    }
+    if (!any) absl::StrAppend(text, "    (none of its modes is checked)\n");
+  }
+  if (c.lint) {
+    for (const std::string& mode : modes) {
+      if (int rc = ensure(mode); rc != kExitOk) return rc;
+    }
+  }
+  // Lints of every mode compiled, each once with the modes it holds in.
+  std::vector<std::pair<Lint, std::vector<std::string>>> lints;
+  for (const std::string& mode : modes) {
+    if (!plans.count(mode)) continue;
+    const ModePlan& mp = plans.at(mode);
+    for (Lint& l : LintPlan(mp.art, mp.vars, facts)) {
+      auto it = std::find_if(lints.begin(), lints.end(), [&](const auto& e) {
+        return e.first.code == l.code && e.first.message == l.message;
+      });
+      if (it == lints.end()) {
+        lints.push_back({std::move(l), {mode}});
+      } else {
+        it->second.push_back(mode);
+      }
+    }
+  }
+  for (const auto& [l, in] : lints) {
+    absl::StrAppend(text, "  lint ", l.code, " at ", LintLocation(l.origin), " (",
+                    absl::StrJoin(in, ", "), "): ", l.message, "\n    fix: ", l.fix, "\n");
+    lint_json->push_back(Json{{"policy", s.name},
+                              {"code", l.code},
+                              {"location", LintLocation(l.origin)},
+                              {"modes", in},
+                              {"message", l.message},
+                              {"fix", l.fix}});
+  }
+  return kExitOk;
+}
+
+// ExtractCheckOptions takes the options only check has (or repeats) out of args.
+absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, CheckOptions* c) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+      break;
+    }
+    if (a == "--managed") {
+      c->managed = true;
+      continue;
+    }
+    if (a == "--json") {
+      c->json = true;
+      continue;
+    }
+    if (a == "--lint") {
+      c->lint = true;
+      continue;
+    }
+    if (a == "--live") {
+      c->live = true;
+      continue;
+    }
+    std::string name, value;
+    for (const char* opt : {"--mode", "--target", "--expect"}) {
+      if (a == opt) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(absl::StrCat("option '", a, "' needs a value"));
+        }
+        name = a;
+        value = args[++i];
+      } else if (absl::StartsWith(a, absl::StrCat(opt, "="))) {
+        name = opt;
+        value = a.substr(std::string(opt).size() + 1);
+      }
+    }
+    if (name.empty()) {
+      rest.push_back(a);
+    } else if (name == "--mode") {
+      for (absl::string_view m : absl::StrSplit(value, ',')) {
+        std::optional<std::string> n = compiler::NormalizeMode(std::string(m));
+        if (!n) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "unknown permission mode '", m,
+              "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, "
+              "yolo)"));
+        }
+        if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end())
+          c->modes.push_back(*n);
+      }
+    } else if (name == "--target") {
+      for (absl::string_view t : absl::StrSplit(value, ',')) {
+        if (t != "bwrap" && t != "seatbelt") {
+          return absl::InvalidArgumentError(
+              absl::StrCat("unknown --target '", t, "' for check (bwrap or seatbelt)"));
+        }
+        c->targets.emplace_back(t);
+      }
+    } else {
+      c->expect_file = value;
+    }
+  }
+  return rest;
 }
 
 }  // namespace
 
 int CmdCheck(const Args& args) {
-  std::vector<std::string> rest;
-  bool managed = false;
-  for (const std::string& a : args) {
-    if (a == "--managed") {
-      managed = true;
-    } else {
-      rest.push_back(a);
-    }
-  }
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(rest, {"--policy", "--input"});
+  CheckOptions c;
+  absl::StatusOr<std::vector<std::string>> rest = ExtractCheckOptions(args, &c);
+  absl::StatusOr<CommonOptions> o =
+      rest.ok() ? ParseCommonOptions(*rest, {"--policy", "--input", "--facts", "--cwd",
+                                             "--unlisted-as-missing", "--no-project-config"})
+                : absl::StatusOr<CommonOptions>(rest.status());
   if (!o.ok()) {
-    PrintError(o.status());
+    PrintError(std::string(o.status().message()));
     std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
@@ -66,48 +418,60 @@ int CmdCheck(const Args& args) {
     std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
+  if (c.live && o->facts) {
+    PrintError("--live probes this host: it cannot be combined with --facts");
+    return kExitUsage;
+  }
   const std::string& file = o->config;
   bool dsl = o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp");
   if (o->input && *o->input != "dsl" && *o->input != "toml") {
     PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
     return kExitUsage;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    PrintError(ir::ErrorAt(file, 0, 0, "cannot read the file"));
+  absl::StatusOr<std::string> read = ReadText(file);
+  if (!read.ok()) {
+    PrintError(std::string(read.status().message()));
     return kExitUsage;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  compiler::Layer layer = managed ? compiler::Layer::kManaged : compiler::Layer::kUser;
+  const std::string& text = *read;
+  compiler::Layer layer = c.managed ? compiler::Layer::kManaged : compiler::Layer::kUser;
+  std::vector<ir::Expectation> extra;
+  if (c.expect_file) {
+    absl::StatusOr<std::vector<ir::Expectation>> e = ExpectationsOf(*c.expect_file);
+    if (!e.ok()) {
+      PrintError(std::string(e.status().message()));
+      return kExitUsage;
+    }
+    extra = *std::move(e);
+  }
 
+  std::vector<Subject> subjects;
   if (!dsl) {
     if (!o->policy.empty()) {
-      PrintError(ir::ErrorAt(file, 0, 0, "--policy selects a policy of a .cwsp file"));
+      PrintError(absl::StrCat(file, ": error: --policy selects a policy of a .cwsp file"));
       return kExitUsage;
     }
     absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
     if (!cfg.ok()) {
-      PrintError(cfg.status());
+      PrintError(std::string(cfg.status().message()));
       return kExitUsage;
     }
     PrintNotes(cfg->notes);
     // What every compile checks, in every mode (paths), and what every compile
     // of a managed launcher file refuses (docs/launcher.md).
     if (absl::Status paths = compiler::ValidateSpecPaths(cfg->spec); !paths.ok()) {
-      PrintError(paths);
+      PrintError(std::string(paths.message()));
       return kExitUsage;
     }
-    if (managed && cfg->spec.tool_launcher) {
-      const ir::Origin& o = cfg->spec.tool_launcher->origin;
+    if (c.managed && cfg->spec.tool_launcher) {
+      const ir::Origin& lo = cfg->spec.tool_launcher->origin;
       std::string mode =
           cfg->spec.sandbox_mode
               ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
               : "";
       if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::ErrorAt(
-            o.file, o.line, o.col,
+        PrintError(ir::Diagnostic{
+            ir::Diagnostic::Severity::kError, lo.file, lo.line, lo.col,
             cfg->spec.sandbox_mode
                 ? absl::StrCat("a managed config with 'tool_launcher' must set "
                                "sandbox_mode to workspace-write or read-only, "
@@ -115,42 +479,92 @@ int CmdCheck(const Args& args) {
                                cfg->spec.sandbox_mode->value, "'; every compile refuses it")
                 : "a managed config with 'tool_launcher' must set sandbox_mode "
                   "itself (workspace-write or read-only); every compile "
-                  "refuses it"));
+                  "refuses it",
+            ""}
+                       .Render());
         return kExitUsage;
       }
     }
-    size_t warnings = 0;
-    for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
-    if (warnings > 0) {
+    if (extra.empty()) {
+      size_t warnings = 0;
+      for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
+      if (warnings > 0) {
+        std::printf(
+            "%s: valid config with %zu warning%s; no expectations (check it against a "
+            ".cwsp file's with --expect FILE.cwsp)\n",
+            file.c_str(), warnings, warnings == 1 ? "" : "s");
+        return kExitOk;
+      }
       std::printf(
-          "%s: valid config with %zu warning%s; no expectations (only .cwsp policies carry "
-          "them)\n",
-          file.c_str(), warnings, warnings == 1 ? "" : "s");
+          "%s: valid config; no expectations (check it against a .cwsp file's with "
+          "--expect FILE.cwsp)\n",
+          file.c_str());
       return kExitOk;
     }
-    std::printf("%s: valid config; no expectations (only .cwsp policies carry them)\n",
-                file.c_str());
-    return kExitOk;
+    subjects.push_back({"", file, extra});
+  } else {
+    absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
+    if (!parsed.ok()) {
+      PrintError(std::string(parsed.status().message()));
+      return kExitUsage;
+    }
+    bool found = o->policy.empty();
+    for (const compiler::DslPolicy& p : parsed->policies) {
+      if (!o->policy.empty() && p.name != o->policy) continue;
+      found = true;
+      Subject s{p.name, absl::StrCat(file, ":", p.line, ":", p.col), p.spec.expectations};
+      s.expectations.insert(s.expectations.end(), extra.begin(), extra.end());
+      subjects.push_back(std::move(s));
+    }
+    if (!found) {
+      PrintError(absl::StrCat(file, ": error: no policy named '", o->policy, "'"));
+      return kExitUsage;
+    }
+    if (parsed->policies.empty()) {
+      std::printf("%s: valid, but defines no policy\n", file.c_str());
+      return kExitOk;
+    }
   }
 
-  absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
-  if (!parsed.ok()) {
-    PrintError(parsed.status());
-    return kExitUsage;
+  std::unique_ptr<compiler::HostFacts> facts;
+  std::string out;
+  Json results = Json::array();
+  Json lints = Json::array();
+  Counts counts;
+  for (const Subject& s : subjects) {
+    if (s.expectations.empty() && !c.lint) {
+      absl::StrAppend(&out, "policy ", s.name, " (", s.where, "): valid, no expectations\n");
+      continue;
+    }
+    if (!facts) {
+      absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
+      if (!f.ok()) {
+        PrintError(std::string(f.status().message()));
+        return kExitUsage;
+      }
+      facts = *std::move(f);
+    }
+    if (int rc = RunChecks(*o, c, s, facts.get(), &out, &results, &counts, &lints); rc != kExitOk) {
+      return rc;
+    }
   }
-  bool found = o->policy.empty();
-  for (const compiler::DslPolicy& p : parsed->policies) {
-    if (!o->policy.empty() && p.name != o->policy) continue;
-    found = true;
-    PrintPolicy(p, file);
+  int rc = counts.failed > 0 ? kExitCheckFailed : kExitOk;
+  if (c.json) {
+    Json j{{"version", 1},
+           {"file", file},
+           {"passed", counts.passed},
+           {"failed", counts.failed},
+           {"unchecked", counts.unchecked},
+           {"results", results},
+           {"lints", lints}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return rc;
   }
-  if (!found) {
-    PrintError(ir::ErrorAt(file, 0, 0, absl::StrCat("no policy named '", o->policy, "'")));
-    return kExitUsage;
-  }
-  if (parsed->policies.empty()) std::printf("%s: valid, but defines no policy\n", file.c_str());
-  std::printf("expectations are listed, not evaluated yet\n");
-  return kExitOk;
+  absl::StrAppend(&out, "check: ", counts.passed, " passed, ", counts.failed, " failed");
+  if (counts.unchecked > 0) absl::StrAppend(&out, ", ", counts.unchecked, " not checkable");
+  absl::StrAppend(&out, "\n");
+  std::fputs(out.c_str(), stdout);
+  return rc;
 }
 
 }  // namespace cwsc::cli

@@ -26,6 +26,9 @@ int CmdExec(const Args& args);
 int CmdDoctor(const Args& args);
 int CmdFmt(const Args& args);
 int CmdCheck(const Args& args);
+int CmdWhy(const Args& args);
+int CmdDiff(const Args& args);
+int CmdAudit(const Args& args);
 
 }  // namespace cwsc::cli
 

@@ -289,8 +289,8 @@ DslToken::Kind KindOf(size_t type) {
     case PolicyLexer::ERROR_CHAR:
       return DslToken::Kind::kBad;
     default:
-      return type >= PolicyLexer::POLICY && type <= PolicyLexer::DENIED ? DslToken::Kind::kKeyword
-                                                                        : DslToken::Kind::kBad;
+      return type >= PolicyLexer::POLICY && type <= PolicyLexer::IN ? DslToken::Kind::kKeyword
+                                                                    : DslToken::Kind::kBad;
   }
 }
 

@@ -9,6 +9,7 @@
 #include "PolicyParser.h"
 #include "absl/strings/str_cat.h"
 #include "antlr4-runtime.h"
+#include "compiler/compile.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -381,18 +382,80 @@ class Lowerer {
     }
   }
 
+  // NetworkTarget checks `expect network "HOST:PORT"`: an IPv4 address,
+  // [IPv6] or localhost, and a port 1-65535.
+  std::optional<std::string> NetworkTarget(Token* t) {
+    std::string text = t->getText();
+    std::string v = text.size() >= 2 ? text.substr(1, text.size() - 2) : "";
+    size_t colon = v.rfind(':');
+    std::string host = colon == std::string::npos ? "" : v.substr(0, colon);
+    std::string port = colon == std::string::npos ? "" : v.substr(colon + 1);
+    bool port_ok =
+        !port.empty() && port.size() <= 5 &&
+        std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        std::stoi(port) >= 1 && std::stoi(port) <= 65535;
+    auto v4 = [](const std::string& h) {
+      int parts = 0;
+      size_t i = 0;
+      while (i <= h.size()) {
+        size_t j = h.find('.', i);
+        if (j == std::string::npos) j = h.size();
+        std::string part = h.substr(i, j - i);
+        if (part.empty() || part.size() > 3 ||
+            !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+            std::stoi(part) > 255) {
+          return false;
+        }
+        ++parts;
+        i = j + 1;
+      }
+      return parts == 4;
+    };
+    bool v6 = host.size() > 2 && host.front() == '[' && host.back() == ']' &&
+              host.find_first_not_of("0123456789abcdefABCDEF:", 1) == host.size() - 1;
+    if (!port_ok || !(host == "localhost" || v4(host) || v6)) {
+      Error(t, absl::StrCat("network target '", v,
+                            "': expected HOST:PORT with an IPv4 address, "
+                            "[IPv6] or localhost, and a port 1-65535"));
+      return std::nullopt;
+    }
+    return v;
+  }
+
   void Expect(P::ExpectStmtContext* s, Token* kw) {
     ir::Expectation e;
     e.allowed = s->verdict()->ALLOWED() != nullptr;
     e.origin = At(kw, "expect");
     if (auto* p = dynamic_cast<P::ExpectPathContext*>(s->expectWhat())) {
-      e.kind = p->access->getType() == P::WRITE ? ir::Expectation::Kind::kWrite
-                                                : ir::Expectation::Kind::kRead;
+      size_t t = p->access->getType();
+      e.kind = t == P::WRITE    ? ir::Expectation::Kind::kWrite
+               : t == P::EXEC   ? ir::Expectation::Kind::kExec
+               : t == P::CREATE ? ir::Expectation::Kind::kCreate
+                                : ir::Expectation::Kind::kRead;
       std::optional<std::string> path = Path(p->path());
       if (!path) return;
       e.path = *path;
     } else {
       e.kind = ir::Expectation::Kind::kNetwork;
+      auto* n = dynamic_cast<P::ExpectNetworkContext*>(s->expectWhat());
+      if (n != nullptr && n->target != nullptr) {
+        std::optional<std::string> target = NetworkTarget(n->target);
+        if (!target) return;
+        e.path = *target;
+      }
+    }
+    for (P::ModeNameContext* m : s->modeName()) {
+      std::optional<std::string> mode = NormalizeMode(m->getText());
+      if (!mode) {
+        Error(m->getStart(), absl::StrCat("unknown permission mode '", m->getText(),
+                                          "'; expected plan, ask, auto-review or full-access"));
+        return;
+      }
+      if (std::find(e.modes.begin(), e.modes.end(), *mode) != e.modes.end()) {
+        Error(m->getStart(), absl::StrCat("permission mode '", *mode, "' is named twice"));
+        return;
+      }
+      e.modes.push_back(*mode);
     }
     spec_->expectations.push_back(std::move(e));
   }

@@ -23,7 +23,7 @@ statement
   | BACKEND backendName ( SEMI | LBRACE backendSetting* RBRACE SEMI? )  # backendStmt
   | LAUNCHER LBRACK argList RBRACK SEMI             # launcherStmt
   | MANAGED_CONFIG path SEMI                        # managedConfigStmt
-  | EXPECT expectWhat verdict SEMI                  # expectStmt
+  | EXPECT expectWhat verdict (IN modeName (COMMA modeName)*)? SEMI  # expectStmt
   // Parsed so that the error names the word and the next statements are
   // still checked; the frontend reports it as an unknown statement.
   | IDENT ( ~( SEMI | LBRACE | RBRACE | UNTERMINATED_STRING | UNTERMINATED_COMMENT
@@ -33,8 +33,8 @@ statement
 // Every decision looks at one token only, so a syntax error is always "this
 // token was not expected here", which reads well in a message.
 expectWhat
-  : access=(READ | WRITE) path                      # expectPath
-  | NETWORK                                         # expectNetwork
+  : access=(READ | WRITE | EXEC | CREATE) path      # expectPath
+  | NETWORK target=STRING?                          # expectNetwork
   ;
 
 backendSetting
@@ -75,7 +75,7 @@ word
   | DENY | EXEMPT | READ | WRITE | DENY_DEFAULTS | TMP | SLASH_TMP | TMPDIR
   | PROTECT | WRAPPER | PREFER | BACKEND | LAUNCHER | MANAGED_CONFIG | EXPECT
   | URL | API_KEY | API | EXECD_URL | IMAGE | EXECD_PORT | KEEP | REMOTE_CWD
-  | ENV | FILE | ON | OFF | PRIVATE | SHARED | ALLOWED | DENIED
+  | ENV | FILE | ON | OFF | PRIVATE | SHARED | ALLOWED | DENIED | EXEC | CREATE | IN
   ;
 
 POLICY         : 'policy' ;
@@ -116,6 +116,10 @@ PRIVATE        : 'private' ;
 SHARED         : 'shared' ;
 ALLOWED        : 'allowed' ;
 DENIED         : 'denied' ;
+// Keywords end at IN (compiler/dsl_frontend.cc classifies tokens by range).
+EXEC           : 'exec' ;
+CREATE         : 'create' ;
+IN             : 'in' ;
 
 LBRACE : '{' ;
 RBRACE : '}' ;

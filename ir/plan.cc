@@ -99,6 +99,10 @@ const char* ExpectationKindName(Expectation::Kind kind) {
       return "write";
     case Expectation::Kind::kNetwork:
       return "network";
+    case Expectation::Kind::kExec:
+      return "exec";
+    case Expectation::Kind::kCreate:
+      return "create";
   }
   return "read";
 }

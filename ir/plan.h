@@ -186,14 +186,18 @@ struct Refusal {
 // "$WORKSPACE/x" denied;` in the DSL); `cwsc check` evaluates it against the
 // emitted artifacts.
 struct Expectation {
-  enum class Kind { kRead, kWrite, kNetwork };
+  enum class Kind { kRead, kWrite, kNetwork, kExec, kCreate };
   Kind kind = Kind::kRead;
-  std::string path;      // as written (leading variable kept); empty for kNetwork
+  std::string path;      // as written (leading variable kept); kNetwork: "" (any) or "host:port"
   bool allowed = false;  // the expected verdict
+  // The permission modes it is about (`... in ask, auto-review;`), canonical
+  // names in source order; empty: every mode.
+  std::vector<std::string> modes;
   Origin origin;
   bool operator==(const Expectation&) const = default;
 };
-const char* ExpectationKindName(Expectation::Kind kind);  // "read", "write", "network"
+const char* ExpectationKindName(
+    Expectation::Kind kind);  // "read", "write", "network", "exec", "create"
 
 // ArgTest compares one system-call argument: the rule matches when
 // (args[index] & mask) == value. Arguments the kernel reads as 32-bit ints

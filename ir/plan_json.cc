@@ -62,7 +62,8 @@ constexpr auto kRefusalFields =
 
 constexpr auto kExpectationFields =
     std::make_tuple(Field("kind", &Expectation::kind), Field("path", &Expectation::path),
-                    Field("allowed", &Expectation::allowed), Field("origin", &Expectation::origin));
+                    Field("allowed", &Expectation::allowed), Field("modes", &Expectation::modes),
+                    Field("origin", &Expectation::origin));
 
 constexpr auto kArgTestFields =
     std::make_tuple(Field("index", &ArgTest::index), Field("mask", &ArgTest::mask),
@@ -210,7 +211,8 @@ CWSC_ENUM_SPELLING(MountOp, MountOpName, MountOp::kReadOnlyBind, MountOp::kWrita
                    MountOp::kDeviceBind, MountOp::kDev, MountOp::kProc, MountOp::kTmpfs,
                    MountOp::kRemountReadOnly);
 CWSC_ENUM_SPELLING(Expectation::Kind, ExpectationKindName, Expectation::Kind::kRead,
-                   Expectation::Kind::kWrite, Expectation::Kind::kNetwork);
+                   Expectation::Kind::kWrite, Expectation::Kind::kNetwork, Expectation::Kind::kExec,
+                   Expectation::Kind::kCreate);
 CWSC_ENUM_SPELLING(Contract, ContractName, Contract::kCodewhale, Contract::kExecd,
                    Contract::kLifecycle);
 CWSC_ENUM_SPELLING(ApiKeySource::Kind, ApiKeySourceKindName, ApiKeySource::Kind::kNone,

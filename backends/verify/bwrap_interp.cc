@@ -146,18 +146,18 @@ absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& arg
       i += 2;
     } else if (f == "--remount-ro") {
       if (auto s = need(1, f); !s.ok()) return s;
-      v.layers.push_back({f, "", argv[i + 1]});
+      v.layers.push_back({f, "", argv[i + 1], i});
       i += 2;
     } else if (f == "--ro-bind" || f == "--bind" || f == "--dev-bind") {
       if (auto s = need(2, f); !s.ok()) return s;
       if (!absl::StartsWith(argv[i + 2], "/")) {
         return absl::InvalidArgumentError(absl::StrCat(f, " destination is not absolute"));
       }
-      v.layers.push_back({f, argv[i + 1], argv[i + 2]});
+      v.layers.push_back({f, argv[i + 1], argv[i + 2], i});
       i += 3;
     } else if (f == "--tmpfs" || f == "--dev" || f == "--proc") {
       if (auto s = need(1, f); !s.ok()) return s;
-      v.layers.push_back({f, "", argv[i + 1]});
+      v.layers.push_back({f, "", argv[i + 1], i});
       i += 2;
     } else if (f == "--chdir") {
       if (auto s = need(1, f); !s.ok()) return s;

@@ -31,6 +31,7 @@ struct MountLayer {
                        // "--remount-ro" (makes what lies below `dest` read-only)
   std::string source;  // empty for tmpfs/dev/proc
   std::string dest;
+  size_t arg = 0;  // index of the flag in the interpreted argv
 };
 
 struct Lookup {

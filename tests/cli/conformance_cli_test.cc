@@ -38,8 +38,8 @@ TEST(ConfigCli, MisspelledSandboxKeyWarns) {
             "c.toml:4:15: warning: unknown key 'sandboxmode' is ignored; did you mean "
             "'sandboxMode'?\n");
   EXPECT_EQ(c.out,
-            "c.toml: valid config with 3 warnings; no expectations (only .cwsp policies "
-            "carry them)\n");
+            "c.toml: valid config with 3 warnings; no expectations (check it against a "
+            ".cwsp file's with --expect FILE.cwsp)\n");
   RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_NE(p.err.find("did you mean 'sandbox_mode'?"), std::string::npos) << p.err;

@@ -120,27 +120,31 @@ TEST(DslCli, ApiKeyReferenceReachesThePlanButNoSecret) {
   EXPECT_EQ(r.err.find("sk-do-not-print"), std::string::npos);
 }
 
-TEST(DslCli, CheckListsExpectations) {
-  RunResult r = Cwsc({"check", "examples/readonly.cwsp"}, Src(""));
+TEST(DslCli, CheckEvaluatesExpectations) {
+  RunResult r = Cwsc({"check", "examples/readonly.cwsp", "--facts",
+                      "examples/facts/linux-readonly.yaml", "--mode", "ask"},
+                     Src(""));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "policy reviewer (examples/readonly.cwsp:3:8): valid, 3 expectations\n"
+            "policy reviewer (examples/readonly.cwsp:3:8): 3 expectations\n"
             "  expect write \"$WORKSPACE/README.md\" denied  (examples/readonly.cwsp:7:3)\n"
+            "    pass  ask, bwrap: /home/dev/proj/README.md: denied (read-only)\n"
+            "          by layer 0, argv 7: --ro-bind / /\n"
+            "          from default bwrap base view\n"
             "  expect read \"$WORKSPACE/README.md\" allowed  (examples/readonly.cwsp:8:3)\n"
+            "    pass  ask, bwrap: /home/dev/proj/README.md: allowed (read-only)\n"
+            "          by layer 0, argv 7: --ro-bind / /\n"
+            "          from default bwrap base view\n"
             "  expect network denied  (examples/readonly.cwsp:9:3)\n"
-            "expectations are listed, not evaluated yet\n");
-  RunResult one = Cwsc({"check", "examples/team.cwsp", "--policy", "ci"}, Src(""));
-  EXPECT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_EQ(one.out,
-            "policy ci (examples/team.cwsp:21:8): valid, 2 expectations\n"
-            "  expect write \"/srv/artifacts/build.tar\" allowed  (examples/team.cwsp:25:3)\n"
-            "  expect network allowed  (examples/team.cwsp:26:3)\n"
-            "expectations are listed, not evaluated yet\n");
+            "    pass  ask, bwrap: network: denied (network isolated)\n"
+            "          by argv 1: --unshare-all\n"
+            "          from default isolate every namespace\n"
+            "check: 3 passed, 0 failed\n");
   RunResult toml = Cwsc({"check", "examples/readonly.toml"}, Src(""));
   EXPECT_EQ(toml.exit_code, 0) << toml.err;
   EXPECT_EQ(toml.out,
-            "examples/readonly.toml: valid config; no expectations (only .cwsp policies carry "
-            "them)\n");
+            "examples/readonly.toml: valid config; no expectations (check it against a .cwsp "
+            "file's with --expect FILE.cwsp)\n");
 }
 
 TEST(DslCli, CheckManagedLayerAllowsLauncher) {

@@ -462,7 +462,7 @@ TEST(Layers, EveryFieldOfTheTopLayerWins) {
   top.sandbox_remote_cwd = s("/r");
   top.sandbox_api_key_env = s("KEY");
   PolicySpec merged;
-  merged.expectations.push_back({ir::Expectation::Kind::kNetwork, "", false, o});
+  merged.expectations.push_back({ir::Expectation::Kind::kNetwork, "", false, {}, o});
   Overlay(merged, top);
   PolicySpec want = top;
   want.expectations = merged.expectations;

@@ -54,8 +54,16 @@ LaunchPlan CommonPlan() {
   p.skipped.push_back({"local wrapper", "/usr/bin/bwrap", "prefer_bwrap = false",
                        Origin::Default("d"), SkipKind::kLocalWrapper});
   p.warnings.push_back({"many-mounts", "60 mounts", Origin::Default("count")});
-  p.expectations.push_back(
-      {Expectation::Kind::kWrite, "$WORKSPACE/x", true, Origin::Config("expect", "p.cwsp", 4, 1)});
+  p.expectations.push_back({Expectation::Kind::kWrite,
+                            "$WORKSPACE/x",
+                            true,
+                            {"ask", "plan"},
+                            Origin::Config("expect", "p.cwsp", 4, 1)});
+  p.expectations.push_back({Expectation::Kind::kNetwork,
+                            "127.0.0.1:8080",
+                            false,
+                            {},
+                            Origin::Config("expect", "p.cwsp", 5, 1)});
   return p;
 }
 

@@ -1,0 +1,204 @@
+// `cwsc audit`: the access map of a sandbox cwsc did not write — any bwrap
+// command line, or a Seatbelt profile — read through the same interpreters
+// `cwsc check` uses, with `why` for a path and expectations run against it
+// (docs/verification.md).
+#include <cstdio>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "cli/verify.h"
+#include "compiler/dsl_frontend.h"
+#include "compiler/paths.h"
+
+namespace cwsc::cli {
+namespace {
+
+constexpr char kAuditUsage[] =
+    "usage: cwsc audit [--why PATH [--read|--write|--exec]] [--expect FILE.cwsp]\n"
+    "                  [--home DIR] [--workspace DIR] -- bwrap ARGS...\n"
+    "       cwsc audit --sbpl FILE [-D KEY=VALUE ...] [--why PATH ...] [--expect FILE.cwsp]\n"
+    "                  [--home DIR] [--workspace DIR]\n"
+    "\n"
+    "Print what a sandbox allows: for a bwrap command line (a launcher before bwrap\n"
+    "is fine; the argv after bwrap's own `--` is the program), each mount\n"
+    "destination with what the confined process sees there, and the network; for\n"
+    "a Seatbelt profile (parameters as sandbox-exec's -D), each parameter path with\n"
+    "read and write verdicts, and the network. --why explains one path; --expect\n"
+    "evaluates the expectations of a .cwsp file ($WORKSPACE: --workspace, else the\n"
+    "argv's --chdir; $HOME: --home, else $HOME; $TMPDIR: $TMPDIR, else /tmp).\n"
+    "Exit codes: 0 ok, 1 an expectation failed, 2 bad input or usage.\n";
+
+std::string Verdicts(const PlanArtifact& art, const std::string& path) {
+  Decision r = DecideOn(art, backends::AccessKind::kRead, path);
+  Decision w = DecideOn(art, backends::AccessKind::kWrite, path);
+  return absl::StrCat("read ", r.allowed ? "allowed" : "denied", ", write ",
+                      w.allowed ? "allowed" : "denied");
+}
+
+}  // namespace
+
+int CmdAudit(const Args& args) {
+  std::optional<std::string> sbpl_file, why, expect, home, workspace;
+  backends::SbplParams params;
+  std::vector<backends::AccessKind> kinds;
+  std::vector<std::string> argv;
+  bool saw_dashdash = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      saw_dashdash = true;
+      argv.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    if (a == "--help" || a == "-h") {
+      std::fputs(kAuditUsage, stdout);
+      return kExitOk;
+    }
+    if (a == "--read" || a == "--write" || a == "--exec") {
+      kinds.push_back(a == "--read"    ? backends::AccessKind::kRead
+                      : a == "--write" ? backends::AccessKind::kWrite
+                                       : backends::AccessKind::kExec);
+      continue;
+    }
+    std::optional<std::string>* slot = a == "--sbpl"        ? &sbpl_file
+                                       : a == "--why"       ? &why
+                                       : a == "--expect"    ? &expect
+                                       : a == "--home"      ? &home
+                                       : a == "--workspace" ? &workspace
+                                                            : nullptr;
+    if (slot != nullptr || a == "-D") {
+      if (i + 1 >= args.size()) {
+        PrintError(absl::StrCat("option '", a, "' needs a value"));
+        return kExitUsage;
+      }
+      const std::string& v = args[++i];
+      if (slot != nullptr) {
+        *slot = v;
+        continue;
+      }
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        PrintError(absl::StrCat("-D ", v, ": expected KEY=VALUE"));
+        return kExitUsage;
+      }
+      params[v.substr(0, eq)] = v.substr(eq + 1);
+      continue;
+    }
+    PrintError(absl::StrCat("unknown argument '", a, "'"));
+    std::fputs(kAuditUsage, stderr);
+    return kExitUsage;
+  }
+  if (sbpl_file.has_value() == saw_dashdash) {
+    PrintError("audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
+    std::fputs(kAuditUsage, stderr);
+    return kExitUsage;
+  }
+  ir::LaunchPlan plan;  // no plan: decisions come from the artifact alone
+  PlanArtifact art;
+  art.plan = &plan;
+  std::string out;
+  std::string chdir;
+  if (saw_dashdash) {
+    absl::StatusOr<backends::BwrapChecker> c = backends::BwrapChecker::FromArgv(argv);
+    if (!c.ok()) {
+      PrintError(absl::StrCat("the bwrap command line: ", c.status().message()));
+      return kExitUsage;
+    }
+    art.target = "bwrap";
+    art.bwrap = *std::move(c);
+    const backends::BwrapView& v = art.bwrap->view();
+    chdir = v.chdir;
+    plan.kind = ir::PlanKind::kLinuxBwrap;
+    absl::StrAppend(&out, "bwrap: ", v.layers.size(), " mount layers, network ",
+                    v.network_isolated ? "isolated" : "shared (the host's)", "\n");
+    std::map<std::string, std::vector<std::string>> groups;
+    std::vector<std::string> seen;
+    for (int i = static_cast<int>(v.layers.size()) - 1; i >= 0; --i) {
+      const std::string& dest = v.layers[static_cast<size_t>(i)].dest;
+      std::string norm = compiler::LexicalNormalize(dest);
+      if (std::find(seen.begin(), seen.end(), norm) != seen.end()) continue;
+      seen.push_back(norm);
+      backends::Verdict r = art.bwrap->Decide(backends::AccessKind::kRead, norm);
+      groups[r.detail].insert(groups[r.detail].begin(),
+                              absl::StrCat("  ", norm, "  (", r.rule.empty() ? "" : r.rule, ")\n"));
+    }
+    for (const char* g : {"writable", "read-only", "device", "private", "hidden", "none"}) {
+      if (!groups.count(g)) continue;
+      absl::StrAppend(&out, g, ":\n");
+      for (const std::string& l : groups[g]) out += l;
+    }
+  } else {
+    absl::StatusOr<std::string> text = ReadText(*sbpl_file);
+    if (!text.ok()) {
+      PrintError(std::string(text.status().message()));
+      return kExitUsage;
+    }
+    absl::StatusOr<backends::SbplChecker> c =
+        backends::SbplChecker::FromProfile(*text, params, *sbpl_file);
+    if (!c.ok()) {
+      PrintError(std::string(c.status().message()));
+      return kExitUsage;
+    }
+    art.target = "seatbelt";
+    art.sbpl = *std::move(c);
+    plan.kind = ir::PlanKind::kMacosSeatbelt;
+    Decision net = DecideOn(art, backends::AccessKind::kNetwork, "");
+    absl::StrAppend(&out, "seatbelt profile ", *sbpl_file, ": network ",
+                    net.allowed ? "allowed" : "denied", " (", net.detail, ")\n");
+    if (!params.empty()) absl::StrAppend(&out, "parameters:\n");
+    for (const auto& [key, value] : params) {
+      absl::StrAppend(&out, "  ", key, "=", value, ": ", Verdicts(art, value), "\n");
+    }
+  }
+  compiler::PathVars vars;
+  vars.home = home ? *home : (std::getenv("HOME") ? std::getenv("HOME") : "");
+  vars.workspace = workspace ? *workspace : chdir;
+  vars.cwd = vars.workspace;
+  vars.tmpdir = std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  if (why) {
+    absl::StatusOr<std::string> p = compiler::ExpandPath(*why, vars);
+    if (!p.ok()) {
+      PrintError(absl::StrCat("--why '", *why, "': ", p.status().message()));
+      return kExitUsage;
+    }
+    if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
+    out += RenderWhy(art, *p, kinds, art.target);
+  }
+  int failed = 0;
+  if (expect) {
+    absl::StatusOr<std::vector<ir::Expectation>> es = ExpectationsOf(*expect);
+    if (!es.ok()) {
+      PrintError(std::string(es.status().message()));
+      return kExitUsage;
+    }
+    int passed = 0;
+    for (const ir::Expectation& e : *es) {
+      std::string path = e.path;  // network: "" or HOST:PORT
+      if (e.kind != ir::Expectation::Kind::kNetwork) {
+        absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, vars);
+        if (!p.ok()) {
+          PrintError(absl::StrCat(e.origin.file, ":", e.origin.line, ":", e.origin.col,
+                                  ": error: ", p.status().message()));
+          return kExitUsage;
+        }
+        path = *p;
+      }
+      Decision d = DecideOn(art, KindOf(e.kind), path);
+      bool pass = d.allowed == e.allowed;
+      (pass ? passed : failed)++;
+      absl::StrAppend(&out, pass ? "pass" : "FAIL", "  expect ", ir::ExpectationKindName(e.kind),
+                      path.empty() ? "" : " ", path, " ", e.allowed ? "allowed" : "denied", "  (",
+                      e.origin.file, ":", e.origin.line, ":", e.origin.col,
+                      "): ", d.allowed ? "allowed" : "denied", " by ",
+                      d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
+    }
+    absl::StrAppend(&out, "check: ", passed, " passed, ", failed, " failed\n");
+  }
+  std::fputs(out.c_str(), stdout);
+  return failed > 0 ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace cwsc::cli

@@ -1,0 +1,291 @@
+// `cwsc diff A B`: a semantic access diff of two policies (compiled for the
+// same mode against the same or different facts) or two plan JSON files
+// (docs/verification.md). Both artifacts are asked the same questions — read
+// and write on every path either plan names (mount sources and destinations,
+// roots, protected and denied paths, Seatbelt parameters, the working
+// directory), their parents and a child of each — and the network; only the
+// answers are compared, so two policies that differ in spelling or order
+// give no output. Widening comes first.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "cli/verify.h"
+#include "compiler/compile.h"
+#include "compiler/paths.h"
+#include "ir/plan_json.h"
+
+namespace cwsc::cli {
+namespace {
+
+constexpr char kDiffUsage[] =
+    "usage: cwsc diff A B [--exit-code] [--mode MODE] [--facts FILE] [--facts-b FILE]\n"
+    "                 [--cwd DIR] [--policy NAME] [--unlisted-as-missing]\n"
+    "\n"
+    "Compare what the sandbox of A and of B allows: A and B are policies (.cwsp or\n"
+    "config.toml, compiled for MODE, default ask, against the live host or --facts;\n"
+    "--facts-b gives B other facts) or plans (`cwsc compile --target plan` JSON).\n"
+    "Every path either plan names, with its parent and a child, is read and written\n"
+    "through both artifacts; network, plan kind and launcher are compared too.\n"
+    "Each change names the rule of B (or A) that decides it and its origin; widening\n"
+    "(B allows what A did not) is listed first.\n"
+    "Exit codes: 0 (also with changes, unless --exit-code), 1 with --exit-code when B\n"
+    "widens A, 2 bad input or usage.\n";
+
+constexpr char kChild[] = "cwsc-diff-probe";
+
+struct Side {
+  ir::LaunchPlan plan;
+  PlanArtifact art;
+};
+
+int Load(const std::string& file, const CommonOptions& o,
+         const std::optional<std::string>& facts_file, Side* out) {
+  if (absl::EndsWith(file, ".json")) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      PrintError(absl::StrCat(file, ": error: cannot read the file"));
+      return kExitUsage;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    absl::StatusOr<ir::LaunchPlan> p = ir::PlanFromJson(ss.str(), file);
+    if (!p.ok()) {
+      PrintError(std::string(p.status().message()));
+      return kExitUsage;
+    }
+    out->plan = *std::move(p);
+  } else {
+    CommonOptions side = o;
+    side.config = file;
+    side.facts = facts_file;
+    absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(side);
+    if (!copts.ok()) {
+      PrintError(std::string(copts.status().message()));
+      return kExitUsage;
+    }
+    absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(side);
+    if (!facts.ok()) {
+      PrintError(std::string(facts.status().message()));
+      return kExitUsage;
+    }
+    absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
+    if (!r.ok()) {
+      PrintError(std::string(r.status().message()));
+      return kExitUsage;
+    }
+    std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
+    if (facts_file && !unlisted.empty() && !o.unlisted_as_missing) {
+      PrintError(absl::StrCat(*facts_file, ": error: the facts file does not record '",
+                              unlisted.front(),
+                              "'; record the facts again with `cwsc facts --for "
+                              "CONFIG`, or pass --unlisted-as-missing"));
+      return kExitUsage;
+    }
+    out->plan = std::move(r->plan);
+  }
+  return kExitOk;
+}
+
+void AddWithFamily(const std::string& p, std::set<std::string>* out) {
+  if (p.empty() || p[0] != '/') return;
+  std::string n = compiler::LexicalNormalize(p);
+  out->insert(n);
+  out->insert(compiler::ParentPath(n));
+  out->insert(compiler::JoinPath(n, kChild));
+}
+
+std::set<std::string> ProbePaths(const ir::LaunchPlan& p, const PlanArtifact& art) {
+  std::set<std::string> out = {"/"};
+  for (const ir::Mount& m : p.mounts) {
+    AddWithFamily(m.dest, &out);
+    if (m.source != "/dev/null") AddWithFamily(m.source, &out);
+  }
+  for (const ir::Root& r : p.roots) {
+    AddWithFamily(r.path, &out);
+    AddWithFamily(r.canonical, &out);
+    for (const ir::Protected& pr : r.protected_paths) {
+      AddWithFamily(pr.path, &out);
+      AddWithFamily(pr.canonical, &out);
+    }
+  }
+  for (const ir::DeniedPath& d : p.denied_read) AddWithFamily(d.path, &out);
+  for (const ir::Skipped& s : p.skipped) AddWithFamily(s.path, &out);
+  if (art.sbpl) {  // the profile's parameters, as sandbox-exec gets them
+    for (const auto& [key, value] : art.sbpl->params()) AddWithFamily(value, &out);
+  }
+  AddWithFamily(p.cwd, &out);
+  return out;
+}
+
+std::string Because(const Decision& d) {
+  std::string out = d.where.empty() ? d.rule : absl::StrCat(d.where, ": ", d.rule);
+  std::string rule;
+  bool space = false;
+  for (char ch : out) {  // one line
+    if (ch == '\n' || ch == ' ' || ch == '\t') {
+      space = !rule.empty();
+      continue;
+    }
+    if (space) rule += ' ';
+    space = false;
+    rule += ch;
+  }
+  if (rule.size() > 100) rule = rule.substr(0, 97) + "...";
+  if (d.origin) absl::StrAppend(&rule, "; from ", d.origin->Describe());
+  return rule;
+}
+
+struct Change {
+  std::string what;  // "write /srv/out", "network"
+  std::string path;
+  backends::AccessKind kind;
+  bool widened;
+  std::string line;
+  std::string rule_key;  // the deciding rule of the side that explains it
+};
+
+}  // namespace
+
+int CmdDiff(const Args& args) {
+  bool exit_code = false;
+  std::optional<std::string> facts_b;
+  std::vector<std::string> files, rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--exit-code") {
+      exit_code = true;
+    } else if (a == "--facts-b") {
+      if (i + 1 >= args.size()) {
+        PrintError("option '--facts-b' needs a value");
+        return kExitUsage;
+      }
+      facts_b = args[++i];
+    } else if (a == "--mode" || a == "--facts" || a == "--cwd" || a == "--policy") {
+      rest.push_back(a);
+      if (i + 1 < args.size()) rest.push_back(args[++i]);
+    } else if (!a.empty() && a[0] != '-') {
+      files.push_back(a);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  absl::StatusOr<CommonOptions> o = ParseCommonOptions(
+      rest,
+      {"--mode", "--facts", "--cwd", "--policy", "--unlisted-as-missing", "--no-project-config"});
+  if (!o.ok()) {
+    PrintError(std::string(o.status().message()));
+    std::fputs(kDiffUsage, stderr);
+    return kExitUsage;
+  }
+  if (o->help) {
+    std::fputs(kDiffUsage, stdout);
+    return kExitOk;
+  }
+  if (files.size() != 2) {
+    PrintError(absl::StrCat("diff compares two files (A and B), got ", files.size()));
+    std::fputs(kDiffUsage, stderr);
+    return kExitUsage;
+  }
+  Side a, b;
+  if (int rc = Load(files[0], *o, o->facts, &a); rc != kExitOk) return rc;
+  if (int rc = Load(files[1], *o, facts_b ? facts_b : o->facts, &b); rc != kExitOk) return rc;
+  for (Side* s : {&a, &b}) {
+    absl::StatusOr<PlanArtifact> art = ArtifactOf(s->plan);
+    if (!art.ok()) {
+      PrintError(std::string(art.status().message()));
+      return kExitUsage;
+    }
+    s->art = *std::move(art);
+    s->art.plan = &s->plan;
+  }
+  std::set<std::string> probes = ProbePaths(a.plan, a.art);
+  for (const std::string& p : ProbePaths(b.plan, b.art)) probes.insert(p);
+
+  std::vector<Change> changes;
+  auto compare = [&](backends::AccessKind kind, const std::string& path) {
+    Decision da = DecideOn(a.art, kind, path), db = DecideOn(b.art, kind, path);
+    if (!da.checkable || !db.checkable || da.allowed == db.allowed) return;
+    Change c;
+    c.kind = kind;
+    c.path = path;
+    c.widened = db.allowed;
+    c.what = path.empty() ? "network" : absl::StrCat(backends::AccessKindName(kind), " ", path);
+    // A widening is explained by B's rule, a narrowing too (what B now does).
+    c.line = absl::StrCat("  ", c.what, ": ", da.allowed ? "allowed" : "denied", " -> ",
+                          db.allowed ? "allowed" : "denied", " (", da.detail, " -> ", db.detail,
+                          ")\n    B: ", Because(db), "\n    A: ", Because(da), "\n");
+    c.rule_key = absl::StrCat(db.rule, "|", da.rule);
+    changes.push_back(std::move(c));
+  };
+  compare(backends::AccessKind::kNetwork, "");
+  for (const std::string& p : probes) {
+    compare(backends::AccessKind::kWrite, p);
+    compare(backends::AccessKind::kRead, p);
+  }
+  // A change below a path that changed the same way for the same rules adds nothing.
+  std::vector<const Change*> shown;
+  for (const Change& c : changes) {
+    bool covered = false;
+    for (const Change& d : changes) {
+      if (&d == &c || d.kind != c.kind || d.widened != c.widened || d.rule_key != c.rule_key ||
+          d.path.empty() || !StrictlyInside(c.path, d.path)) {
+        continue;
+      }
+      covered = true;
+      break;
+    }
+    if (!covered) shown.push_back(&c);
+  }
+  std::string out;
+  int widened = 0, narrowed = 0;
+  for (bool wide : {true, false}) {
+    bool header = false;
+    for (const Change* c : shown) {
+      if (c->widened != wide) continue;
+      if (!header) {
+        absl::StrAppend(&out, wide ? "widened (B allows what A did not):\n"
+                                   : "narrowed (B denies what A allowed):\n");
+        header = true;
+      }
+      (wide ? widened : narrowed)++;
+      out += c->line;
+    }
+  }
+  std::vector<std::string> other;
+  if (a.plan.kind != b.plan.kind) {
+    other.push_back(absl::StrCat("  plan kind: ", ir::PlanKindName(a.plan.kind), " -> ",
+                                 ir::PlanKindName(b.plan.kind), "\n"));
+  }
+  if (a.plan.launcher != b.plan.launcher) {
+    other.push_back(absl::StrCat("  launcher: [", absl::StrJoin(a.plan.launcher, " "), "] -> [",
+                                 absl::StrJoin(b.plan.launcher, " "), "]\n"));
+  }
+  if (a.plan.wrapper.path != b.plan.wrapper.path) {
+    other.push_back(
+        absl::StrCat("  wrapper: ", a.plan.wrapper.path, " -> ", b.plan.wrapper.path, "\n"));
+  }
+  if (a.art.target == "opensandbox" || b.art.target == "opensandbox") {
+    other.push_back("  a remote sandbox: its file and network access is not compared\n");
+  }
+  if (!other.empty()) {
+    absl::StrAppend(&out, "other changes:\n");
+    for (const std::string& l : other) out += l;
+  }
+  if (out.empty()) {
+    out = "no access changes\n";
+  } else {
+    absl::StrAppend(&out, "diff: ", widened, " widened, ", narrowed, " narrowed\n");
+  }
+  std::fputs(out.c_str(), stdout);
+  return exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace cwsc::cli

@@ -1,0 +1,32 @@
+// Lints of a compiled plan, read through its artifact where the question is
+// about access (docs/verification.md lists every code). `cwsc check` prints
+// them; none changes an exit code.
+#ifndef CWSC_CLI_LINTS_H_
+#define CWSC_CLI_LINTS_H_
+
+#include <string>
+#include <vector>
+
+#include "cli/verify.h"
+#include "compiler/facts/host_facts.h"
+
+namespace cwsc::cli {
+
+struct Lint {
+  std::string code;   // stable: "deny-shadowed", "git-writable", ...
+  ir::Origin origin;  // where to fix it
+  std::string message;
+  std::string fix;
+  bool operator==(const Lint&) const = default;
+};
+
+// LintPlan checks one mode's plan and artifact; `vars` expands home paths.
+std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& vars,
+                           compiler::HostFacts* facts);
+
+// Location renders "file:line:col" or the origin's description.
+std::string LintLocation(const ir::Origin& o);
+
+}  // namespace cwsc::cli
+
+#endif  // CWSC_CLI_LINTS_H_

@@ -1,0 +1,205 @@
+#include "cli/verify.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "backends/bwrap.h"
+#include "backends/seatbelt.h"
+#include "compiler/dsl_frontend.h"
+
+namespace cwsc::cli {
+
+absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
+  PlanArtifact art;
+  art.plan = &plan;
+  switch (plan.kind) {
+    case ir::PlanKind::kLinuxBwrap:
+    case ir::PlanKind::kLauncherBwrap: {
+      art.target = "bwrap";
+      absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {});
+      if (!argv.ok()) return argv.status();
+      art.bwrap_argv = *std::move(argv);
+      absl::StatusOr<backends::BwrapChecker> c =
+          backends::BwrapChecker::FromArgv(backends::Texts(art.bwrap_argv));
+      if (!c.ok()) {
+        return absl::InternalError(
+            absl::StrCat("the emitted bwrap argv is not understood: ", c.status().message()));
+      }
+      art.bwrap = *std::move(c);
+      return art;
+    }
+    case ir::PlanKind::kMacosSeatbelt: {
+      art.target = "seatbelt";
+      absl::StatusOr<backends::EmittedArgv> argv = backends::EmitSeatbeltArgv(plan, {});
+      if (!argv.ok()) return argv.status();
+      absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(plan);
+      if (!lines.ok()) return lines.status();
+      art.profile_lines = *std::move(lines);
+      art.sbpl_argv = *argv;
+      absl::StatusOr<backends::SbplChecker> c =
+          backends::SbplChecker::FromSandboxExecArgv(backends::Texts(*argv));
+      if (!c.ok()) {
+        return absl::InternalError(
+            absl::StrCat("the emitted Seatbelt profile is not understood: ", c.status().message()));
+      }
+      art.sbpl = *std::move(c);
+      return art;
+    }
+    case ir::PlanKind::kNone:
+      art.target = "none";
+      return art;
+    case ir::PlanKind::kRefused:
+      art.target = "refused";
+      return art;
+    case ir::PlanKind::kOpenSandbox:
+      art.target = "opensandbox";
+      return art;
+  }
+  art.target = "none";
+  return art;
+}
+
+std::optional<ir::Origin> OriginOfArg(const PlanArtifact& art, int arg) {
+  if (arg < 0 || static_cast<size_t>(arg) >= art.bwrap_argv.size()) return std::nullopt;
+  return art.bwrap_argv[static_cast<size_t>(arg)].origin;
+}
+
+Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std::string& path) {
+  Decision d;
+  const ir::LaunchPlan& plan = *art.plan;
+  if (art.bwrap) {
+    backends::Verdict v = art.bwrap->Decide(kind, path);
+    d.allowed = v.allowed;
+    d.detail = v.detail;
+    d.rule = v.rule;
+    if (v.layer >= 0) {
+      d.where = absl::StrCat("layer ", v.layer, ", argv ", v.arg);
+    } else if (v.arg >= 0) {
+      d.where = absl::StrCat("argv ", v.arg);
+    }
+    d.origin = OriginOfArg(art, v.arg);
+    return d;
+  }
+  if (art.sbpl) {
+    backends::Verdict v = art.sbpl->Decide(kind, path);
+    d.allowed = v.allowed;
+    d.detail = v.detail;
+    d.rule = v.rule;
+    if (v.line > 0) {
+      d.where = absl::StrCat("profile line ", v.line);
+      if (static_cast<size_t>(v.line) <= art.profile_lines.size()) {
+        d.origin = art.profile_lines[static_cast<size_t>(v.line - 1)].origin;
+      }
+    }
+    // The parameters the rule names whose path covers the one asked about
+    // (every one for a network rule), each once, with the origin of its
+    // -DKEY=VALUE token.
+    std::vector<std::string> keys;
+    for (const std::string& key : backends::ParamsIn(v.rule)) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+    for (const std::string& key : keys) {
+      auto it = art.sbpl->params().find(key);
+      if (it == art.sbpl->params().end()) continue;
+      if (kind != backends::AccessKind::kNetwork && !compiler::PathStartsWith(path, it->second)) {
+        continue;
+      }
+      std::string origin;
+      for (const backends::EmittedArg& a : art.sbpl_argv) {
+        if (absl::StartsWith(a.text, absl::StrCat("-D", key, "="))) origin = a.origin.Describe();
+      }
+      d.params.push_back(absl::StrCat(key, "=", it->second, origin.empty() ? "" : " (", origin,
+                                      origin.empty() ? "" : ")"));
+    }
+    return d;
+  }
+  if (art.target == "refused") {
+    d.allowed = false;
+    d.detail = "refused";
+    d.rule = absl::StrCat("plan refused: ", plan.refusal ? plan.refusal->reason : "");
+    if (plan.refusal) d.origin = plan.refusal->origin;
+    return d;
+  }
+  if (art.target == "opensandbox") {
+    d.checkable = false;
+    d.detail = "remote";
+    d.rule =
+        "a remote sandbox: its access is enforced by the server, not by an artifact "
+        "cwsc can read";
+    return d;
+  }
+  // kind none: the command runs without an OS sandbox; everything is allowed.
+  d.allowed = true;
+  d.detail = "unsandboxed";
+  d.rule = absl::StrCat("plan kind none: no OS sandbox (policy ",
+                        ir::PolicyTypeName(plan.policy.type), ")");
+  d.origin = plan.policy.origin;
+  return d;
+}
+
+compiler::PathVars VarsFor(const ir::LaunchPlan& plan, compiler::HostFacts* facts) {
+  compiler::PathVars v;
+  v.home = facts->Env("HOME").value_or("");
+  if (v.home.empty()) v.home = facts->User().home;
+  v.workspace = plan.cwd;
+  v.cwd = plan.cwd;
+  v.tmpdir = facts->Env("TMPDIR").value_or("");
+  if (v.tmpdir.empty()) v.tmpdir = "/tmp";
+  return v;
+}
+
+backends::AccessKind KindOf(ir::Expectation::Kind kind) {
+  switch (kind) {
+    case ir::Expectation::Kind::kRead:
+      return backends::AccessKind::kRead;
+    case ir::Expectation::Kind::kWrite:
+      return backends::AccessKind::kWrite;
+    case ir::Expectation::Kind::kExec:
+      return backends::AccessKind::kExec;
+    case ir::Expectation::Kind::kNetwork:
+      return backends::AccessKind::kNetwork;
+    case ir::Expectation::Kind::kCreate:
+      return backends::AccessKind::kCreate;
+  }
+  return backends::AccessKind::kRead;
+}
+
+bool StrictlyInside(const std::string& path, const std::string& dir) {
+  return compiler::PathStartsWith(path, dir) &&
+         compiler::LexicalNormalize(path) != compiler::LexicalNormalize(dir);
+}
+
+absl::StatusOr<std::string> ReadText(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": error: cannot read the file"));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ExpectationsOf reads --expect FILE: the expectations of every policy in it.
+absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file) {
+  if (!absl::EndsWith(file, ".cwsp")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": error: --expect reads a .cwsp file (policies with expect lines)"));
+  }
+  absl::StatusOr<std::string> text = ReadText(file);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<compiler::DslFile> parsed =
+      compiler::ReadDslFile(*text, file, compiler::Layer::kUser);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<ir::Expectation> out;
+  for (const compiler::DslPolicy& p : parsed->policies) {
+    out.insert(out.end(), p.spec.expectations.begin(), p.spec.expectations.end());
+  }
+  if (out.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": error: --expect: the file has no expectations"));
+  }
+  return out;
+}
+
+}  // namespace cwsc::cli
