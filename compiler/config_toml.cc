@@ -545,11 +545,14 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
         }
         continue;
       }
-      if (node.is_table() || node.is_array()) {
-        note_nested(key, node);
-      } else if (std::string near = NearMiss(key); !near.empty()) {
+      // A near miss of a known key warns whatever its value (a misspelled
+      // list drops every root or path in it); tables are searched for
+      // sandbox keys placed below the top level.
+      if (std::string near = node.is_table() ? "" : NearMiss(key); !near.empty()) {
         r.Warn(node,
                absl::StrCat("unknown key '", key, "' is ignored; did you mean '", near, "'?"));
+      } else if (node.is_table() || node.is_array()) {
+        note_nested(key, node);
       }
       continue;  // unrelated Codewhale keys are ignored silently
     }

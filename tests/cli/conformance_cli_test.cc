@@ -45,6 +45,22 @@ TEST(ConfigCli, MisspelledSandboxKeyWarns) {
   EXPECT_NE(p.err.find("did you mean 'sandbox_mode'?"), std::string::npos) << p.err;
 }
 
+// A misspelled list key is the likeliest typo of all (its roots or denied
+// paths silently vanish): arrays get the did-you-mean too.
+TEST(ConfigCli, MisspelledListKeyWarns) {
+  TempDir t;
+  WriteFile(t / "c.toml",
+            "sandbox_writable_root = [\"/tmp/x\"]\nsandbox_denied_read_path = []\n"
+            "plugins = [\"a\"]\n");
+  RunResult c = Cwsc({"check", "c.toml"}, t.path());
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.err,
+            "c.toml:1:25: warning: unknown key 'sandbox_writable_root' is ignored; did you mean "
+            "'sandbox_writable_roots'?\n"
+            "c.toml:2:28: warning: unknown key 'sandbox_denied_read_path' is ignored; did you "
+            "mean 'sandbox_denied_read_paths'?\n");
+}
+
 TEST(ConfigCli, PreferBwrapYesSaysItReadsAsFalse) {
   TempDir t;
   WriteFile(t / "c.toml", "");
