@@ -755,6 +755,46 @@ TEST(Lints, ReportedByCheckWithCodeLocationAndFix) {
   EXPECT_NE(n.out.find("  lint git-writable at "), std::string::npos) << n.out;
 }
 
+// compile prints the lints as warnings on stderr (its output is unchanged),
+// explain lists them after the plan's own warnings.
+TEST(Lints, CompileAndExplainWarn) {
+  TempDir t;
+  WriteFile(t / "l.cwsp",
+            "policy lints {\n  mode workspace-write;\n  network on;\n  deny_defaults off;\n"
+            "  writable \"/tmp\";\n  protect \".codewhale\", \".git\";\n}\n");
+  const std::vector<std::string> common = {"l.cwsp", "--facts", Src() + "/" + kLinuxWs,
+                                           "--mode", "ask",     "--unlisted-as-missing"};
+  std::vector<std::string> args = {"compile"};
+  args.insert(args.end(), common.begin(), common.end());
+  RunResult c = Cwsc(args, t.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err,
+            "l.cwsp:5:12: warning [duplicate-root]: the writable root '/tmp' is already writable "
+            "(default workspace-write shares the host /tmp)\n"
+            "  fix: remove one of them\n"
+            "l.cwsp:3:3: warning [network-with-secrets]: the network is reachable and "
+            "'/home/dev/.netrc' is readable\n"
+            "  fix: turn the network off, or `deny read \"~/.netrc\";`\n");
+  EXPECT_EQ(c.out.rfind("/usr/bin/bwrap\n", 0), 0u) << c.out;  // the argv, as without lints
+  args[0] = "explain";
+  RunResult e = Cwsc(args, t.path());
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.err, "");
+  EXPECT_NE(
+      e.out.find("# lint [duplicate-root] at l.cwsp:5:12: the writable root '/tmp' is already "
+                 "writable (default workspace-write shares the host /tmp); fix: remove one "
+                 "of them\n"),
+      std::string::npos)
+      << e.out;
+  // A clean policy warns about nothing.
+  WriteFile(t / "c.cwsp", "policy c {\n  mode read-only;\n}\n");
+  RunResult q = Cwsc({"compile", "c.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.err, "");
+}
+
 // A deny path that a later mount exposes again; a sudo launcher without -n.
 TEST(Lints, ShadowedDenyAndPromptingLauncher) {
   auto facts = compiler::LoadRecordedFacts(Src() + "/" + kLinuxWs);
