@@ -402,6 +402,19 @@ void ExpectLiveAgreement(const LiveFixture& f, const std::vector<std::string>& p
     for (size_t at = 0; (at = r.out.find(", agrees (", at)) != std::string::npos; ++at) ++agrees;
     EXPECT_GE(agrees, 8u) << example << "\n" << r.out;
   }
+  // The other examples expect paths this host may lack (/srv/artifacts, a CI
+  // secret), so their static verdicts may fail here; live never disagrees.
+  for (const char* example : {"team", "build-farm", "failing", "remote"}) {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(),
+                {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + f.home, Bin(), "check",
+                 Src() + "/examples/" + example + ".cwsp", "--live", "--cwd", f.ws});
+    RunResult r = testing::Run(argv, "", {}, f.ws);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << example << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out.find("disagree"), std::string::npos) << example << "\n" << r.out;
+    EXPECT_EQ(r.out.find("did not run"), std::string::npos) << example << "\n" << r.out;
+    EXPECT_NE(r.out.find("\ncheck: "), std::string::npos) << example << "\n" << r.out;
+  }
 }
 
 TEST(LiveCheck, AgreesWithTheStaticVerdictsAsRoot) {
@@ -448,6 +461,14 @@ TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
   cli::LiveResult missing = cli::LiveProbe(ro, backends::AccessKind::kRead, t / "none");
   EXPECT_FALSE(missing.probed);
   EXPECT_EQ(missing.why, "not probed: not a regular file on this host");
+  // A sandbox that refuses to start says why, and the report carries it.
+  std::vector<std::string> refusing = {
+      "/bin/sh", "-c", "echo 'cwsc: refused: a reason' >&2; echo more >&2; exit 125", "sh"};
+  cli::LiveResult refused = cli::LiveProbe(refusing, backends::AccessKind::kRead, t / "f");
+  EXPECT_FALSE(refused.probed);
+  EXPECT_EQ(refused.why, "the probe did not run (cwsc run exit 125: cwsc: refused: a reason)");
+  refused = cli::LiveProbe(refusing, backends::AccessKind::kWrite, t / "new");
+  EXPECT_EQ(refused.why, "the probe did not run (cwsc run exit 125: cwsc: refused: a reason)");
 }
 
 }  // namespace
