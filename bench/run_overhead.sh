@@ -7,6 +7,7 @@
 #   bench/run_overhead.sh [CWSC_BINARY] [RUNS] [BEFORE_BINARY]
 #   bench/run_overhead.sh build/cli/cwsc 300
 #   bench/run_overhead.sh build/cli/cwsc 300 ../base/build/cli/cwsc   # before/after
+#   CWSC_BENCH_CONFIG=examples/workspace.toml bench/run_overhead.sh build/cli/cwsc 300
 #
 # With BEFORE_BINARY, a second cwsc (an earlier build) runs in the same
 # interleaved loop, with its own bare bwrap argv and supervisor, and the table
@@ -47,7 +48,14 @@ done
 WORK=$(mktemp -d /var/tmp/cwsc-bench-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/ws"
-: > "$WORK/config.toml"
+# CWSC_BENCH_CONFIG=FILE: time that config (e.g. examples/workspace.toml, a
+# user config with model and UI keys beside the sandbox ones) instead of an
+# empty one.
+if [ -n "${CWSC_BENCH_CONFIG:-}" ]; then
+  cp "$CWSC_BENCH_CONFIG" "$WORK/config.toml" || exit 2
+else
+  : > "$WORK/config.toml"
+fi
 
 # Not exec: the EXIT trap above removes the work directory afterwards.
 /usr/bin/python3 - "$CWSC" "$RUNS" "$WORK" "$REFS" "$BEFORE" <<'PY'

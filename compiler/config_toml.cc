@@ -279,37 +279,55 @@ const KeyHandler* HandlerFor(const std::string& key) {
 }
 
 // Distance is the optimal-string-alignment edit distance (a swap of two
-// neighbouring letters counts once: "sandbox_mdoe" is 1 from "sandbox_mode").
-size_t Distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+// neighbouring letters counts once: "sandbox_mdoe" is 1 from "sandbox_mode"),
+// or `cap` when it is `cap` or more. Every key of a config that is not a
+// sandbox key is measured against every known key on each `cwsc run`, so the
+// lengths alone settle most pairs, and three rows stand for the matrix.
+size_t Distance(absl::string_view a, absl::string_view b, size_t cap) {
+  size_t diff = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (diff >= cap) return cap;
+  const size_t w = b.size() + 1;
+  std::vector<size_t> rows(3 * w);
+  size_t* before = rows.data();  // row i - 2
+  size_t* prev = before + w;     // row i - 1
+  size_t* cur = prev + w;        // row i
+  for (size_t j = 0; j < w; ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
+    cur[0] = i;
+    for (size_t j = 1; j < w; ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
       }
     }
+    std::swap(before, prev);  // rotate: row i - 1 becomes i - 2, row i becomes i - 1
+    std::swap(prev, cur);
   }
-  return d[a.size()][b.size()];
+  return std::min(prev[w - 1], cap);
 }
 
 // NearMiss returns the known key an unknown one is probably a misspelling of
 // (at most 2 edits, case ignored, and a third of the key's length), or "".
 std::string NearMiss(const std::string& key) {
+  // Every known name and alias ("sandboxMode"), lower-cased once.
+  static const std::vector<std::pair<std::string, const char*>>* const kLowered = [] {
+    auto* v = new std::vector<std::pair<std::string, const char*>>;
+    for (const KeyHandler& h : Handlers()) {
+      for (const char* name : {h.name, h.alias}) {
+        if (name != nullptr) v->emplace_back(absl::AsciiStrToLower(name), name);
+      }
+    }
+    return v;
+  }();
   std::string lower = absl::AsciiStrToLower(key);
   std::string best;
   size_t best_d = 3;
-  for (const KeyHandler& h : Handlers()) {
-    for (const char* name : {h.name, h.alias}) {
-      if (name == nullptr) continue;
-      size_t d = Distance(lower, absl::AsciiStrToLower(name));
-      if (d < best_d && d * 3 <= std::string(name).size()) {
-        best_d = d;
-        best = name;
-      }
+  for (const auto& [lowered, name] : *kLowered) {
+    size_t d = Distance(lower, lowered, best_d);
+    if (d < best_d && d * 3 <= lowered.size()) {
+      best_d = d;
+      best = name;
     }
   }
   return best;
