@@ -266,3 +266,25 @@ TEST(Cli, ExamplesCompileOnRecordedFacts) {
 
 }  // namespace
 }  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+// The ANTLR runtime's XPath lexer, whose static constructor would run at
+// every start, is not linked into cwsc (grammar/xpath_unlinked.cc); the
+// .cwsp parser still works.
+TEST(Startup, NoXPathLexerInitializerInTheProgram) {
+  testing::RunResult nm = testing::Run({"/usr/bin/nm", "-C", Bin()});
+  ASSERT_EQ(nm.exit_code, 0) << nm.err;
+  EXPECT_NE(nm.out.find("XPathLexer::XPathLexer(antlr4::CharStream*)"), std::string::npos);
+  EXPECT_EQ(nm.out.find("XPathLexer::Initializer::Initializer()"), std::string::npos);
+  EXPECT_EQ(nm.out.find("XPathLexer::_serializedATN"), std::string::npos);
+  const char* src = std::getenv("CWSC_SOURCE_ROOT");
+  testing::RunResult fmt =
+      testing::Run({Bin(), "fmt", std::string(src ? src : ".") + "/examples/workspace.cwsp"});
+  EXPECT_EQ(fmt.exit_code, 0) << fmt.err;
+  EXPECT_NE(fmt.out.find("policy workspace {"), std::string::npos) << fmt.out;
+}
+
+}  // namespace
+}  // namespace cwsc
