@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/edit_distance.h"
 #include "compiler/facts/config_secrets.h"
 #include "compiler/layers.h"
 #include "compiler/toml_checked.h"
@@ -278,35 +279,6 @@ const KeyHandler* HandlerFor(const std::string& key) {
   return nullptr;
 }
 
-// Distance is the optimal-string-alignment edit distance (a swap of two
-// neighbouring letters counts once: "sandbox_mdoe" is 1 from "sandbox_mode"),
-// or `cap` when it is `cap` or more. Every key of a config that is not a
-// sandbox key is measured against every known key on each `cwsc run`, so the
-// lengths alone settle most pairs, and three rows stand for the matrix.
-size_t Distance(absl::string_view a, absl::string_view b, size_t cap) {
-  size_t diff = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
-  if (diff >= cap) return cap;
-  const size_t w = b.size() + 1;
-  std::vector<size_t> rows(3 * w);
-  size_t* before = rows.data();  // row i - 2
-  size_t* prev = before + w;     // row i - 1
-  size_t* cur = prev + w;        // row i
-  for (size_t j = 0; j < w; ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j < w; ++j) {
-      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        cur[j] = std::min(cur[j], before[j - 2] + 1);
-      }
-    }
-    std::swap(before, prev);  // rotate: row i - 1 becomes i - 2, row i becomes i - 1
-    std::swap(prev, cur);
-  }
-  return std::min(prev[w - 1], cap);
-}
-
 // NearMiss returns the known key an unknown one is probably a misspelling of
 // (at most 2 edits, case ignored, and a third of the key's length), or "".
 std::string NearMiss(const std::string& key) {
@@ -324,7 +296,7 @@ std::string NearMiss(const std::string& key) {
   std::string best;
   size_t best_d = 3;
   for (const auto& [lowered, name] : *kLowered) {
-    size_t d = Distance(lower, lowered, best_d);
+    size_t d = EditDistance(lower, lowered, best_d);
     if (d < best_d && d * 3 <= lowered.size()) {
       best_d = d;
       best = name;
