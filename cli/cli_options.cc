@@ -9,91 +9,47 @@
 
 namespace cwsc::cli {
 
-absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>& args,
-                                                 const std::vector<std::string>& allowed) {
+CommonOptions CommonOptionsOf(const ParsedArgs& p) {
   CommonOptions o;
-  auto is_allowed = [&](const std::string& name) {
-    for (const auto& a : allowed) {
-      if (a == name) return true;
-    }
-    return false;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--") {
-      o.saw_dashdash = true;
-      o.program.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      break;
-    }
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') {
-      std::string name = a, value;
-      bool has_value = false;
-      if (size_t eq = a.find('='); eq != std::string::npos && absl::StartsWith(a, "--")) {
-        name = a.substr(0, eq);
-        value = a.substr(eq + 1);
-        has_value = true;
-      }
-      if (!is_allowed(name)) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "'"));
-      }
-      if (name == "--json" || name == "--check") {
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-        (name == "--json" ? o.json : o.check) = true;
-        continue;
-      }
-      if (name == "--no-project-config") {  // what `codewhale serve`/`exec` do
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-        o.no_project_config = true;
-        continue;
-      }
-      if (name == "--unlisted-as-missing") {  // docs/facts.md
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-        o.unlisted_as_missing = true;
-        continue;
-      }
-      if (!has_value) {
-        if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(absl::StrCat("option '", name, "' needs a value"));
-        }
-        value = args[++i];
-      }
-      if (name == "--target")
-        o.target = value;
-      else if (name == "--mode") {
-        o.mode = value;
-        o.mode_given = true;
-      } else if (name == "--facts")
-        o.facts = value;
-      else if (name == "--cwd")
-        o.cwd = value;
-      else if (name == "--format")
-        o.format = value;
-      else if (name == "--policy")
-        o.policy = value;
-      else if (name == "--input")
-        o.input = value;
-      else if (name == "--escalate")
-        o.escalate = value;
-      else if (name == "-o" || name == "--output")
-        o.output = value;
-      else if (name == "--timeout")
-        o.timeout = value;
-      else if (name == "--json-fd")
-        o.json_fd = value;
-      else if (name == "--for")
-        o.config = value;
-      continue;
-    }
-    if (!o.config.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument '", a, "' (put the program after --)"));
-    }
-    o.config = a;
+  o.help = p.help;
+  if (!p.positionals.empty()) o.config = p.positionals[0];
+  for (const auto& [name, value] : p.flags) {
+    if (name == "--json")
+      o.json = true;
+    else if (name == "--check")
+      o.check = true;
+    else if (name == "--no-project-config")  // what `codewhale serve`/`exec` do
+      o.no_project_config = true;
+    else if (name == "--unlisted-as-missing")  // docs/facts.md
+      o.unlisted_as_missing = true;
+    else if (name == "--target")
+      o.target = value;
+    else if (name == "--mode") {
+      o.mode = value;
+      o.mode_given = true;
+    } else if (name == "--facts")
+      o.facts = value;
+    else if (name == "--cwd")
+      o.cwd = value;
+    else if (name == "--format")
+      o.format = value;
+    else if (name == "--policy")
+      o.policy = value;
+    else if (name == "--input")
+      o.input = value;
+    else if (name == "--escalate")
+      o.escalate = value;
+    else if (name == "-o")
+      o.output = value;
+    else if (name == "--timeout")
+      o.timeout = value;
+    else if (name == "--json-fd")
+      o.json_fd = value;
+    else if (name == "--for")
+      o.config = value;
   }
+  o.program = p.program;
+  o.saw_dashdash = p.saw_dashdash;
   return o;
 }
 

@@ -12,15 +12,6 @@
 namespace cwsc::cli {
 namespace {
 
-constexpr char kFmtUsage[] =
-    "usage: cwsc fmt [--check | -w] FILE...\n"
-    "\n"
-    "Format .cwsp policies canonically (docs/dsl.md): one statement per line,\n"
-    "two-space indentation, comments kept. Without options the formatted text\n"
-    "is printed; -w rewrites each FILE in place; --check prints the files that\n"
-    "are not formatted and exits 1 if there is any.\n"
-    "Exit codes: 0 ok, 1 not formatted (--check), 2 bad input or usage.\n";
-
 bool ReadWhole(const std::string& path, std::string* text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -43,29 +34,14 @@ int FirstDifference(const std::string& a, const std::string& b) {
 }  // namespace
 
 int CmdFmt(const Args& args) {
-  bool check = false;
-  bool write = false;
-  std::vector<std::string> files;
-  for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::fputs(kFmtUsage, stdout);
-      return kExitOk;
-    } else if (a == "--check") {
-      check = true;
-    } else if (a == "-w" || a == "--write") {
-      write = true;
-    } else if (!a.empty() && a[0] == '-') {
-      PrintError(absl::StrCat("fmt: unknown option '", a, "'"));
-      std::fputs(kFmtUsage, stderr);
-      return kExitUsage;
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.empty() || (check && write)) {
-    std::fputs(kFmtUsage, stderr);
-    return kExitUsage;
-  }
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("fmt", args, &parse_rc);
+  if (!p) return parse_rc;
+  const bool check = p->Has("--check");
+  const bool write = p->Has("-w");
+  const std::vector<std::string>& files = p->positionals;
+  if (files.empty()) return PrintUsageError("fmt", "missing FILE");
+  if (check && write) return PrintUsageError("fmt", "give --check or -w, not both");
   int rc = kExitOk;
   for (const std::string& file : files) {
     std::string text;

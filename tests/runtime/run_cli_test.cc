@@ -87,7 +87,19 @@ TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
 TEST_F(RunCliTest, UsageErrors) {
   RunResult r = Cli({"run", config});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, StartsWith("cwsc: error: no program given: put it after --\nusage: cwsc run"));
+  EXPECT_EQ(r.err, "cwsc: error: no program given: put it after --\nTry 'cwsc run --help'.\n");
+  r = Cli({"run", config, "-o", "r.json", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\nTry 'cwsc run --help'.\n");
+  r = Cli({"exec", "p.json", "--json-fd", "3", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\nTry 'cwsc exec --help'.\n");
+  r = Cli({"run", config, "--json", "-o", "r.json", "--json-fd", "3", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\nTry 'cwsc run --help'.\n");
+  r = Cli({"exec", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: missing PLAN.json\nTry 'cwsc exec --help'.\n");
   r = Cli({"run", config, "--timeout", "abc", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "cwsc: error: --timeout: expected a positive number of seconds, got 'abc'\n");
