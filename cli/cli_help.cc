@@ -6,7 +6,7 @@
 namespace cwsc::cli {
 namespace {
 
-constexpr size_t kHelpColumn = 26;   // where a flag's help starts
+constexpr size_t kHelpColumn = 26;    // where a flag's help starts
 constexpr size_t kChoiceColumn = 14;  // the width of a value's name
 
 // Paragraphs splits a description at its blank lines.

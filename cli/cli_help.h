@@ -4,9 +4,9 @@
 #define CWSC_CLI_CLI_HELP_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "cli/command_table.h"
 
 namespace cwsc::cli {

@@ -119,8 +119,7 @@ absl::StatusOr<ParsedArgs> Parse(const Command& c, const std::vector<std::string
         }
       } else if (!has_value) {
         if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("option '", name, "' needs a value"));
+          return absl::InvalidArgumentError(absl::StrCat("option '", name, "' needs a value"));
         }
         value = args[++i];
       }

@@ -49,7 +49,10 @@ constexpr Choice kInputs[] = {
 
 // ---- Flags shared by several commands --------------------------------------
 
-constexpr Flag kMode{"--mode", "", "MODE", K::kChoice,
+constexpr Flag kMode{"--mode",
+                     "",
+                     "MODE",
+                     K::kChoice,
                      "the permission mode to compile for (default ask; aliases suggest, auto, "
                      "bypass, yolo)",
                      kModes};
@@ -61,8 +64,9 @@ constexpr Flag kCwd{"--cwd", "", "DIR", K::kDir,
                     "relative one is taken from it, or from the recorded one with --facts)"};
 constexpr Flag kPolicy{"--policy", "", "NAME", K::kWord,
                        "the policy of a .cwsp file to use (default: its only or default policy)"};
-constexpr Flag kInput{"--input", "", "FORMAT", K::kChoice,
-                      "how to read CONFIG (default: by extension, .cwsp is dsl)", kInputs};
+constexpr Flag kInput{
+    "--input", "", "FORMAT", K::kChoice, "how to read CONFIG (default: by extension, .cwsp is dsl)",
+    kInputs};
 constexpr Flag kEscalate{"--escalate", "", "MODE", K::kWord,
                          "apply an approved one-shot escalation (docs/behavior.md B-12)"};
 constexpr Flag kNoProjectConfig{"--no-project-config", "", "", K::kNone,
@@ -160,8 +164,8 @@ constexpr Flag kCheckFlags[] = {
 
 constexpr Positional kWhyArgs[] = {{"PATH", K::kFile}, {"CONFIG", K::kFile}};
 constexpr Flag kWhyFlags[] = {
-    kReadKind, kWriteKind, kExecKind, kMode,  kFacts, kCwd, kPolicy, kInput, kUnlistedAsMissing,
-    kNoProjectConfig,
+    kReadKind, kWriteKind,         kExecKind,        kMode, kFacts, kCwd, kPolicy,
+    kInput,    kUnlistedAsMissing, kNoProjectConfig,
 };
 
 // ---- diff ------------------------------------------------------------------
@@ -182,8 +186,13 @@ constexpr Flag kDiffFlags[] = {
 
 constexpr Flag kAuditFlags[] = {
     {"--sbpl", "", "FILE", K::kFile, "audit this Seatbelt profile instead of a bwrap argv"},
-    {"-D", "", "KEY=VALUE", K::kWord, "a profile parameter, as sandbox-exec's -D (repeatable)",
-     {}, true},
+    {"-D",
+     "",
+     "KEY=VALUE",
+     K::kWord,
+     "a profile parameter, as sandbox-exec's -D (repeatable)",
+     {},
+     true},
     {"--why", "", "PATH", K::kFile, "explain the decision for PATH"},
     kReadKind,
     kWriteKind,
@@ -205,8 +214,8 @@ constexpr Flag kFmtFlags[] = {
 // ---- run, exec -------------------------------------------------------------
 
 constexpr Flag kRunFlags[] = {
-    kMode,    kCwd,   kTimeout,         kJsonResult, kJsonFd, kResultFile,
-    kPolicy,  kInput, kEscalate,        kNoProjectConfig,
+    kMode,       kCwd,    kTimeout, kJsonResult, kJsonFd,
+    kResultFile, kPolicy, kInput,   kEscalate,   kNoProjectConfig,
 };
 constexpr Positional kPlanArg[] = {{"PLAN.json", K::kFile}};
 constexpr Flag kExecFlags[] = {kTimeout, kJsonResult, kJsonFd, kResultFile};
@@ -242,13 +251,18 @@ constexpr Command kCommands[] = {
      "file:line:col, environment variable, mode, host fact or default), then what the plan "
      "skipped and why, then its warnings.",
      kConfigArg, kExplainFlags, true, kCompileExit},
-    {"facts", "record the host facts a compile consults", "[--for CONFIG] [options]",
+    {"facts",
+     "record the host facts a compile consults",
+     "[--for CONFIG] [options]",
      "Record host facts in the format of docs/facts.md. With --for, compile CONFIG against the "
      "live host and record exactly the facts that compile consulted, so `cwsc compile CONFIG "
      "--facts FILE` gives byte-identical output on any machine. Without --for, record the "
      "platform, user, working directory and bwrap probe. Secrets are recorded as set/unset "
      "only.",
-     {}, kFactsFlags, false, "0 ok, 2 bad input or usage."},
+     {},
+     kFactsFlags,
+     false,
+     "0 ok, 2 bad input or usage."},
     {"check", "validate a policy and evaluate its expectations", "FILE [options]",
      "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every expectation "
      "of each policy (or of --policy NAME), plus those of --expect FILE, against the artifact "
@@ -275,7 +289,8 @@ constexpr Command kCommands[] = {
      kDiffArgs, kDiffFlags, false,
      "0 (also with changes, unless --exit-code), 1 with --exit-code when B widens A, 2 bad "
      "input or usage."},
-    {"audit", "the access map of any bwrap argv or Seatbelt profile",
+    {"audit",
+     "the access map of any bwrap argv or Seatbelt profile",
      "[options] -- bwrap ARGS...\n--sbpl FILE [-D KEY=VALUE ...] [options]",
      "Print what a sandbox allows: for a bwrap command line (a launcher before bwrap is fine; "
      "the argv after bwrap's own `--` is the program), each mount destination with what the "
@@ -284,7 +299,10 @@ constexpr Command kCommands[] = {
      "--why explains one path; --expect evaluates the expectations of a .cwsp file ($WORKSPACE: "
      "--workspace, else the argv's --chdir; $HOME: --home, else $HOME; $TMPDIR: $TMPDIR, else "
      "/tmp).",
-     {}, kAuditFlags, true, "0 ok, 1 an expectation failed, 2 bad input or usage."},
+     {},
+     kAuditFlags,
+     true,
+     "0 ok, 1 an expectation failed, 2 bad input or usage."},
     {"fmt", "format a .cwsp policy canonically", "[--check | -w] FILE...",
      "Format .cwsp policies canonically (docs/dsl.md): one statement per line, two-space "
      "indentation, comments kept. Without options the formatted text is printed.",
@@ -315,8 +333,13 @@ constexpr Command kCommands[] = {
      "an empty config). The probe always runs afresh.",
      kOptionalConfigArg, kDoctorFlags, false,
      "0 a sandbox is available, 1 none is, 2 bad input or usage."},
-    {"help", "show the help of cwsc or of one command", "[COMMAND]",
-     "Print the help of COMMAND, or the list of commands.", kHelpArgs, {}, false,
+    {"help",
+     "show the help of cwsc or of one command",
+     "[COMMAND]",
+     "Print the help of COMMAND, or the list of commands.",
+     kHelpArgs,
+     {},
+     false,
      "0 ok, 2 unknown command."},
 };
 

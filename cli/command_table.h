@@ -14,6 +14,7 @@
 #define CWSC_CLI_COMMAND_TABLE_H_
 
 #include <span>
+
 #include "absl/strings/string_view.h"
 
 namespace cwsc::cli {
@@ -38,7 +39,7 @@ struct Flag {
   absl::string_view name;        // "--mode", or "-o"
   absl::string_view alias;       // another spelling ("--output"), or ""
   absl::string_view value_name;  // "MODE"; "" for a switch
-  ValueKind kind;               // kNone exactly when value_name is ""
+  ValueKind kind;                // kNone exactly when value_name is ""
   absl::string_view help;        // one sentence, no trailing period
   std::span<const Choice> choices = {};
   bool repeatable = false;  // given more than once, every value counts
@@ -48,9 +49,9 @@ struct Flag {
 
 struct Positional {
   absl::string_view name;  // "CONFIG"
-  ValueKind kind;         // what it completes to
-  bool optional = false;  // shown as [NAME]
-  bool variadic = false;  // NAME... (the last one only)
+  ValueKind kind;          // what it completes to
+  bool optional = false;   // shown as [NAME]
+  bool variadic = false;   // NAME... (the last one only)
 };
 
 struct Command {
@@ -61,7 +62,7 @@ struct Command {
   absl::string_view description;
   std::span<const Positional> positionals;
   std::span<const Flag> flags;
-  bool takes_program = false;  // accepts `-- PROGRAM ARGS...`
+  bool takes_program = false;     // accepts `-- PROGRAM ARGS...`
   absl::string_view exit_status;  // one paragraph
 };
 
