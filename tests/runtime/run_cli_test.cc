@@ -116,21 +116,23 @@ TEST_F(RunCliTest, UsageErrors) {
   EXPECT_THAT(r.err, StartsWith(Base() + "/bad.json:"));
   r = Cli({"run", config, "-o", Base() + "/r.json", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\n");
+  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\nTry 'cwsc run --help'.\n");
   // The result channel (docs/runtime.md, "--json result").
   for (const char* cmd : {"run", "exec"}) {
     std::string first = std::string(cmd) == "run" ? config : CompilePlan();
     r = Cli({cmd, first, "--json", "--", "true"});
     EXPECT_EQ(r.exit_code, 2);
+    const std::string hint = std::string("Try 'cwsc ") + cmd + " --help'.\n";
     EXPECT_EQ(r.err,
               "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr cannot "
-              "carry a result it could forge\n");
+              "carry a result it could forge\n" +
+                  hint);
     r = Cli({cmd, first, "--json-fd", "3", "--", "true"});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\n");
+    EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\n" + hint);
     r = Cli({cmd, first, "--json", "--json-fd", "3", "-o", Base() + "/r.json", "--", "true"});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\n");
+    EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\n" + hint);
     for (const char* fd : {"1", "two", "-3"}) {
       r = Cli({cmd, first, "--json", "--json-fd", fd, "--", "true"});
       EXPECT_EQ(r.exit_code, 2);
