@@ -67,8 +67,18 @@ constexpr Flag kPolicy{"--policy", "", "NAME", K::kWord,
 constexpr Flag kInput{
     "--input", "", "FORMAT", K::kChoice, "how to read CONFIG (default: by extension, .cwsp is dsl)",
     kInputs};
-constexpr Flag kEscalate{"--escalate", "", "MODE", K::kWord,
-                         "apply an approved one-shot escalation (docs/behavior.md B-12)"};
+constexpr Choice kEscalations[] = {
+    {"workspace-write", "from read-only"},
+    {"danger-full-access", "from read-only or workspace-write"},
+    {"full-access", "the mode's name for danger-full-access (aliases bypass, yolo)"},
+};
+constexpr Flag kEscalate{"--escalate",
+                         "",
+                         "POSTURE",
+                         K::kChoice,
+                         "apply an approved one-shot escalation, in ask mode only, to a strictly "
+                         "wider posture (docs/behavior.md B-12)",
+                         kEscalations};
 constexpr Flag kNoProjectConfig{"--no-project-config", "", "", K::kNone,
                                 "skip <cwd>/.codewhale/config.toml, as `codewhale serve` and "
                                 "`exec` do"};
