@@ -1,6 +1,11 @@
 #include "cli/cli_options.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -53,6 +58,42 @@ CommonOptions CommonOptionsOf(const ParsedArgs& p) {
   return o;
 }
 
+namespace {
+
+// Stdin is bounded: a config holds at most 4 MiB, a plan a few.
+constexpr size_t kMaxStdinBytes = 64 * 1024 * 1024;
+
+}  // namespace
+
+std::string InputName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  if (path != "-") {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return ir::ErrorAt(path, 0, 0, "cannot read the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  static std::optional<std::string> text;  // stdin is read once per process
+  if (!text) {
+    std::string data;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = read(0, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ir::ErrorAt("<stdin>", 0, 0, "cannot read stdin");
+      if (n == 0) break;
+      data.append(buf, static_cast<size_t>(n));
+      if (data.size() > kMaxStdinBytes) {
+        return ir::ErrorAt("<stdin>", 0, 0, "stdin holds more than 64 MiB");
+      }
+    }
+    text = std::move(data);
+  }
+  return *text;
+}
+
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o) {
   if (o.facts) return compiler::LoadRecordedFacts(*o.facts);
   return runtime::MakeLiveFacts();
@@ -60,7 +101,12 @@ absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptio
 
 absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o) {
   compiler::CompileOptions c;
-  c.config_path = o.config;
+  c.config_path = InputName(o.config);
+  if (o.config == "-") {
+    absl::StatusOr<std::string> text = ReadInput("-");
+    if (!text.ok()) return text.status();
+    c.config_text = *std::move(text);
+  }
   c.mode = o.mode;
   c.mode_origin = o.mode_given ? ir::Origin::Cli(absl::StrCat("--mode ", o.mode))
                                : ir::Origin::Default("permission mode ask");

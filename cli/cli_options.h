@@ -43,6 +43,13 @@ struct CommonOptions {
 // the first positional argument (or --for), each option its last value.
 CommonOptions CommonOptionsOf(const ParsedArgs& p);
 
+// ReadInput reads a whole input file; `-` is stdin, read once (a second
+// ReadInput("-") returns the same text). Errors name the file.
+absl::StatusOr<std::string> ReadInput(const std::string& path);
+
+// InputName is how diagnostics name an input: "<stdin>" for `-`.
+std::string InputName(const std::string& path);
+
 // MakeFacts returns recorded facts for --facts, else live facts.
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o);
 

@@ -354,15 +354,15 @@ int CmdCheck(const Args& args) {
   if (c.live && o->facts) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
-  const std::string& file = o->config;
+  const std::string file = InputName(o->config);
   bool dsl = o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp");
   if (o->input && *o->input != "dsl" && *o->input != "toml") {
     PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
     return kExitUsage;
   }
-  absl::StatusOr<std::string> read = ReadText(file);
+  absl::StatusOr<std::string> read = ReadInput(o->config);
   if (!read.ok()) {
-    PrintError(std::string(read.status().message()));
+    PrintError(read.status());
     return kExitUsage;
   }
   const std::string& text = *read;

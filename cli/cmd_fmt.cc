@@ -1,5 +1,6 @@
 // `cwsc fmt`: print a .cwsp policy in its canonical layout, rewrite it in
 // place (-w), or check that it already is (--check).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -11,15 +12,6 @@
 
 namespace cwsc::cli {
 namespace {
-
-bool ReadWhole(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *text = ss.str();
-  return !in.bad();
-}
 
 // FirstDifference is the 1-based line where two texts first differ.
 int FirstDifference(const std::string& a, const std::string& b) {
@@ -42,14 +34,19 @@ int CmdFmt(const Args& args) {
   const std::vector<std::string>& files = p->positionals;
   if (files.empty()) return PrintUsageError("fmt", "missing FILE");
   if (check && write) return PrintUsageError("fmt", "give --check or -w, not both");
+  if (write && std::find(files.begin(), files.end(), "-") != files.end()) {
+    return PrintUsageError("fmt", "-w cannot rewrite stdin (-)");
+  }
   int rc = kExitOk;
-  for (const std::string& file : files) {
-    std::string text;
-    if (!ReadWhole(file, &text)) {
-      PrintError(ir::ErrorAt(file, 0, 0, "cannot read the file"));
+  for (const std::string& path : files) {
+    const std::string file = InputName(path);
+    absl::StatusOr<std::string> read = ReadInput(path);
+    if (!read.ok()) {
+      PrintError(read.status());
       rc = kExitUsage;
       continue;
     }
+    const std::string& text = *read;
     absl::StatusOr<std::string> formatted = compiler::FormatDsl(text, file);
     if (!formatted.ok()) {
       PrintError(formatted.status());
@@ -58,8 +55,12 @@ int CmdFmt(const Args& args) {
     }
     if (check) {
       if (*formatted != text) {
-        std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
-                    FirstDifference(text, *formatted), file.c_str());
+        if (path == "-") {
+          std::printf("%s:%d: not formatted\n", file.c_str(), FirstDifference(text, *formatted));
+        } else {
+          std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
+                      FirstDifference(text, *formatted), file.c_str());
+        }
         if (rc == kExitOk) rc = kExitCheckFailed;
       }
     } else if (write) {

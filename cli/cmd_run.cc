@@ -211,14 +211,24 @@ int CmdExec(const Args& args) {
     PrintError(channel.status());
     return kExitUsage;
   }
-  std::ifstream in(o->config, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "cwsc: error: cannot read %s\n", o->config.c_str());
-    return kExitUsage;
+  absl::StatusOr<std::string> text;
+  if (o->config == "-") {
+    text = ReadInput("-");
+    if (!text.ok()) {
+      PrintError(text.status());
+      return kExitUsage;
+    }
+  } else {
+    std::ifstream in(o->config, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "cwsc: error: cannot read %s\n", o->config.c_str());
+      return kExitUsage;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(text.str(), o->config);
+  absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(*text, InputName(o->config));
   if (!plan.ok()) {
     PrintError(plan.status());
     return kExitUsage;

@@ -254,12 +254,13 @@ constexpr Command kCommands[] = {
      "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission mode against "
      "the live host, or against recorded host facts (--facts), and print the artifact --target "
      "names. Without a program the argv ends at `--`, so a caller can append its own.\n\n"
-     "The plan's warnings go to stderr (`cwsc: warning [CODE]: MESSAGE`).",
+     "CONFIG `-` is read from stdin (TOML, or --input dsl); diagnostics name it <stdin>. The "
+     "plan's warnings go to stderr (`cwsc: warning [CODE]: MESSAGE`).",
      kConfigArg, kCompileFlags, true, kCompileExit},
     {"explain", "show every emitted token with its origin", "CONFIG [options] [-- PROGRAM ARGS...]",
      "Print every token of the emitted argv with the origin that produced it (config key with "
      "file:line:col, environment variable, mode, host fact or default), then what the plan "
-     "skipped and why, then its warnings.",
+     "skipped and why, then its warnings. CONFIG `-` is read from stdin.",
      kConfigArg, kExplainFlags, true, kCompileExit},
     {"facts",
      "record the host facts a compile consults",
@@ -279,7 +280,8 @@ constexpr Command kCommands[] = {
      "each permission mode's plan emits: the bwrap argv through the mount interpreter, the "
      "Seatbelt profile through the SBPL evaluator. Each mode is compiled against the live host "
      "or --facts. Each verdict names the deciding rule and the config line behind it.\n\n"
-     "Lints (docs/verification.md) of every mode compiled are listed; they never fail.",
+     "Lints (docs/verification.md) of every mode compiled are listed; they never fail. FILE `-` "
+     "is read from stdin (TOML, or --input dsl).",
      kFileArg, kCheckFlags, false,
      "0 every expectation holds, 1 one failed, 2 bad input or usage, 4 a --target the plan "
      "does not emit."},
@@ -287,7 +289,7 @@ constexpr Command kCommands[] = {
      "Explain the decision for PATH (absolute, or starting with ~, $HOME, $WORKSPACE, $CWD or "
      "$TMPDIR) under CONFIG's plan for MODE (default ask): the verdict for reading and writing "
      "(or only the access named), the rule that decides it, and every bwrap mount layer it "
-     "overrides, each with its origin.",
+     "overrides, each with its origin. CONFIG `-` is read from stdin.",
      kWhyArgs, kWhyFlags, false, "0 ok, 2 bad input or usage, 3 plan refused."},
     {"diff", "what one policy allows that another does not", "A B [options]",
      "Compare what the sandbox of A and of B allows: A and B are policies (.cwsp or "
@@ -315,7 +317,8 @@ constexpr Command kCommands[] = {
      "0 ok, 1 an expectation failed, 2 bad input or usage."},
     {"fmt", "format a .cwsp policy canonically", "[--check | -w] FILE...",
      "Format .cwsp policies canonically (docs/dsl.md): one statement per line, two-space "
-     "indentation, comments kept. Without options the formatted text is printed.",
+     "indentation, comments kept. Without options the formatted text is printed. FILE `-` is "
+     "read from stdin (not with -w).",
      kFmtArgs, kFmtFlags, false, "0 ok, 1 not formatted (--check), 2 bad input or usage."},
     {"run", "compile against this host, then run a program under the plan",
      "CONFIG [options] -- PROGRAM ARGS...",
@@ -331,7 +334,9 @@ constexpr Command kCommands[] = {
      "Run PROGRAM under a plan compiled earlier (`cwsc compile --target plan`), possibly on "
      "another machine. The host facts the plan relies on are checked again first (platform, "
      "bubblewrap and its probe, mount sources, deny-list paths, protected directories, working "
-     "directory); when one no longer holds, nothing runs (exit 125) and the reason is printed.",
+     "directory); when one no longer holds, nothing runs (exit 125) and the reason is printed. "
+     "PLAN.json `-` is read from stdin (`cwsc compile --target plan | cwsc exec - -- PROGRAM`); "
+     "PROGRAM then finds its stdin at its end.",
      kPlanArg, kExecFlags, true, kRunExit},
     {"doctor", "which wrapper works here, and why not", "[CONFIG] [--json]",
      "Report which sandbox wrapper works on this host after resolving the preference "

@@ -347,5 +347,66 @@ TEST(Cli, ExamplesCompileOnRecordedFacts) {
   }
 }
 
+// `-` reads the config (compile, explain, check, why, fmt) or the plan
+// (exec) from stdin; diagnostics then name <stdin>.
+TEST(Cli, StdinAsConfig) {
+  auto stdin_run = [](std::vector<std::string> args, const std::string& input) {
+    args.insert(args.begin(), Bin());
+    return testing::Run(args, input);
+  };
+  const std::string toml_path = Src() + "/examples/workspace.toml";
+  const std::string cwsp_path = Src() + "/examples/workspace.cwsp";
+  const std::string toml = testing::ReadFileOr(toml_path);
+  const std::string cwsp = testing::ReadFileOr(cwsp_path);
+  ASSERT_FALSE(toml.empty());
+  ASSERT_FALSE(cwsp.empty());
+  for (const char* target : {"bwrap", "plan"}) {
+    RunResult file = Cwsc({"compile", toml_path, "--facts", Facts(), "--target", target});
+    RunResult in = stdin_run({"compile", "-", "--facts", Facts(), "--target", target}, toml);
+    ASSERT_EQ(in.exit_code, 0) << in.err;
+    if (std::string(target) == "bwrap") {
+      EXPECT_EQ(in.out, file.out);
+    } else {
+      EXPECT_NE(in.out.find("\"file\": \"<stdin>\""), std::string::npos) << in.out;
+    }
+  }
+  RunResult dsl = stdin_run({"compile", "-", "--input", "dsl", "--facts", Facts()}, cwsp);
+  EXPECT_EQ(dsl.exit_code, 0) << dsl.err;
+  EXPECT_EQ(dsl.out, Cwsc({"compile", cwsp_path, "--facts", Facts()}).out);
+
+  RunResult bad = stdin_run({"compile", "-", "--facts", Facts()}, "sandbox_mode = \"sometimes\"\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
+            "<stdin>:1:16: error: Invalid sandbox_mode 'sometimes': expected read-only, "
+            "workspace-write, danger-full-access, or external-sandbox.");
+
+  RunResult ex = stdin_run({"explain", "-", "--facts", Facts()}, toml);
+  EXPECT_EQ(ex.exit_code, 0) << ex.err;
+  EXPECT_NE(ex.out.find("<stdin>:"), std::string::npos) << ex.out;
+
+  RunResult check = stdin_run({"check", "-", "--input", "dsl", "--facts", Facts()}, cwsp);
+  RunResult check_file = Cwsc({"check", cwsp_path, "--facts", Facts()});
+  EXPECT_EQ(check.exit_code, check_file.exit_code) << check.err;
+  EXPECT_NE(check.out.find("<stdin>"), std::string::npos) << check.out;
+
+  RunResult why = stdin_run({"why", "/etc/passwd", "-", "--facts", Facts()}, toml);
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_EQ(why.out, Cwsc({"why", "/etc/passwd", toml_path, "--facts", Facts()}).out);
+
+  RunResult fmt = stdin_run({"fmt", "-"}, "policy p {\nmode read-only;\n}\n");
+  EXPECT_EQ(fmt.exit_code, 0) << fmt.err;
+  EXPECT_EQ(fmt.out, "policy p {\n  mode read-only;\n}\n");
+  RunResult fmt_check = stdin_run({"fmt", "--check", "-"}, "policy p {\nmode read-only;\n}\n");
+  EXPECT_EQ(fmt_check.exit_code, 1);
+  EXPECT_EQ(fmt_check.out, "<stdin>:2: not formatted\n");
+  RunResult fmt_bad = stdin_run({"fmt", "-"}, "policy p {\n  mode \"x;\n}\n");
+  EXPECT_EQ(fmt_bad.exit_code, 2);
+  EXPECT_EQ(fmt_bad.err.rfind("<stdin>:2:", 0), 0u) << fmt_bad.err;
+  RunResult fmt_w = stdin_run({"fmt", "-w", "-"}, "policy p {\n}\n");
+  EXPECT_EQ(fmt_w.exit_code, 2);
+  EXPECT_EQ(fmt_w.err, "cwsc: error: -w cannot rewrite stdin (-)\nTry 'cwsc fmt --help'.\n");
+}
+
 }  // namespace
 }  // namespace cwsc

@@ -84,6 +84,20 @@ TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
             bad + ": error: bad plan at '/launch/refusal': a refused plan needs a refusal\n");
 }
 
+// `cwsc exec -` reads the plan from stdin (`cwsc compile --target plan |
+// cwsc exec - -- PROGRAM`); a bad one is named <stdin>.
+TEST_F(RunCliTest, ExecReadsThePlanFromStdin) {
+  std::string plan = ReadFileOr(CompilePlan());
+  std::vector<std::string> argv = {
+      CwscBin(), "exec", "-", "--", "/bin/sh", "-c", "echo ran > " + ws + "/m"};
+  RunResult r = RunWithEnv(argv, Env({}), plan);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFileOr(ws + "/m"), "ran\n");
+  r = RunWithEnv({CwscBin(), "exec", "-", "--", "true"}, Env({}), "{\"schema_version\": ");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, StartsWith("<stdin>:"));
+}
+
 TEST_F(RunCliTest, UsageErrors) {
   RunResult r = Cli({"run", config});
   EXPECT_EQ(r.exit_code, 2);
