@@ -18,7 +18,8 @@ namespace cwsc::cli {
 
 struct CommonOptions {
   bool help = false;
-  std::string config;  // positional CONFIG (may be empty where optional)
+  std::string config;              // positional CONFIG (may be empty where optional)
+  bool config_discovered = false;  // config found by DiscoverConfig, not given
   std::string target = "auto";
   std::string mode = "ask";
   bool mode_given = false;
@@ -49,6 +50,12 @@ absl::StatusOr<std::string> ReadInput(const std::string& path);
 
 // InputName is how diagnostics name an input: "<stdin>" for `-`.
 std::string InputName(const std::string& path);
+
+// DiscoverConfig fills o->config when no CONFIG was given, as Codewhale finds
+// its config: $CODEWHALE_HOME/config.toml, ~/.codewhale/config.toml, then the
+// legacy ~/.deepseek/config.toml (the first regular file). It returns 0, or
+// prints a usage error listing the places searched and returns 2.
+int DiscoverConfig(absl::string_view command, CommonOptions* o);
 
 // MakeFacts returns recorded facts for --facts, else live facts.
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o);

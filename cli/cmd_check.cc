@@ -345,12 +345,12 @@ int CmdCheck(const Args& args) {
   int parse_rc = kExitOk;
   std::optional<ParsedArgs> p = ParseOrExit("check", args, &parse_rc);
   if (!p) return parse_rc;
-  const CommonOptions options = CommonOptionsOf(*p);
+  CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
   CheckOptions c;
   if (absl::Status s = CheckOptionsOf(*p, &c); !s.ok())
     return PrintUsageError("check", s.message());
-  if (o->config.empty()) return PrintUsageError("check", "missing FILE");
+  if (int rc = DiscoverConfig("check", &options); rc != kExitOk) return rc;
   if (c.live && o->facts) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }

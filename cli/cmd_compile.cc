@@ -207,7 +207,7 @@ int CmdCompile(const Args& args) {
   int parse_rc = kExitOk;
   std::optional<ParsedArgs> p = ParseOrExit("compile", args, &parse_rc);
   if (!p) return parse_rc;
-  const CommonOptions options = CommonOptionsOf(*p);
+  CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
   backends::ArgvFormat format = backends::ArgvFormat::kLines;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
@@ -222,6 +222,7 @@ int CmdCompile(const Args& args) {
     format = *f;
   }
   compiler::CompileResult r;
+  if (int rc = DiscoverConfig("compile", &options); rc != kExitOk) return rc;
   if (int rc = CompileFromOptions(*o, "compile", &r); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
     std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
@@ -262,13 +263,18 @@ int CmdExplain(const Args& args) {
   int parse_rc = kExitOk;
   std::optional<ParsedArgs> p = ParseOrExit("explain", args, &parse_rc);
   if (!p) return parse_rc;
-  const CommonOptions options = CommonOptionsOf(*p);
+  CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
   compiler::CompileResult r;
+  if (int rc = DiscoverConfig("explain", &options); rc != kExitOk) return rc;
   if (int rc = CompileFromOptions(*o, "explain", &r); rc != kExitOk) return rc;
   const ir::LaunchPlan& plan = r.plan;
-  std::string out = absl::StrCat("# plan kind: ", ir::PlanKindName(plan.kind),
-                                 "\n# policy: ", plan.posture_label, "\n");
+  std::string out;
+  if (o->config_discovered) {
+    absl::StrAppend(&out, "# config: ", o->config, " (no CONFIG given: discovered)\n");
+  }
+  absl::StrAppend(&out, "# plan kind: ", ir::PlanKindName(plan.kind),
+                  "\n# policy: ", plan.posture_label, "\n");
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
     if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;

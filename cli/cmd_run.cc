@@ -158,9 +158,9 @@ int CmdRun(const Args& args) {
   int parse_rc = kExitOk;
   std::optional<ParsedArgs> p = ParseOrExit("run", args, &parse_rc);
   if (!p) return parse_rc;
-  const CommonOptions options = CommonOptionsOf(*p);
+  CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
-  if (o->config.empty()) return PrintUsageError("run", "missing CONFIG");
+  if (int rc = DiscoverConfig("run", &options); rc != kExitOk) return rc;
   if (int rc = CheckProgram(*o, "run"); rc != kExitOk) return rc;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {

@@ -65,9 +65,9 @@ int CmdWhy(const Args& args) {
     if (name == "--exec") kinds.push_back(backends::AccessKind::kExec);
   }
   if (p->positionals.empty()) return PrintUsageError("why", "missing PATH");
-  if (p->positionals.size() < 2) return PrintUsageError("why", "missing CONFIG");
   const std::string path = p->positionals[0];
-  options.config = p->positionals[1];
+  options.config = p->positionals.size() > 1 ? p->positionals[1] : "";
+  if (int rc = DiscoverConfig("why", &options); rc != kExitOk) return rc;
   if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {

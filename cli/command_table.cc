@@ -104,7 +104,7 @@ constexpr Flag kHelp{"-h", "--help", "", K::kNone, "show this help and exit"};
 
 // ---- compile ---------------------------------------------------------------
 
-constexpr Positional kConfigArg[] = {{"CONFIG", K::kFile}};
+constexpr Positional kConfigArg[] = {{"CONFIG", K::kFile, true}};
 constexpr Flag kCompileFlags[] = {
     {"--target", "", "TARGET", K::kChoice, "what to print", kCompileTargets},
     kMode,
@@ -147,7 +147,7 @@ constexpr Flag kFactsFlags[] = {
 
 // ---- check -----------------------------------------------------------------
 
-constexpr Positional kFileArg[] = {{"FILE", K::kFile}};
+constexpr Positional kFileArg[] = {{"FILE", K::kFile, true}};
 constexpr Flag kCheckFlags[] = {
     kPolicy,
     kInput,
@@ -172,7 +172,7 @@ constexpr Flag kCheckFlags[] = {
 
 // ---- why -------------------------------------------------------------------
 
-constexpr Positional kWhyArgs[] = {{"PATH", K::kFile}, {"CONFIG", K::kFile}};
+constexpr Positional kWhyArgs[] = {{"PATH", K::kFile}, {"CONFIG", K::kFile, true}};
 constexpr Flag kWhyFlags[] = {
     kReadKind, kWriteKind,         kExecKind,        kMode, kFacts, kCwd, kPolicy,
     kInput,    kUnlistedAsMissing, kNoProjectConfig,
@@ -241,6 +241,11 @@ constexpr Flag kDoctorFlags[] = {
 
 constexpr Positional kHelpArgs[] = {{"COMMAND", K::kCommand, true}};
 
+// Where a command finds CONFIG when none is given (cli/cli_options.h).
+#define CWSC_DISCOVERY                                                        \
+  " Without CONFIG, the config Codewhale uses: $CODEWHALE_HOME/config.toml, " \
+  "~/.codewhale/config.toml, then the legacy ~/.deepseek/config.toml."
+
 constexpr char kCompileExit[] =
     "0 ok, 2 bad input or usage, 3 plan refused, 4 target not applicable to the plan.";
 constexpr char kRunExit[] =
@@ -250,17 +255,19 @@ constexpr char kRunExit[] =
 
 constexpr Command kCommands[] = {
     {"compile", "compile a policy into a launch plan or artifact",
-     "CONFIG [options] [-- PROGRAM ARGS...]",
+     "[CONFIG] [options] [-- PROGRAM ARGS...]",
      "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission mode against "
      "the live host, or against recorded host facts (--facts), and print the artifact --target "
-     "names. Without a program the argv ends at `--`, so a caller can append its own.\n\n"
+     "names. Without a program the argv ends at `--`, so a caller can append its "
+     "own." CWSC_DISCOVERY "\n\n"
      "CONFIG `-` is read from stdin (TOML, or --input dsl); diagnostics name it <stdin>. The "
      "plan's warnings go to stderr (`cwsc: warning [CODE]: MESSAGE`).",
      kConfigArg, kCompileFlags, true, kCompileExit},
-    {"explain", "show every emitted token with its origin", "CONFIG [options] [-- PROGRAM ARGS...]",
+    {"explain", "show every emitted token with its origin",
+     "[CONFIG] [options] [-- PROGRAM ARGS...]",
      "Print every token of the emitted argv with the origin that produced it (config key with "
      "file:line:col, environment variable, mode, host fact or default), then what the plan "
-     "skipped and why, then its warnings. CONFIG `-` is read from stdin.",
+     "skipped and why, then its warnings. CONFIG `-` is read from stdin." CWSC_DISCOVERY,
      kConfigArg, kExplainFlags, true, kCompileExit},
     {"facts",
      "record the host facts a compile consults",
@@ -274,22 +281,22 @@ constexpr Command kCommands[] = {
      kFactsFlags,
      false,
      "0 ok, 2 bad input or usage."},
-    {"check", "validate a policy and evaluate its expectations", "FILE [options]",
+    {"check", "validate a policy and evaluate its expectations", "[FILE] [options]",
      "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every expectation "
      "of each policy (or of --policy NAME), plus those of --expect FILE, against the artifact "
      "each permission mode's plan emits: the bwrap argv through the mount interpreter, the "
      "Seatbelt profile through the SBPL evaluator. Each mode is compiled against the live host "
      "or --facts. Each verdict names the deciding rule and the config line behind it.\n\n"
      "Lints (docs/verification.md) of every mode compiled are listed; they never fail. FILE `-` "
-     "is read from stdin (TOML, or --input dsl).",
+     "is read from stdin (TOML, or --input dsl)." CWSC_DISCOVERY,
      kFileArg, kCheckFlags, false,
      "0 every expectation holds, 1 one failed, 2 bad input or usage, 4 a --target the plan "
      "does not emit."},
-    {"why", "the decision for one path and the rules behind it", "PATH CONFIG [options]",
+    {"why", "the decision for one path and the rules behind it", "PATH [CONFIG] [options]",
      "Explain the decision for PATH (absolute, or starting with ~, $HOME, $WORKSPACE, $CWD or "
      "$TMPDIR) under CONFIG's plan for MODE (default ask): the verdict for reading and writing "
      "(or only the access named), the rule that decides it, and every bwrap mount layer it "
-     "overrides, each with its origin. CONFIG `-` is read from stdin.",
+     "overrides, each with its origin. CONFIG `-` is read from stdin." CWSC_DISCOVERY,
      kWhyArgs, kWhyFlags, false, "0 ok, 2 bad input or usage, 3 plan refused."},
     {"diff", "what one policy allows that another does not", "A B [options]",
      "Compare what the sandbox of A and of B allows: A and B are policies (.cwsp or "
@@ -321,11 +328,11 @@ constexpr Command kCommands[] = {
      "read from stdin (not with -w).",
      kFmtArgs, kFmtFlags, false, "0 ok, 1 not formatted (--check), 2 bad input or usage."},
     {"run", "compile against this host, then run a program under the plan",
-     "CONFIG [options] -- PROGRAM ARGS...",
+     "[CONFIG] [options] -- PROGRAM ARGS...",
      "Compile CONFIG for MODE (default ask) against this host and run PROGRAM under the "
      "resulting plan: bubblewrap (linux-bwrap), a launcher in front of it (launcher+bwrap), or "
      "unwrapped (none). The environment is cleared, then the plan's allow-list and markers "
-     "apply; stdin and stdout are the command's own.\n\n"
+     "apply; stdin and stdout are the command's own." CWSC_DISCOVERY "\n\n"
      "--json writes a result object into -o FILE or onto descriptor N (--json-fd), channels "
      "the command cannot write.",
      kConfigArg, kRunFlags, true, kRunExit},
@@ -357,6 +364,8 @@ constexpr Command kCommands[] = {
      false,
      "0 ok, 2 unknown command."},
 };
+
+#undef CWSC_DISCOVERY
 
 }  // namespace
 

@@ -352,9 +352,6 @@ TEST(Why, Errors) {
   EXPECT_EQ(r.err,
             "cwsc: error: PATH '$NOPE/x': unknown variable '$NOPE' (known: $HOME, $WORKSPACE, "
             "$CWD, $TMPDIR)\n");
-  r = Cwsc({"why", "/x"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: missing CONFIG\nTry 'cwsc why --help'.\n");
   r = Cwsc({"why"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "cwsc: error: missing PATH\nTry 'cwsc why --help'.\n");

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "backends/verify/seccomp_eval.h"
 #include "ir/plan_json.h"
@@ -74,7 +75,7 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_EQ(Cwsc({"help"}).out, h.out);
   RunResult c = Cwsc({"compile", "--help"});
   EXPECT_EQ(c.exit_code, 0);
-  EXPECT_EQ(c.out.rfind("usage: cwsc compile CONFIG [options] [-- PROGRAM ARGS...]\n", 0), 0u);
+  EXPECT_EQ(c.out.rfind("usage: cwsc compile [CONFIG] [options] [-- PROGRAM ARGS...]\n", 0), 0u);
   EXPECT_NE(c.out.find("\n  --mode MODE             the permission mode to compile for"),
             std::string::npos);
   EXPECT_NE(c.out.find("\n                            seccomp-bpf   the same filter"),
@@ -180,9 +181,6 @@ TEST(Cli, VersionIsTheProjectVersion) {
 }
 
 TEST(Cli, UsageErrors) {
-  RunResult missing = Cwsc({"compile"});
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.err, "cwsc: error: missing CONFIG\nTry 'cwsc compile --help'.\n");
   RunResult opt = Cwsc({"compile", "x.toml", "--bogus"});
   EXPECT_EQ(opt.exit_code, 2);
   EXPECT_EQ(opt.err,
@@ -406,6 +404,68 @@ TEST(Cli, StdinAsConfig) {
   RunResult fmt_w = stdin_run({"fmt", "-w", "-"}, "policy p {\n}\n");
   EXPECT_EQ(fmt_w.exit_code, 2);
   EXPECT_EQ(fmt_w.err, "cwsc: error: -w cannot rewrite stdin (-)\nTry 'cwsc fmt --help'.\n");
+}
+
+// Without CONFIG, compile, explain, check, why and run use the config
+// Codewhale would: $CODEWHALE_HOME/config.toml, ~/.codewhale/config.toml,
+// then the legacy ~/.deepseek/config.toml; explain and the plan's origins
+// name the file found; with none, the error lists the places looked at.
+TEST(Cli, ConfigDiscovery) {
+  TempDir t;
+  const std::string home = t / "home";
+  const std::string cw = t / "cw";
+  const std::string toml = testing::ReadFileOr(Src() + "/examples/workspace.toml");
+  auto run = [&](std::vector<std::string> args, std::vector<std::string> env) {
+    args.insert(args.begin(), Bin());
+    env.push_back("PATH=/usr/bin:/bin");
+    return testing::RunWithEnv(args, env);
+  };
+  const std::vector<std::string> home_only = {"HOME=" + home};
+  const std::vector<std::string> both = {"HOME=" + home, "CODEWHALE_HOME=" + cw};
+
+  RunResult none = run({"compile", "--facts", Facts()}, both);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err, "cwsc: error: no CONFIG given and no config file found; looked for " + cw +
+                          "/config.toml, " + home + "/.codewhale/config.toml, " + home +
+                          "/.deepseek/config.toml\nTry 'cwsc compile --help'.\n");
+  RunResult unset = run({"why", "/etc", "--facts", Facts()}, home_only);
+  EXPECT_EQ(unset.exit_code, 2);
+  EXPECT_EQ(unset.err,
+            "cwsc: error: no CONFIG given and no config file found; looked for " + home +
+                "/.codewhale/config.toml, " + home +
+                "/.deepseek/config.toml ($CODEWHALE_HOME is unset)\nTry 'cwsc why --help'.\n");
+
+  // The legacy home alone.
+  for (const std::string& d : {home + "/.deepseek", home + "/.codewhale", cw}) {
+    std::filesystem::create_directories(d);
+  }
+  WriteFile(home + "/.deepseek/config.toml", toml);
+  RunResult legacy = run({"compile", "--facts", Facts(), "--target", "plan"}, both);
+  ASSERT_EQ(legacy.exit_code, 0) << legacy.err;
+  EXPECT_NE(legacy.out.find("\"file\": \"" + home + "/.deepseek/config.toml\""), std::string::npos);
+  // ~/.codewhale wins over the legacy home; $CODEWHALE_HOME over both.
+  WriteFile(home + "/.codewhale/config.toml", toml);
+  RunResult user = run({"explain", "--facts", Facts()}, both);
+  ASSERT_EQ(user.exit_code, 0) << user.err;
+  EXPECT_EQ(user.out.substr(0, user.out.find('\n') + 1),
+            "# config: " + home + "/.codewhale/config.toml (no CONFIG given: discovered)\n");
+  WriteFile(cw + "/config.toml", toml);
+  RunResult env = run({"explain", "--facts", Facts()}, both);
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_EQ(env.out.substr(0, env.out.find('\n') + 1),
+            "# config: " + cw + "/config.toml (no CONFIG given: discovered)\n");
+  // The same plan as with the file named.
+  EXPECT_EQ(run({"compile", "--facts", Facts()}, both).out,
+            run({"compile", cw + "/config.toml", "--facts", Facts()}, both).out);
+  RunResult why = run({"why", "/etc/passwd", "--facts", Facts()}, both);
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  RunResult check = run({"check", "--facts", Facts()}, both);
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find(cw + "/config.toml"), std::string::npos) << check.out;
+  // A named CONFIG prints no config line.
+  RunResult named = run({"explain", cw + "/config.toml", "--facts", Facts()}, both);
+  EXPECT_EQ(named.out.rfind("# plan kind: ", 0), 0u);
 }
 
 }  // namespace
