@@ -153,6 +153,9 @@ std::string BashCompletion() {
   absl::StrAppend(&out,
                   "_cwsc() {\n"
                   "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+                  "  # --opt=value: bash splits the word at '='.\n"
+                  "  if [[ $cur == = ]]; then cur=''; elif [[ $prev == = ]] && ((COMP_CWORD > 1)); "
+                  "then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
                   "  local cmd='' i\n"
                   "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
                   "    if [[ ${COMP_WORDS[i]} != -* ]]; then cmd=${COMP_WORDS[i]}; break; fi\n"
@@ -257,6 +260,12 @@ std::string ZshCompletion() {
       } else if (names.size() > 1) {
         spec = absl::StrCat("'(", absl::StrJoin(names, " "), ")'");
       }
+      // A long option with a value takes it as the next word or after '='.
+      if (f->TakesValue()) {
+        for (std::string& n : names) {
+          if (n.size() > 2) n += '=';
+        }
+      }
       if (names.size() > 1) {
         absl::StrAppend(&spec, "{", absl::StrJoin(names, ","), "}'");
       } else {
@@ -291,7 +300,6 @@ std::string ZshCompletion() {
       std::string pos = p.variadic ? "*" : absl::StrCat(n);
       absl::StrAppend(&out, "            '", pos, ":", p.name, ":", act, "' \\\n");
     }
-    if (c.takes_program) absl::StrAppend(&out, "            '*::program:_normal' \\\n");
     // End the continued command.
     absl::StrAppend(&out, "            && return\n          ;;\n");
   }

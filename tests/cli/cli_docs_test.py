@@ -10,7 +10,8 @@ Everything is read from the generated files themselves:
    its man page, of the bash, zsh and fish completions; the values a flag
    takes (listed under it in --help) are what bash completes for it;
 3. each page renders with groff without a warning (-ww);
-4. bash's completion function, run, completes a few command lines.
+4. bash's completion function, run, completes a few command lines; zsh (on a
+   pty, through compinit) and fish (complete -C) complete the same ones.
 Exit status 0 when all hold; every mismatch is printed.
 """
 
@@ -19,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 failures = []
 
@@ -107,11 +109,11 @@ def zsh_cases(text):
             spec = spec.strip()
             g = re.match(r"^(?:'\*'|'\([^)]*\)')?\{([^}]*)\}'", spec)
             if g:
-                flags.update(g.group(1).split(","))
+                flags.update(n.rstrip("=") for n in g.group(1).split(","))
                 continue
             g = re.match(r"^(?:'\*')?'(-[^\[]+)\[", spec)
             if g:
-                flags.add(g.group(1))
+                flags.add(g.group(1).rstrip("="))
         out[m.group(1)] = flags
     return out
 
@@ -148,6 +150,44 @@ def bash_complete(script, words):
     check(lines and lines[0] == "complete -o filenames -F _cwsc cwsc",
           f"bash: complete -p cwsc printed {lines[:1]}")
     return sorted(l for l in lines[1:] if l)
+
+
+# ZSH_CAPTURE completes a command line in an interactive zsh on a pty
+# (zsh/zpty) with compadd replaced by a printer of its candidates.
+ZSH_CAPTURE = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PS1=''; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z 'compadd () { local -a __h; builtin compadd -O __h "$@"; print -r -l -- "<hit>"${^__h}; }'
+zpty -w z "print '<ready>'"
+zpty -r z line '*<ready>*'
+zpty -r z line '*<ready>*'
+zpty -w -n z "$2"$'\t'
+sleep 1
+zpty -w z $'\C-c'
+zpty -w z "print '<done>'"
+zpty -r z out '*<done>*'
+zpty -r z out2 '*<done>*'
+print -r -- "$out$out2"
+zpty -d z
+"""
+
+
+def zsh_complete(zsh_file, line):
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copy(zsh_file, os.path.join(d, "_cwsc"))
+        script = os.path.join(d, "capture.zsh")
+        with open(script, "w") as f:
+            f.write(ZSH_CAPTURE)
+        r = subprocess.run(["zsh", "-f", script, d, line], capture_output=True, text=True,
+                           timeout=30, check=False)
+    hits = re.findall(r"<hit>([^\r\n]*)", r.stdout)
+    return sorted(set(hits))
+
+
+def fish_complete(fish_file, line):
+    r = run(["fish", "--no-config", "-c", f"source {fish_file}; complete -C '{line}'"])
+    return sorted(l.split("\t")[0] for l in r.stdout.splitlines() if l)
 
 
 def main():
@@ -194,10 +234,38 @@ def main():
         (["cwsc", "check", "x.cwsp", "--l"], ["--lint", "--live"]),
         (["cwsc", "help", "ex"], ["exec", "explain"]),
         (["cwsc", "--v"], ["--version"]),
+        (["cwsc", "run", "x.toml", "--mode", "=", "a"], ["ask", "auto-review"]),
+        (["cwsc", "compile", "--escalate", "="],
+         ["danger-full-access", "full-access", "workspace-write"]),
     ]
     for words, want in cases:
         got = bash_complete(bash, words)
         check(got == want, f"bash completes {words} to {got}, want {want}")
+    # The same questions to zsh and fish, when they are installed.
+    shell_cases = [
+        ("cwsc comp", ["compile"]),
+        ("cwsc compile x --mo", ["--mode"]),
+        ("cwsc compile x --mode ", ["ask", "auto-review", "full-access", "plan"]),
+        ("cwsc compile --target sec", ["seccomp", "seccomp-bpf"]),
+        ("cwsc check x --l", ["--lint", "--live"]),
+        ("cwsc help ex", ["exec", "explain"]),
+    ]
+    if shutil.which("zsh"):
+        r = run(["zsh", "-n", zsh])
+        check(r.returncode == 0, f"zsh -n {zsh}: {r.stderr.strip()}")
+        for line, want in shell_cases:
+            got = zsh_complete(zsh, line)
+            check(got == want, f"zsh completes {line!r} to {got}, want {want}")
+    else:
+        print("zsh not installed: zsh completion not run")
+    if shutil.which("fish"):
+        r = run(["fish", "--no-execute", fish])
+        check(r.returncode == 0, f"fish -n {fish}: {r.stderr.strip()}")
+        for line, want in shell_cases:
+            got = fish_complete(fish, line)
+            check(got == want, f"fish completes {line!r} to {got}, want {want}")
+    else:
+        print("fish not installed: fish completion not run")
     for f in failures:
         print("FAIL:", f)
     print(f"{len(commands)} commands checked, {len(failures)} failures")
