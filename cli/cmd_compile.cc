@@ -156,9 +156,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
-int CompileFromOptions(const CommonOptions& o, absl::string_view command,
-                       compiler::CompileResult* out) {
-  if (o.config.empty()) return PrintUsageError(command, "missing CONFIG");
+// o.config is set: given, or found by DiscoverConfig.
+int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out) {
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -223,7 +222,7 @@ int CmdCompile(const Args& args) {
   }
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("compile", &options); rc != kExitOk) return rc;
-  if (int rc = CompileFromOptions(*o, "compile", &r); rc != kExitOk) return rc;
+  if (int rc = CompileFromOptions(*o, &r); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
     std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
   }
@@ -267,7 +266,7 @@ int CmdExplain(const Args& args) {
   const CommonOptions* o = &options;
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("explain", &options); rc != kExitOk) return rc;
-  if (int rc = CompileFromOptions(*o, "explain", &r); rc != kExitOk) return rc;
+  if (int rc = CompileFromOptions(*o, &r); rc != kExitOk) return rc;
   const ir::LaunchPlan& plan = r.plan;
   std::string out;
   if (o->config_discovered) {
