@@ -11,6 +11,8 @@
 #include "backends/verify/seccomp_eval.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/lints.h"
+#include "cli/verify.h"
 #include "ir/plan_json.h"
 
 namespace cwsc::cli {
@@ -156,8 +158,10 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
-// o.config is set: given, or found by DiscoverConfig.
-int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out) {
+// o.config is set: given, or found by DiscoverConfig. With `lints`, also the
+// plan's lints (cli/lints.h), read against the same facts.
+int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
+                       std::vector<Lint>* lints) {
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -188,6 +192,13 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out) {
     return kExitUsage;
   }
   PrintNotes(r->notes);
+  if (lints != nullptr) {
+    // An artifact its own interpreter cannot read has no lints; emitting it
+    // below reports the error.
+    if (absl::StatusOr<PlanArtifact> art = ArtifactOf(r->plan); art.ok()) {
+      *lints = LintPlan(*art, VarsFor(r->plan, facts->get()), facts->get());
+    }
+  }
   *out = *std::move(r);
   return kExitOk;
 }
@@ -222,15 +233,20 @@ int CmdCompile(const Args& args) {
   }
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("compile", &options); rc != kExitOk) return rc;
-  if (int rc = CompileFromOptions(*o, &r); rc != kExitOk) return rc;
+  std::vector<Lint> lints;
+  if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
     std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
   }
+  // The lints go with an output, not with an error about the target or format.
+  auto finish = [&lints](const std::string& output) {
+    for (const Lint& l : lints) std::fputs(RenderLintWarning(l).c_str(), stderr);
+    return WriteStdout(output);
+  };
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
   if (!art.is_argv) {
-    return WriteStdout(o->format && *o->format == "json" && !art.json.empty() ? art.json
-                                                                              : art.text);
+    return finish(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
   }
   const bool seatbelt_argv = r.plan.seatbelt.has_value() && !art.argv.empty() &&
                              o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
@@ -246,7 +262,7 @@ int CmdCompile(const Args& args) {
       return kExitNotApplicable;
     }
     // The profile as sandbox-exec gets it, then a newline for the terminal.
-    return WriteStdout(backends::SeatbeltProfileText(*lines) + "\n");
+    return finish(backends::SeatbeltProfileText(*lines) + "\n");
   }
   // The profile token holds newlines: without --format, show a Seatbelt argv as one shell line.
   if (seatbelt_argv && !o->format) format = backends::ArgvFormat::kShell;
@@ -255,7 +271,7 @@ int CmdCompile(const Args& args) {
     PrintError(text.status());
     return kExitUsage;
   }
-  return WriteStdout(*text);
+  return finish(*text);
 }
 
 int CmdExplain(const Args& args) {
@@ -266,7 +282,8 @@ int CmdExplain(const Args& args) {
   const CommonOptions* o = &options;
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("explain", &options); rc != kExitOk) return rc;
-  if (int rc = CompileFromOptions(*o, &r); rc != kExitOk) return rc;
+  std::vector<Lint> lints;
+  if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   const ir::LaunchPlan& plan = r.plan;
   std::string out;
   if (o->config_discovered) {
@@ -323,6 +340,10 @@ int CmdExplain(const Args& args) {
   }
   for (const auto& w : plan.warnings) {
     absl::StrAppend(&out, "# warning [", w.code, "]: ", w.message, "\n");
+  }
+  for (const Lint& l : lints) {
+    absl::StrAppend(&out, "# lint [", l.code, "] at ", LintLocation(l.origin), ": ", l.message,
+                    "; fix: ", l.fix, "\n");
   }
   return WriteStdout(out);
 }

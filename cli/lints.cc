@@ -1,5 +1,9 @@
 #include "cli/lints.h"
 
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/paths.h"
@@ -22,6 +26,15 @@ const char* const kSecrets[] = {".ssh/id_ed25519", ".ssh/id_rsa",          ".aws
 std::string LintLocation(const ir::Origin& o) {
   if (!o.file.empty() && o.line > 0) return absl::StrCat(o.file, ":", o.line, ":", o.col);
   return o.Describe();
+}
+
+std::string RenderLintWarning(const Lint& l) {
+  const ir::Origin& o = l.origin;
+  std::string head =
+      !o.file.empty() && o.line > 0
+          ? absl::StrCat(o.file, ":", o.line, ":", o.col, ": warning [", l.code, "]: ", l.message)
+          : absl::StrCat("cwsc: warning [", l.code, "]: ", l.message, " (", o.Describe(), ")");
+  return absl::StrCat(head, "\n  fix: ", l.fix, "\n");
 }
 
 std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& vars,
@@ -72,28 +85,45 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
       }
     }
   }
-  // duplicate-root / nested-root among configured roots.
+  // duplicate-root / nested-root among configured roots: for each, the first
+  // other root (in plan order) that is the same path (an earlier one, or one
+  // no config wrote) or an ancestor. Roots are grouped by path, and a root's
+  // ancestors looked up, so a policy of many roots costs n log n, not n².
+  absl::flat_hash_map<std::string, std::vector<size_t>> by_path;  // indices ascending
+  std::vector<std::string> normal(plan.roots.size());
+  for (size_t j = 0; j < plan.roots.size(); ++j) {
+    if (plan.roots[j].canonical.empty()) continue;
+    normal[j] = compiler::LexicalNormalize(plan.roots[j].canonical);
+    by_path[normal[j]].push_back(j);
+  }
   for (size_t i = 0; i < plan.roots.size(); ++i) {
     const ir::Root& a = plan.roots[i];
     if (a.origin.file.empty() || a.canonical.empty()) continue;  // only what a config wrote
-    for (size_t j = 0; j < plan.roots.size(); ++j) {
-      const ir::Root& b = plan.roots[j];
-      if (i == j || b.canonical.empty()) continue;
-      if (a.canonical == b.canonical && (j < i || b.origin.file.empty())) {
-        out.push_back({"duplicate-root", a.origin,
-                       absl::StrCat("the writable root '", a.path, "' is already writable (",
-                                    LintLocation(b.origin), ")"),
-                       "remove one of them"});
+    size_t dup = SIZE_MAX, outer = SIZE_MAX;
+    for (size_t j : by_path[normal[i]]) {
+      if (j != i && (j < i || plan.roots[j].origin.file.empty())) {
+        dup = j;
         break;
       }
-      if (StrictlyInside(a.canonical, b.canonical)) {
-        out.push_back(
-            {"nested-root", a.origin,
-             absl::StrCat("the writable root '", a.path, "' lies inside the writable root '",
-                          b.path, "' (", LintLocation(b.origin), ")"),
-             "remove the inner one"});
-        break;
-      }
+    }
+    for (std::string up = normal[i]; up != "/";) {
+      size_t slash = up.rfind('/');
+      if (slash == std::string::npos) break;  // not absolute: no ancestors to name
+      up.resize(slash == 0 ? 1 : slash);
+      if (auto it = by_path.find(up); it != by_path.end()) outer = std::min(outer, it->second[0]);
+    }
+    if (dup != SIZE_MAX && dup < outer) {
+      out.push_back({"duplicate-root", a.origin,
+                     absl::StrCat("the writable root '", a.path, "' is already writable (",
+                                  LintLocation(plan.roots[dup].origin), ")"),
+                     "remove one of them"});
+    } else if (outer != SIZE_MAX) {
+      const ir::Root& b = plan.roots[outer];
+      out.push_back(
+          {"nested-root", a.origin,
+           absl::StrCat("the writable root '", a.path, "' lies inside the writable root '", b.path,
+                        "' (", LintLocation(b.origin), ")"),
+           "remove the inner one"});
     }
   }
   // network-with-secrets: reading credentials and reaching the network.
@@ -119,10 +149,9 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
   }
   // One root listed twice (the mode's and the working directory) is one finding.
   std::vector<Lint> unique;
+  absl::flat_hash_set<std::string> seen;
   for (Lint& l : out) {
-    bool seen = false;
-    for (const Lint& u : unique) seen = seen || (u.code == l.code && u.message == l.message);
-    if (!seen) unique.push_back(std::move(l));
+    if (seen.insert(absl::StrCat(l.code, "\n", l.message)).second) unique.push_back(std::move(l));
   }
   return unique;
 }

@@ -1,6 +1,7 @@
 // Lints of a compiled plan, read through its artifact where the question is
 // about access (docs/verification.md lists every code). `cwsc check` prints
-// them; none changes an exit code.
+// them, `compile` warns with them and `explain` lists them; none changes an
+// exit code.
 #ifndef CWSC_CLI_LINTS_H_
 #define CWSC_CLI_LINTS_H_
 
@@ -23,6 +24,12 @@ struct Lint {
 // LintPlan checks one mode's plan and artifact; `vars` expands home paths.
 std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& vars,
                            compiler::HostFacts* facts);
+
+// RenderLintWarning is how `compile` prints a lint on stderr:
+//   FILE:LINE:COL: warning [CODE]: MESSAGE
+//     fix: FIX
+// (`cwsc: warning [CODE]: MESSAGE (ORIGIN)` when no config line caused it).
+std::string RenderLintWarning(const Lint& l);
 
 // Location renders "file:line:col" or the origin's description.
 std::string LintLocation(const ir::Origin& o);

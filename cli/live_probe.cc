@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -19,41 +21,62 @@ extern char** environ;
 namespace cwsc::cli {
 namespace {
 
-// RunQuiet runs argv with this process's environment, stdin/stdout/stderr on
+// RunQuiet runs argv with this process's environment, stdin/stdout on
 // /dev/null, and returns its exit status (-1 when it could not start or died
-// of a signal).
-int RunQuiet(const std::vector<std::string>& argv) {
+// of a signal); `*err` gets the first line it wrote on stderr (what `cwsc
+// run` says when it refuses to start the sandbox).
+int RunQuiet(const std::vector<std::string>& argv, std::string* err) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  int errfd = memfd_create("cwsc-probe-stderr", MFD_CLOEXEC);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  if (errfd >= 0) {
+    posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  }
   pid_t pid = -1;
   int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
+  bool waited = rc == 0;
+  while (waited && waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) waited = false;
   }
+  if (errfd >= 0) {
+    char buf[512];
+    ssize_t n = pread(errfd, buf, sizeof buf, 0);
+    if (n > 0) err->assign(buf, static_cast<size_t>(n));
+    err->resize(std::min(err->size(), err->find('\n')));
+    close(errfd);
+  }
+  if (!waited) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // Verdict reads a probe's exit status: 0 allowed, 1 denied, anything else
 // (124 timeout, 125 the sandbox could not start, 126/127) means nothing was learnt.
-LiveResult FromExit(int code, const std::string& how) {
+LiveResult FromExit(int code, const std::string& how, const std::string& err) {
   LiveResult r;
   if (code == 0 || code == 1) {
     r.probed = true;
     r.allowed = code == 0;
     r.why = how;
   } else {
-    r.why = absl::StrCat("the probe did not run (cwsc run exit ", code, ")");
+    r.why = absl::StrCat("the probe did not run (cwsc run exit ", code, err.empty() ? "" : ": ",
+                         err, ")");
   }
   return r;
+}
+
+LiveResult Probe(const std::vector<std::string>& argv, const std::string& how) {
+  std::string err;
+  int code = RunQuiet(argv, &err);
+  return FromExit(code, how, err);
 }
 
 std::vector<std::string> With(std::vector<std::string> argv,
@@ -76,10 +99,9 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         return none;
       }
       // A /dev/null mask is not a regular file: reading it reads nothing.
-      return FromExit(
-          RunQuiet(
-              With(run_argv, {"/bin/sh", "-c",
-                              "[ -f \"$1\" ] && cat -- \"$1\" > /dev/null || exit 1", "sh", path})),
+      return Probe(
+          With(run_argv, {"/bin/sh", "-c", "[ -f \"$1\" ] && cat -- \"$1\" > /dev/null || exit 1",
+                          "sh", path}),
           "cat");
     }
     case backends::AccessKind::kExec: {
@@ -87,9 +109,8 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         none.why = "not probed: not an executable file on this host";
         return none;
       }
-      return FromExit(
-          RunQuiet(With(run_argv,
-                        {"/bin/sh", "-c", "[ -f \"$1\" ] && [ -x \"$1\" ] || exit 1", "sh", path})),
+      return Probe(
+          With(run_argv, {"/bin/sh", "-c", "[ -f \"$1\" ] && [ -x \"$1\" ] || exit 1", "sh", path}),
           "test -x");
     }
     case backends::AccessKind::kCreate:
@@ -100,10 +121,9 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
       }
       if (exists && S_ISREG(st.st_mode)) {
         // Open for appending, write nothing: the content stays as it was.
-        return FromExit(
-            RunQuiet(With(run_argv,
-                          {"/bin/sh", "-c",
-                           "[ -f \"$1\" ] && ( : >> \"$1\" ) 2> /dev/null || exit 1", "sh", path})),
+        return Probe(
+            With(run_argv, {"/bin/sh", "-c",
+                            "[ -f \"$1\" ] && ( : >> \"$1\" ) 2> /dev/null || exit 1", "sh", path}),
             "open for append");
       }
       std::string target = path;
@@ -127,9 +147,11 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         return none;
       }
       // A failed redirection ends a subshell only, so the probe itself exits 0.
+      std::string err;
       int code = RunQuiet(
-          With(run_argv, {"/bin/sh", "-c", "( : > \"$1\" ) 2> /dev/null; exit 0", "sh", target}));
-      if (code != 0) return FromExit(code == 1 ? -1 : code, "");
+          With(run_argv, {"/bin/sh", "-c", "( : > \"$1\" ) 2> /dev/null; exit 0", "sh", target}),
+          &err);
+      if (code != 0) return FromExit(code == 1 ? -1 : code, "", err);
       // Only what reached the host counts: a private tmpfs keeps the file inside.
       LiveResult r;
       r.probed = true;
@@ -169,10 +191,10 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
         return none;
       }
       int port = ntohs(a.sin_port);
-      LiveResult r = FromExit(RunQuiet(With(run_argv, {"/bin/bash", "-c",
-                                                       absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/",
-                                                                    port, " || exit 1")})),
-                              absl::StrCat("connect to a listener on the host's 127.0.0.1:", port));
+      LiveResult r =
+          Probe(With(run_argv, {"/bin/bash", "-c",
+                                absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/", port, " || exit 1")}),
+                absl::StrCat("connect to a listener on the host's 127.0.0.1:", port));
       close(fd);
       return r;
     }

@@ -142,6 +142,19 @@ bool PathLess(const std::string& a, const std::string& b) {
   }
 }
 
+std::string PathSortKey(absl::string_view path) {
+  std::string key(1, absl::StartsWith(path, "/") ? '\0' : '\1');
+  key.reserve(path.size() + 1);
+  size_t at = 0;
+  bool first = true;
+  for (absl::string_view c = NextComponent(path, &at); !c.empty(); c = NextComponent(path, &at)) {
+    if (!first) key.push_back('\0');
+    key.append(c.data(), c.size());
+    first = false;
+  }
+  return key;
+}
+
 absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& vars, bool lexical) {
   std::string out;
   if (raw == "~" || absl::StartsWith(raw, "~/")) {

@@ -414,8 +414,9 @@ class Resolver {
   // directories, unless '.git' is protected (then they stay read-only).
   void AddWorktreeRoots(std::vector<ir::Root>& roots) {
     size_t base = roots.size();
+    NoWorktreeAbove memo;
     for (size_t i = 0; i < base; ++i) {
-      WorktreeMetadata wt = FindWorktreeMetadata(facts_, roots[i].path);
+      WorktreeMetadata wt = FindWorktreeMetadata(facts_, roots[i].path, &memo);
       if (wt.verified() && UserProtects(".git")) {
         ProtectWorktree(wt);
       } else if (wt.verified()) {
@@ -751,11 +752,13 @@ class Resolver {
     for (const ir::Root& r : plan_.roots) {
       if (r.writable_bind) writable.push_back(&r);
     }
-    std::sort(writable.begin(), writable.end(), [](const ir::Root* a, const ir::Root* b) {
-      return PathLess(a->canonical, b->canonical);
-    });
+    std::vector<std::pair<std::string, const ir::Root*>> by_key;  // PathLess order by keys
+    by_key.reserve(writable.size());
+    for (const ir::Root* r : writable) by_key.emplace_back(PathSortKey(r->canonical), r);
+    std::stable_sort(by_key.begin(), by_key.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     absl::flat_hash_set<std::string> bound;
-    for (const ir::Root* r : writable) {
+    for (const auto& [key, r] : by_key) {
       if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
         continue;
       AddMount(MountOp::kWritableBind, r->canonical, r->canonical,
@@ -795,13 +798,14 @@ class Resolver {
         if (r.skip == RootSkip::kDuplicate && p.skip_reason.empty()) p.applied = true;
       }
     }
-    // Sorted through indices: swapping whole entries (a path and an origin
-    // each) cost more than the comparisons.
-    std::vector<uint32_t> order(prot.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&prot](uint32_t a, uint32_t b) { return PathLess(prot[a].path, prot[b].path); });
-    for (uint32_t i : order) {
+    // Sorted through indices and sort keys: swapping whole entries (a path
+    // and an origin each) cost more than the comparisons, and a key compares
+    // with one memcmp.
+    std::vector<std::pair<std::string, uint32_t>> order;
+    order.reserve(prot.size());
+    for (uint32_t i = 0; i < prot.size(); ++i) order.emplace_back(PathSortKey(prot[i].path), i);
+    std::sort(order.begin(), order.end());
+    for (const auto& [key, i] : order) {
       const Prot& p = prot[i];
       if (p.placeholder) {
         AddMount(MountOp::kTmpfs, "", p.path,

@@ -22,12 +22,16 @@ std::string Resolve(HostFacts& facts, const std::string& base, const std::string
 
 }  // namespace
 
-WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root) {
+WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
+                                      NoWorktreeAbove* memo) {
   WorktreeMetadata out;
   PathInfo root_info = facts.Path(root);
   std::string search = root_info.canonical.empty() ? root : root_info.canonical;
   std::string dir = search;
+  std::vector<std::string> walked;  // for `memo`, when no .git file turns up
   while (true) {
+    if (memo != nullptr && memo->contains(dir)) break;
+    if (memo != nullptr) walked.push_back(dir);
     std::string dot_git = JoinPath(dir, ".git");
     PathInfo info = facts.Path(dot_git);
     if (info.type == FileType::kRegular) {
@@ -40,8 +44,12 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root)
       }
       break;
     }
-    if (dir == "/") return out;
+    if (dir == "/") break;
     dir = ParentPath(dir);
+  }
+  if (out.dot_git.empty()) {
+    if (memo != nullptr) memo->insert(walked.begin(), walked.end());
+    return out;
   }
   auto content = facts.ReadFile(out.dot_git);
   if (!content) {

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "compiler/facts/host_facts.h"
 
 namespace cwsc::compiler {
@@ -19,7 +20,14 @@ struct WorktreeMetadata {
   bool verified() const { return !git_dir.empty(); }
 };
 
-WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root);
+// NoWorktreeAbove holds directories known to have no `.git` file in them or
+// in any ancestor: a policy of many roots under one directory asks about
+// the shared ancestors once, not once per root.
+using NoWorktreeAbove = absl::flat_hash_set<std::string>;
+
+// FindWorktreeMetadata: `memo` (optional) is read and filled by the search.
+WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
+                                      NoWorktreeAbove* memo = nullptr);
 
 }  // namespace cwsc::compiler
 

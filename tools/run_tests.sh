@@ -8,12 +8,17 @@
 #   fuzz      each fuzz target for CWSC_FUZZ_SECONDS (default 60) on its corpus
 #   coverage  every suite in build-cov/ (-Db_coverage=true), then line and
 #             branch totals per folder (gcovr)
-# CWSC_STAGES picks the stages (default "format sanitize fuzz coverage"; "" = only
-# the plain suite). docs/fuzzing.md.
+#   release   what a packager runs: `meson setup --buildtype=release` (no
+#             -Dwerror, tests on), build, every suite, in build-rel/
+# The plain and sanitize builds turn warnings into errors (-Dwerror=true);
+# the project does not force that on everyone who builds it (meson.build).
+# CWSC_STAGES picks the stages (default "format sanitize fuzz coverage release";
+# "" = only the plain suite; "plainbuild" is a packager's --buildtype=plain,
+# not run by default). docs/fuzzing.md, docs/building.md.
 set -u
 cd "$(dirname "$0")/.."
 tools/install_deps.sh || exit 1
-stages=${CWSC_STAGES-format sanitize fuzz coverage}
+stages=${CWSC_STAGES-format sanitize fuzz coverage release}
 status=0
 timings=""
 
@@ -34,7 +39,8 @@ timed() {
 
 plain() {
   if [ ! -f build/build.ninja ]; then
-    meson setup build --wrap-mode=nodownload -Dtests=enabled -Dbench=enabled || return 1
+    meson setup build --wrap-mode=nodownload -Dwerror=true -Dtests=enabled -Dbench=enabled \
+      || return 1
   fi
   meson compile -C build || return 1
   rm -f build/meson-logs/testlog.junit.xml
@@ -44,7 +50,7 @@ plain() {
 sanitize() {
   if [ ! -f build-fuzz/build.ninja ]; then
     CXX=clang++ meson setup build-fuzz --wrap-mode=nodownload -Dfuzz=enabled -Dsanitize=true \
-      -Dtests=enabled -Dbench=disabled || return 1
+      -Dwerror=true -Dtests=enabled -Dbench=disabled || return 1
   fi
   meson compile -C build-fuzz || return 1
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -87,11 +93,29 @@ coverage() {
   python3 tools/coverage_summary.py build-cov
 }
 
+# packaged BUILDTYPE: a packager's build and every suite in build-rel-BUILDTYPE/.
+packaged() {
+  dir=build-rel-$1
+  if [ ! -f $dir/build.ninja ]; then
+    meson setup $dir --wrap-mode=nodownload --buildtype=$1 -Dtests=enabled -Dbench=disabled \
+      || return 1
+  fi
+  meson compile -C $dir || return 1
+  rm -f $dir/meson-logs/testlog.junit.xml
+  rc=0
+  meson test -C $dir --print-errorlogs --num-processes 2 || rc=1
+  python3 tools/test_summary.py $dir/meson-logs/testlog.junit.xml >$dir/summary.txt || rc=1
+  echo "$1 build: $(cat $dir/summary.txt)"
+  return $rc
+}
+release() { packaged release; }
+plainbuild() { packaged plain; }
+
 timed tests plain
 tests_rc=$?
 for s in $stages; do
   case "$s" in
-    format|sanitize|fuzz|coverage) timed "$s" "$s" ;;
+    format|sanitize|fuzz|coverage|release|plainbuild) timed "$s" "$s" ;;
     *) echo "tools/run_tests.sh: unknown stage '$s'" >&2; status=1 ;;
   esac
 done

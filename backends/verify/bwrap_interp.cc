@@ -43,6 +43,39 @@ bool Under(const std::string& path, const std::string& dest, std::string* rel) {
   return true;
 }
 
+// DestKey is `dest` as by_dest keys it: components joined by one '/', "/"
+// for the root (Under compares the same way: extra slashes do not count).
+std::string DestKey(const std::string& dest) {
+  std::string key;
+  size_t at = 0;
+  for (absl::string_view c = NextComponent(dest, &at); !c.empty(); c = NextComponent(dest, &at)) {
+    absl::StrAppend(&key, "/", c);
+  }
+  return key.empty() ? "/" : key;
+}
+
+// Decide is the lookup's result once layer `i` (covering `path`, with `rel`
+// the rest of the path below its destination) decides.
+Lookup Decide(const MountLayer& m, int i, bool read_only, const std::string& rel) {
+  Lookup out;
+  out.layer = i;
+  if (m.op == "--tmpfs" || m.op == "--dev" || m.op == "--proc") {
+    out.access = rel.empty() ? Access::kPrivate : Access::kHidden;
+    return out;
+  }
+  if (m.op == "--ro-bind" && m.source == "/dev/null") {
+    out.access = Access::kHidden;  // a masked file, or a path below it
+    return out;
+  }
+  out.host_path = m.source == "/" ? (rel.empty() ? "/" : rel) : m.source + rel;
+  if (m.op == "--dev-bind") {
+    out.access = Access::kDevice;
+  } else {
+    out.access = m.op == "--bind" && !read_only ? Access::kWritable : Access::kReadOnly;
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* AccessName(Access a) {
@@ -63,35 +96,61 @@ const char* AccessName(Access a) {
   return "none";
 }
 
-Lookup BwrapView::Find(const std::string& path) const {
-  Lookup out;
+Lookup BwrapView::FindByScan(const std::string& path) const {
   bool read_only = false;  // a --remount-ro above the deciding layer
+  std::string rel;
   for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
     const MountLayer& m = layers[static_cast<size_t>(i)];
-    std::string rel;
     if (!Under(path, m.dest, &rel)) continue;
     if (m.op == "--remount-ro") {
       read_only = true;
       continue;
     }
-    out.layer = i;
-    if (m.op == "--tmpfs" || m.op == "--dev" || m.op == "--proc") {
-      out.access = rel.empty() ? Access::kPrivate : Access::kHidden;
-      return out;
-    }
-    if (m.op == "--ro-bind" && m.source == "/dev/null") {
-      out.access = Access::kHidden;  // a masked file, or a path below it
-      return out;
-    }
-    out.host_path = m.source == "/" ? (rel.empty() ? "/" : rel) : m.source + rel;
-    if (m.op == "--dev-bind") {
-      out.access = Access::kDevice;
-    } else {
-      out.access = m.op == "--bind" && !read_only ? Access::kWritable : Access::kReadOnly;
-    }
-    return out;
+    return Decide(m, i, read_only, rel);
   }
-  return out;
+  return Lookup{};
+}
+
+void BwrapView::IndexLayers() {
+  by_dest.clear();
+  for (size_t i = 0; i < layers.size(); ++i) {
+    by_dest[DestKey(layers[i].dest)].push_back(static_cast<int>(i));
+  }
+  indexed_layers = layers.size();
+}
+
+Lookup BwrapView::Find(const std::string& path) const {
+  if (indexed_layers != layers.size()) return FindByScan(path);
+  // Every ancestor of `path` (and the path) is a key to look up: the
+  // deciding layer is the topmost non-remount layer among them, and a
+  // --remount-ro above it makes a bind read-only.
+  int decide = -1, remount = -1;
+  size_t decide_end = 0;  // where the rest of the path below the deciding layer starts
+  std::string key = "/";
+  size_t at = 0;
+  for (;;) {
+    if (auto it = by_dest.find(key); it != by_dest.end()) {
+      for (int i : it->second) {
+        if (layers[static_cast<size_t>(i)].op == "--remount-ro") {
+          remount = std::max(remount, i);
+        } else if (i > decide) {
+          decide = i;
+          decide_end = at;
+        }
+      }
+    }
+    absl::string_view c = NextComponent(path, &at);
+    if (c.empty()) break;
+    if (key.size() > 1) key.push_back('/');
+    key.append(c.data(), c.size());
+  }
+  if (decide < 0) return Lookup{};
+  std::string rel;
+  for (absl::string_view c = NextComponent(path, &decide_end); !c.empty();
+       c = NextComponent(path, &decide_end)) {
+    absl::StrAppend(&rel, "/", c);
+  }
+  return Decide(layers[static_cast<size_t>(decide)], decide, remount > decide, rel);
 }
 
 absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv) {
@@ -170,6 +229,7 @@ absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& arg
   if (!saw_end) return absl::InvalidArgumentError("the bwrap argv has no '--'");
   v.network_isolated = unshare_net && !share_net;
   v.program.assign(argv.begin() + static_cast<long>(i), argv.end());
+  v.IndexLayers();
   return v;
 }
 

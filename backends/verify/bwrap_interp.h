@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 
 namespace cwsc::backends {
@@ -53,7 +54,20 @@ struct BwrapView {
   std::string chdir;
   std::vector<std::string> program;
 
+  // Find answers what the process sees at `path`. It asks an index of the
+  // layers by destination (built by InterpretBwrapArgv, or IndexLayers after
+  // `layers` changed), so a lookup costs the path's depth, not the number of
+  // layers (the exec-time recheck and the lints ask about every denied path);
+  // a view whose layers changed since indexing falls back to FindByScan.
   Lookup Find(const std::string& path) const;
+  // FindByScan walks the layers from the top: the definition Find agrees with.
+  Lookup FindByScan(const std::string& path) const;
+  void IndexLayers();
+
+  // Layer indices by destination, components joined by one '/' ("/" for
+  // the root), ascending.
+  absl::flat_hash_map<std::string, std::vector<int>> by_dest;
+  size_t indexed_layers = 0;  // layers.size() when by_dest was built
 };
 
 absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv);

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/facts/host_facts.h"
@@ -109,7 +110,7 @@ class RecordedFacts : public HostFacts {
   std::string cwd = "/";
   std::map<std::string, std::optional<std::string>> env;
   std::map<std::string, bool> secrets;
-  std::map<std::string, PathInfo, std::less<>> paths;  // found by string_view
+  absl::flat_hash_map<std::string, PathInfo> paths;  // found by string_view
   std::map<std::string, std::string> files;
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
@@ -155,7 +156,7 @@ class RecordedFacts : public HostFacts {
     return it != secrets.end() && it->second;
   }
   PathInfo Path(absl::string_view path) override {
-    auto it = paths.find(std::string_view(path.data(), path.size()));
+    auto it = paths.find(path);
     if (it == paths.end() && unlisted_is_error) unlisted.insert(std::string(path));
     return it == paths.end() ? PathInfo{} : it->second;
   }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/facts/host_facts.h"
@@ -115,9 +116,8 @@ class LiveFacts : public HostFacts {
   }
 
   PathInfo Path(absl::string_view path) override {
+    if (auto it = paths_.find(path); it != paths_.end()) return it->second;
     std::string key(path);
-    auto it = paths_.find(key);
-    if (it != paths_.end()) return it->second;
     PathInfo info;
     // lstat first: when it fails, stat would fail the same way (a missing
     // last component has nothing to follow), and when the path is no
@@ -246,7 +246,7 @@ class LiveFacts : public HostFacts {
   std::map<std::vector<std::string>, LauncherUser> launcher_users_;
   std::map<std::vector<std::string>, ProbeResult> launcher_probes_;
   std::optional<UserInfo> user_;
-  std::map<std::string, PathInfo> paths_;
+  absl::flat_hash_map<std::string, PathInfo> paths_;
   std::map<std::string, std::optional<std::string>> files_;
   std::optional<ProbeResult> bwrap_;
 };

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace cwsc::backends {
 namespace {
 
@@ -106,6 +108,53 @@ TEST(BwrapInterp, RejectsWhatItCannotParse) {
   EXPECT_EQ(InterpretBwrapArgv({"true"}).status().message(), "no bwrap in the argv");
   EXPECT_EQ(InterpretBwrapArgv({"/usr/bin/bwrap", "--bind", "/a", "rel", "--"}).status().message(),
             "--bind destination is not absolute");
+}
+
+// Find (indexed by destination) agrees with FindByScan (every layer from the
+// top) on random mount stacks over a small tree, spelled with extra and
+// trailing slashes and "." components, and after the layers changed.
+TEST(BwrapInterp, IndexedFindAgreesWithTheScan) {
+  std::mt19937 rng(20261201);
+  const std::vector<std::string> parts = {"a", "b", "ab", ".", "a.b", "-"};
+  auto path = [&](bool spelled) {
+    std::string p;
+    int depth = static_cast<int>(rng() % 4);
+    for (int i = 0; i < depth; ++i) {
+      p += spelled && rng() % 4 == 0 ? "//" : "/";
+      p += parts[rng() % parts.size()];
+    }
+    if (p.empty() || (spelled && rng() % 5 == 0)) p += "/";
+    return p;
+  };
+  const std::vector<std::string> ops = {"--ro-bind", "--bind", "--dev-bind",  "--tmpfs",
+                                        "--dev",     "--proc", "--remount-ro"};
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> a = {"/usr/bin/bwrap"};
+    int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      const std::string& op = ops[rng() % ops.size()];
+      a.push_back(op);
+      if (op == "--ro-bind" || op == "--bind" || op == "--dev-bind") {
+        a.push_back(rng() % 6 == 0 ? "/dev/null" : path(false));
+      }
+      a.push_back(path(true));
+    }
+    a.insert(a.end(), {"--", "true"});
+    absl::StatusOr<BwrapView> v = InterpretBwrapArgv(a);
+    ASSERT_TRUE(v.ok()) << v.status();
+    for (int q = 0; q < 40; ++q) {
+      std::string p = path(true);
+      Lookup want = v->FindByScan(p), got = v->Find(p);
+      ASSERT_EQ(got.layer, want.layer) << p;
+      ASSERT_EQ(got.access, want.access) << p;
+      ASSERT_EQ(got.host_path, want.host_path) << p;
+    }
+    // A layer added after indexing is seen (the lookup falls back to the scan).
+    v->layers.push_back({"--tmpfs", "", "/", 0});
+    EXPECT_EQ(v->Find("/a").layer, static_cast<int>(v->layers.size()) - 1);
+    v->IndexLayers();
+    EXPECT_EQ(v->Find("/a").access, Access::kHidden);
+  }
 }
 
 }  // namespace

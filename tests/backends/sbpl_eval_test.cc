@@ -37,10 +37,7 @@ TEST(SbplEval, DenyDefaultDeniesEverything) {
   EXPECT_FALSE(p.CanRead("/etc/hosts"));
   EXPECT_FALSE(p.CanWrite("/tmp/x"));
   EXPECT_FALSE(p.CanConnect(SbplNet::kIPv4, "1.1.1.1", 443));
-  SbplRequest r;
-  r.operation = "file-read-data";
-  r.path = "/x";
-  SbplDecision d = p.Decide(r);
+  SbplDecision d = p.Decide(Req("file-read-data", "/x"));
   EXPECT_EQ(d.rule, 0);
   EXPECT_EQ(d.line, 2);
   EXPECT_EQ(d.rule_text, "(deny default)");

@@ -402,6 +402,19 @@ void ExpectLiveAgreement(const LiveFixture& f, const std::vector<std::string>& p
     for (size_t at = 0; (at = r.out.find(", agrees (", at)) != std::string::npos; ++at) ++agrees;
     EXPECT_GE(agrees, 8u) << example << "\n" << r.out;
   }
+  // The other examples expect paths this host may lack (/srv/artifacts, a CI
+  // secret), so their static verdicts may fail here; live never disagrees.
+  for (const char* example : {"team", "build-farm", "failing", "remote"}) {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(),
+                {"/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + f.home, Bin(), "check",
+                 Src() + "/examples/" + example + ".cwsp", "--live", "--cwd", f.ws});
+    RunResult r = testing::Run(argv, "", {}, f.ws);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << example << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out.find("disagree"), std::string::npos) << example << "\n" << r.out;
+    EXPECT_EQ(r.out.find("did not run"), std::string::npos) << example << "\n" << r.out;
+    EXPECT_NE(r.out.find("\ncheck: "), std::string::npos) << example << "\n" << r.out;
+  }
 }
 
 TEST(LiveCheck, AgreesWithTheStaticVerdictsAsRoot) {
@@ -448,6 +461,14 @@ TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
   cli::LiveResult missing = cli::LiveProbe(ro, backends::AccessKind::kRead, t / "none");
   EXPECT_FALSE(missing.probed);
   EXPECT_EQ(missing.why, "not probed: not a regular file on this host");
+  // A sandbox that refuses to start says why, and the report carries it.
+  std::vector<std::string> refusing = {
+      "/bin/sh", "-c", "echo 'cwsc: refused: a reason' >&2; echo more >&2; exit 125", "sh"};
+  cli::LiveResult refused = cli::LiveProbe(refusing, backends::AccessKind::kRead, t / "f");
+  EXPECT_FALSE(refused.probed);
+  EXPECT_EQ(refused.why, "the probe did not run (cwsc run exit 125: cwsc: refused: a reason)");
+  refused = cli::LiveProbe(refusing, backends::AccessKind::kWrite, t / "new");
+  EXPECT_EQ(refused.why, "the probe did not run (cwsc run exit 125: cwsc: refused: a reason)");
 }
 
 }  // namespace
@@ -753,6 +774,46 @@ TEST(Lints, ReportedByCheckWithCodeLocationAndFix) {
                      t.path());
   EXPECT_EQ(n.exit_code, 0) << n.err;
   EXPECT_NE(n.out.find("  lint git-writable at "), std::string::npos) << n.out;
+}
+
+// compile prints the lints as warnings on stderr (its output is unchanged),
+// explain lists them after the plan's own warnings.
+TEST(Lints, CompileAndExplainWarn) {
+  TempDir t;
+  WriteFile(t / "l.cwsp",
+            "policy lints {\n  mode workspace-write;\n  network on;\n  deny_defaults off;\n"
+            "  writable \"/tmp\";\n  protect \".codewhale\", \".git\";\n}\n");
+  const std::vector<std::string> common = {"l.cwsp", "--facts", Src() + "/" + kLinuxWs,
+                                           "--mode", "ask",     "--unlisted-as-missing"};
+  std::vector<std::string> args = {"compile"};
+  args.insert(args.end(), common.begin(), common.end());
+  RunResult c = Cwsc(args, t.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err,
+            "l.cwsp:5:12: warning [duplicate-root]: the writable root '/tmp' is already writable "
+            "(default workspace-write shares the host /tmp)\n"
+            "  fix: remove one of them\n"
+            "l.cwsp:3:3: warning [network-with-secrets]: the network is reachable and "
+            "'/home/dev/.netrc' is readable\n"
+            "  fix: turn the network off, or `deny read \"~/.netrc\";`\n");
+  EXPECT_EQ(c.out.rfind("/usr/bin/bwrap\n", 0), 0u) << c.out;  // the argv, as without lints
+  args[0] = "explain";
+  RunResult e = Cwsc(args, t.path());
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.err, "");
+  EXPECT_NE(
+      e.out.find("# lint [duplicate-root] at l.cwsp:5:12: the writable root '/tmp' is already "
+                 "writable (default workspace-write shares the host /tmp); fix: remove one "
+                 "of them\n"),
+      std::string::npos)
+      << e.out;
+  // A clean policy warns about nothing.
+  WriteFile(t / "c.cwsp", "policy c {\n  mode read-only;\n}\n");
+  RunResult q = Cwsc({"compile", "c.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.err, "");
 }
 
 // A deny path that a later mount exposes again; a sudo launcher without -n.

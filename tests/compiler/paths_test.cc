@@ -101,6 +101,14 @@ TEST(PathsTest, PathLessIsTheComponentOrder) {
   }
 }
 
+TEST(PathsTest, PathSortKeyOrderIsPathLess) {
+  for (const std::string& a : Spellings()) {
+    for (const std::string& b : Spellings()) {
+      EXPECT_EQ(PathSortKey(a) < PathSortKey(b), PathLess(a, b)) << "'" << a << "' < '" << b << "'";
+    }
+  }
+}
+
 TEST(PathsTest, PathLessSeparatorSortsBeforeEveryByte) {
   // Component order, not byte order: "/a/b" < "/a-b" although '-' < '/'.
   EXPECT_TRUE(PathLess("/a/b", "/a-b"));

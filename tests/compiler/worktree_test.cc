@@ -44,6 +44,26 @@ TEST(Worktree, VerifiedMetadata) {
   EXPECT_EQ(nested.git_dir, m.git_dir);
 }
 
+// The memo of directories with no .git file above them answers the same as
+// a search without it, in any order of roots, and asks the facts less.
+TEST(Worktree, MemoAnswersAsTheFullSearch) {
+  auto facts = Worktree("/x/feature-worktree/.git").Dir("/x/plain").Dir("/x/plain/a").Build();
+  const std::vector<std::string> roots = {
+      "/x/plain/a", "/x/plain",  "/x/feature-worktree/crates/cli", "/x/feature-worktree", "/x",
+      "/x/other",   "/x/plain/a"};
+  NoWorktreeAbove memo;
+  for (const std::string& r : roots) {
+    WorktreeMetadata want = FindWorktreeMetadata(*facts, r);
+    WorktreeMetadata got = FindWorktreeMetadata(*facts, r, &memo);
+    EXPECT_EQ(got.git_dir, want.git_dir) << r;
+    EXPECT_EQ(got.dot_git, want.dot_git) << r;
+    EXPECT_EQ(got.rejected, want.rejected) << r;
+  }
+  EXPECT_TRUE(memo.contains("/x/plain/a"));
+  EXPECT_TRUE(memo.contains("/"));
+  EXPECT_FALSE(memo.contains("/x/feature-worktree"));  // it has a .git file
+}
+
 TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   FactsBuilder f = Worktree("/x/feature-worktree/.git");
   f.Cwd("/x/feature-worktree/crates/cli");
