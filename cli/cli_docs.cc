@@ -138,6 +138,16 @@ std::string MainManPage(absl::string_view version) {
   absl::StrAppend(&out, ".SH OPTIONS\n.TP\n", ManFlagLabel(HelpFlag()), "\n",
                   "Show the list of commands and exit.\n.TP\n\\fB\\-\\-version\\fR\n",
                   "Print the version and exit.\n");
+  absl::StrAppend(
+      &out, ".SH FILES\n",
+      "Without CONFIG, compile, explain, check, why and run read the first of:\n",
+      ".RS\n.nf\n\\fB$CODEWHALE_HOME/config.toml\\fR\n\\fB~/.codewhale/config.toml\\fR\n",
+      "\\fB~/.deepseek/config.toml\\fR (legacy)\n.fi\n.RE\n",
+      ".PP\nA compile also reads the project layer \\fB<cwd>/.codewhale/config.toml\\fR ",
+      "(skipped with \\fB\\-\\-no\\-project\\-config\\fR).\n");
+  absl::StrAppend(&out, ".SH EXIT STATUS\n",
+                  "0 ok, 1 a check failed, 2 bad input or usage, 3 plan refused, 4 target not "
+                  "applicable; each command's page has its own.\n");
   absl::StrAppend(&out, ".SH SEE ALSO\n");
   bool first = true;
   for (const Command& c : Commands()) {

@@ -100,6 +100,9 @@ constexpr Flag kExecKind{"--exec", "", "", K::kNone, "explain executing only", {
 constexpr Flag kExpect{"--expect", "", "FILE", K::kFile,
                        "also evaluate the expectations of this .cwsp file"};
 
+// --json on a reporting command: the report as JSON on stdout.
+constexpr Flag kJsonReport{"--json", "", "", K::kNone, "print the report as JSON"};
+
 constexpr Flag kHelp{"-h", "--help", "", K::kNone, "show this help and exit"};
 
 // ---- compile ---------------------------------------------------------------
@@ -167,7 +170,7 @@ constexpr Flag kCheckFlags[] = {
     {"--live", "", "", K::kNone,
      "also run each expectation as a real probe under the sandbox on this host"},
     {"--lint", "", "", K::kNone, "compile every mode for its lints, even without expectations"},
-    {"--json", "", "", K::kNone, "print the report as JSON"},
+    kJsonReport,
 };
 
 // ---- why -------------------------------------------------------------------
@@ -233,9 +236,7 @@ constexpr Flag kExecFlags[] = {kTimeout, kJsonResult, kJsonFd, kResultFile};
 // ---- doctor ----------------------------------------------------------------
 
 constexpr Positional kOptionalConfigArg[] = {{"CONFIG", K::kFile, true}};
-constexpr Flag kDoctorFlags[] = {
-    {"--json", "", "", K::kNone, "print the report as JSON"},
-};
+constexpr Flag kDoctorFlags[] = {kJsonReport};
 
 // ---- help ------------------------------------------------------------------
 

@@ -98,8 +98,7 @@ TEST(Parse, Errors) {
   EXPECT_EQ(ParseError("compile", {"--mode"}), "option '--mode' needs a value");
   EXPECT_EQ(ParseError("check", {"--lint=yes"}), "option '--lint' takes no value");
   EXPECT_EQ(ParseError("why", {"/a", "b.toml", "c.toml"}), "unexpected argument 'c.toml'");
-  EXPECT_EQ(ParseError("run", {"a", "b"}),
-            "unexpected argument 'b' (put the program after --)");
+  EXPECT_EQ(ParseError("run", {"a", "b"}), "unexpected argument 'b' (put the program after --)");
   EXPECT_EQ(ParseError("diff", {"a", "b", "--", "c"}),
             "'diff' takes no program (nothing after --)");
   // fmt takes any number of files.
@@ -112,8 +111,8 @@ TEST(DidYouMean, NearMissesOnly) {
   EXPECT_EQ(DidYouMean("--fact", flags), "--facts");  // a missing letter
   EXPECT_EQ(DidYouMean("--facts-c", flags), "--facts-b");
   EXPECT_EQ(DidYouMean("--cdw", flags), "--cwd");
-  EXPECT_EQ(DidYouMean("--zzzzzz", flags), "");  // nothing near
-  EXPECT_EQ(DidYouMean("-x", flags), "");        // too short to guess: "-o" is 1 edit of 2
+  EXPECT_EQ(DidYouMean("--zzzzzz", flags), "");    // nothing near
+  EXPECT_EQ(DidYouMean("-x", flags), "");          // too short to guess: "-o" is 1 edit of 2
   EXPECT_EQ(DidYouMean("--moderate", flags), "");  // 4 edits
   EXPECT_EQ(DidYouMean("x", {}), "");
 }
