@@ -27,8 +27,9 @@ struct Artifact {
 };
 
 // Emit builds the artifact for `target`, or returns an exit code with a message.
+// An unknown target is a usage error of `command`.
 int Emit(const ir::LaunchPlan& plan, const std::string& target,
-         const std::vector<std::string>& program, Artifact* out) {
+         const std::vector<std::string>& program, absl::string_view command, Artifact* out) {
   if (target == "plan") {
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     if (!json.ok()) {
@@ -150,11 +151,9 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     out->text = *listing;
     return kExitOk;
   }
-  std::fprintf(stderr,
-               "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-               "seccomp-bpf or plan)\n",
-               target.c_str());
-  return kExitUsage;
+  return PrintUsageError(command, absl::StrCat("unknown --target '", target,
+                                               "' (auto, bwrap, seatbelt, opensandbox, seccomp, "
+                                               "seccomp-bpf or plan)"));
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
@@ -225,9 +224,8 @@ int CmdCompile(const Args& args) {
   if (o->format && !sbpl) {
     auto f = backends::ParseArgvFormat(*o->format);
     if (!f) {
-      std::fprintf(stderr, "cwsc: error: unknown --format '%s' (lines, shell, json, nul or sbpl)\n",
-                   o->format->c_str());
-      return kExitUsage;
+      return PrintUsageError("compile", absl::StrCat("unknown --format '", *o->format,
+                                                     "' (lines, shell, json, nul or sbpl)"));
     }
     format = *f;
   }
@@ -244,7 +242,7 @@ int CmdCompile(const Args& args) {
     return WriteStdout(output);
   };
   Artifact art;
-  if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
+  if (int rc = Emit(r.plan, o->target, o->program, "compile", &art); rc != kExitOk) return rc;
   if (!art.is_argv) {
     return finish(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
   }
@@ -293,7 +291,7 @@ int CmdExplain(const Args& args) {
                   "\n# policy: ", plan.posture_label, "\n");
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
-    if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;
+    if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
     if (!art.is_argv && plan.kind == ir::PlanKind::kOpenSandbox && plan.remote) {
       // The remote request has no argv tokens: show its URL's origin, then the request.
       absl::StrAppend(&out, "# url: ", plan.remote->url, "  (", plan.remote->url_origin.Describe(),
@@ -301,8 +299,9 @@ int CmdExplain(const Args& args) {
       art.is_argv = true;  // no tokens to explain below
     }
     if (!art.is_argv) {
-      std::fputs("cwsc: error: explain shows argv targets (auto, bwrap)\n", stderr);
-      return kExitUsage;
+      return PrintUsageError("explain", absl::StrCat("explain shows argv targets (auto, bwrap, "
+                                                     "seatbelt), not '",
+                                                     o->target, "'"));
     }
     size_t width = 0;
     std::vector<std::string> quoted;

@@ -164,8 +164,7 @@ int CmdRun(const Args& args) {
   if (int rc = CheckProgram(*o, "run"); rc != kExitOk) return rc;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
-    PrintError(timeout.status());
-    return kExitUsage;
+    return PrintUsageError("run", timeout.status().message());
   }
   absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
   if (!channel.ok()) {
@@ -203,8 +202,7 @@ int CmdExec(const Args& args) {
   if (int rc = CheckProgram(*o, "exec"); rc != kExitOk) return rc;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
-    PrintError(timeout.status());
-    return kExitUsage;
+    return PrintUsageError("exec", timeout.status().message());
   }
   absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
   if (!channel.ok()) {

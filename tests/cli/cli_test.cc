@@ -191,13 +191,22 @@ TEST(Cli, UsageErrors) {
   RunResult fmt =
       Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--format", "xml"});
   EXPECT_EQ(fmt.exit_code, 2);
-  EXPECT_EQ(fmt.err, "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n");
+  EXPECT_EQ(fmt.err,
+            "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n"
+            "Try 'cwsc compile --help'.\n");
   RunResult target = Cwsc(
       {"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(target.err,
             "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-            "seccomp-bpf or plan)\n");
+            "seccomp-bpf or plan)\nTry 'cwsc compile --help'.\n");
+  RunResult explain =
+      Cwsc({"explain", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "plan"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_EQ(explain.err,
+            "cwsc: error: explain shows argv targets (auto, bwrap, seatbelt), not 'plan'\n"
+            "Try 'cwsc explain --help'.\n");
+  EXPECT_EQ(explain.out, "");
   EXPECT_EQ(target.out, "");
 }
 

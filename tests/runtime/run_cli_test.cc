@@ -116,7 +116,9 @@ TEST_F(RunCliTest, UsageErrors) {
   EXPECT_EQ(r.err, "cwsc: error: missing PLAN.json\nTry 'cwsc exec --help'.\n");
   r = Cli({"run", config, "--timeout", "abc", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: --timeout: expected a positive number of seconds, got 'abc'\n");
+  EXPECT_EQ(r.err,
+            "cwsc: error: --timeout: expected a positive number of seconds, got 'abc'\n"
+            "Try 'cwsc run --help'.\n");
   r = Cli({"run", config, "--timeout", "-1", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
   r = Cli({"run", config, "--facts", "x.yaml", "--", "true"});
