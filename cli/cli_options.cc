@@ -1,100 +1,158 @@
 #include "cli/cli_options.h"
 
-#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "cli/commands.h"
 #include "ir/diagnostic_status.h"
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
 
-absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>& args,
-                                                 const std::vector<std::string>& allowed) {
+CommonOptions CommonOptionsOf(const ParsedArgs& p) {
   CommonOptions o;
-  auto is_allowed = [&](const std::string& name) {
-    for (const auto& a : allowed) {
-      if (a == name) return true;
-    }
-    return false;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--") {
-      o.saw_dashdash = true;
-      o.program.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      break;
-    }
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') {
-      std::string name = a, value;
-      bool has_value = false;
-      if (size_t eq = a.find('='); eq != std::string::npos && absl::StartsWith(a, "--")) {
-        name = a.substr(0, eq);
-        value = a.substr(eq + 1);
-        has_value = true;
-      }
-      if (!is_allowed(name)) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "'"));
-      }
-      if (name == "--json" || name == "--check") {
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-        (name == "--json" ? o.json : o.check) = true;
-        continue;
-      }
-      if (name == "--no-project-config") {  // what `codewhale serve`/`exec` do
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-        o.no_project_config = true;
-        continue;
-      }
-      if (name == "--unlisted-as-missing") {  // docs/facts.md
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-        o.unlisted_as_missing = true;
-        continue;
-      }
-      if (!has_value) {
-        if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(absl::StrCat("option '", name, "' needs a value"));
-        }
-        value = args[++i];
-      }
-      if (name == "--target")
-        o.target = value;
-      else if (name == "--mode") {
-        o.mode = value;
-        o.mode_given = true;
-      } else if (name == "--facts")
-        o.facts = value;
-      else if (name == "--cwd")
-        o.cwd = value;
-      else if (name == "--format")
-        o.format = value;
-      else if (name == "--policy")
-        o.policy = value;
-      else if (name == "--input")
-        o.input = value;
-      else if (name == "--escalate")
-        o.escalate = value;
-      else if (name == "-o" || name == "--output")
-        o.output = value;
-      else if (name == "--timeout")
-        o.timeout = value;
-      else if (name == "--json-fd")
-        o.json_fd = value;
-      else if (name == "--for")
-        o.config = value;
-      continue;
-    }
-    if (!o.config.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument '", a, "' (put the program after --)"));
-    }
-    o.config = a;
+  o.help = p.help;
+  if (!p.positionals.empty()) o.config = p.positionals[0];
+  for (const auto& [name, value] : p.flags) {
+    if (name == "--json")
+      o.json = true;
+    else if (name == "--check")
+      o.check = true;
+    else if (name == "--no-project-config")  // what `codewhale serve`/`exec` do
+      o.no_project_config = true;
+    else if (name == "--unlisted-as-missing")  // docs/facts.md
+      o.unlisted_as_missing = true;
+    else if (name == "--target")
+      o.target = value;
+    else if (name == "--mode") {
+      o.mode = value;
+      o.mode_given = true;
+    } else if (name == "--facts")
+      o.facts = value;
+    else if (name == "--cwd")
+      o.cwd = value;
+    else if (name == "--format")
+      o.format = value;
+    else if (name == "--policy")
+      o.policy = value;
+    else if (name == "--input")
+      o.input = value;
+    else if (name == "--escalate")
+      o.escalate = value;
+    else if (name == "-o")
+      o.output = value;
+    else if (name == "--timeout")
+      o.timeout = value;
+    else if (name == "--json-fd")
+      o.json_fd = value;
+    else if (name == "--for")
+      o.config = value;
   }
+  o.program = p.program;
+  o.saw_dashdash = p.saw_dashdash;
   return o;
+}
+
+namespace {
+
+// Stdin is bounded: a config holds at most 4 MiB, a plan a few.
+constexpr size_t kMaxStdinBytes = 64 * 1024 * 1024;
+
+}  // namespace
+
+std::string InputName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  if (path != "-") {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return ir::ErrorAt(path, 0, 0, "cannot read the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  static std::optional<std::string> text;  // stdin is read once per process
+  if (!text) {
+    std::string data;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = read(0, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ir::ErrorAt("<stdin>", 0, 0, "cannot read stdin");
+      if (n == 0) break;
+      data.append(buf, static_cast<size_t>(n));
+      if (data.size() > kMaxStdinBytes) {
+        return ir::ErrorAt("<stdin>", 0, 0, "stdin holds more than 64 MiB");
+      }
+    }
+    text = std::move(data);
+  }
+  return *text;
+}
+
+namespace {
+
+std::optional<std::string> EnvVar(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  std::string s(absl::StripAsciiWhitespace(v));
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+int DiscoverConfig(absl::string_view command, CommonOptions* o) {
+  if (!o->config.empty()) return kExitOk;
+  std::vector<std::string> candidates;
+  std::string note;
+  std::optional<std::string> home = EnvVar("HOME");
+  // $CODEWHALE_HOME as the deny list reads it (docs/decisions.md): `~` and
+  // $HOME expanded; a value still relative is ignored.
+  if (std::optional<std::string> cw = EnvVar("CODEWHALE_HOME")) {
+    std::string v = *cw;
+    if (home && (v == "~" || absl::StartsWith(v, "~/"))) v = *home + v.substr(1);
+    if (home && (v == "$HOME" || absl::StartsWith(v, "$HOME/"))) v = *home + v.substr(5);
+    if (absl::StartsWith(v, "/")) {
+      candidates.push_back(absl::StrCat(absl::StripSuffix(v, "/"), "/config.toml"));
+    } else {
+      note = absl::StrCat(" ($CODEWHALE_HOME '", *cw, "' is not absolute)");
+    }
+  } else {
+    note = " ($CODEWHALE_HOME is unset)";
+  }
+  if (home) {
+    candidates.push_back(absl::StrCat(*home, "/.codewhale/config.toml"));
+    candidates.push_back(absl::StrCat(*home, "/.deepseek/config.toml"));
+  } else {
+    absl::StrAppend(&note, " ($HOME is unset)");
+  }
+  for (const std::string& c : candidates) {
+    if (IsRegularFile(c)) {
+      o->config = c;
+      o->config_discovered = true;
+      return kExitOk;
+    }
+  }
+  return PrintUsageError(
+      command,
+      absl::StrCat("no CONFIG given and no config file found; looked for ",
+                   candidates.empty() ? "nothing" : absl::StrJoin(candidates, ", "), note));
 }
 
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o) {
@@ -104,7 +162,12 @@ absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptio
 
 absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o) {
   compiler::CompileOptions c;
-  c.config_path = o.config;
+  c.config_path = InputName(o.config);
+  if (o.config == "-") {
+    absl::StatusOr<std::string> text = ReadInput("-");
+    if (!text.ok()) return text.status();
+    c.config_text = *std::move(text);
+  }
   c.mode = o.mode;
   c.mode_origin = o.mode_given ? ir::Origin::Cli(absl::StrCat("--mode ", o.mode))
                                : ir::Origin::Default("permission mode ask");

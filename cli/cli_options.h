@@ -1,9 +1,5 @@
-// The options shared by `compile`, `explain`, `check`, `facts` and `run`:
-//   CONFIG [--target T] [--mode M] [--facts FILE] [--cwd DIR] [--format F]
-//          [--policy NAME] [--input toml|dsl] [--escalate MODE] [-o FILE]
-//          [--no-project-config]
-//          [-- PROGRAM ARGS...]
-// Both `--opt value` and `--opt=value` are accepted.
+// The options shared by the commands, filled from what the table-driven
+// parser (cli/cli_parse.h) accepted for one command (cli/command_table.h).
 #ifndef CWSC_CLI_CLI_OPTIONS_H_
 #define CWSC_CLI_CLI_OPTIONS_H_
 
@@ -13,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/cli_parse.h"
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/diagnostics.h"
@@ -21,7 +18,8 @@ namespace cwsc::cli {
 
 struct CommonOptions {
   bool help = false;
-  std::string config;  // positional CONFIG (may be empty where optional)
+  std::string config;              // positional CONFIG (may be empty where optional)
+  bool config_discovered = false;  // config found by DiscoverConfig, not given
   std::string target = "auto";
   std::string mode = "ask";
   bool mode_given = false;
@@ -42,10 +40,22 @@ struct CommonOptions {
   bool saw_dashdash = false;
 };
 
-// ParseCommonOptions parses args; `allowed` lists the option names this
-// command accepts (e.g. {"--target", "--mode"}). Errors are usage errors.
-absl::StatusOr<CommonOptions> ParseCommonOptions(const std::vector<std::string>& args,
-                                                 const std::vector<std::string>& allowed);
+// CommonOptionsOf fills the shared options from parsed arguments: CONFIG is
+// the first positional argument (or --for), each option its last value.
+CommonOptions CommonOptionsOf(const ParsedArgs& p);
+
+// ReadInput reads a whole input file; `-` is stdin, read once (a second
+// ReadInput("-") returns the same text). Errors name the file.
+absl::StatusOr<std::string> ReadInput(const std::string& path);
+
+// InputName is how diagnostics name an input: "<stdin>" for `-`.
+std::string InputName(const std::string& path);
+
+// DiscoverConfig fills o->config when no CONFIG was given, as Codewhale finds
+// its config: $CODEWHALE_HOME/config.toml, ~/.codewhale/config.toml, then the
+// legacy ~/.deepseek/config.toml (the first regular file). It returns 0, or
+// prints a usage error listing the places searched and returns 2.
+int DiscoverConfig(absl::string_view command, CommonOptions* o);
 
 // MakeFacts returns recorded facts for --facts, else live facts.
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o);

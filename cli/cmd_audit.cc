@@ -16,21 +16,6 @@
 namespace cwsc::cli {
 namespace {
 
-constexpr char kAuditUsage[] =
-    "usage: cwsc audit [--why PATH [--read|--write|--exec]] [--expect FILE.cwsp]\n"
-    "                  [--home DIR] [--workspace DIR] -- bwrap ARGS...\n"
-    "       cwsc audit --sbpl FILE [-D KEY=VALUE ...] [--why PATH ...] [--expect FILE.cwsp]\n"
-    "                  [--home DIR] [--workspace DIR]\n"
-    "\n"
-    "Print what a sandbox allows: for a bwrap command line (a launcher before bwrap\n"
-    "is fine; the argv after bwrap's own `--` is the program), each mount\n"
-    "destination with what the confined process sees there, and the network; for\n"
-    "a Seatbelt profile (parameters as sandbox-exec's -D), each parameter path with\n"
-    "read and write verdicts, and the network. --why explains one path; --expect\n"
-    "evaluates the expectations of a .cwsp file ($WORKSPACE: --workspace, else the\n"
-    "argv's --chdir; $HOME: --home, else $HOME; $TMPDIR: $TMPDIR, else /tmp).\n"
-    "Exit codes: 0 ok, 1 an expectation failed, 2 bad input or usage.\n";
-
 std::string Verdicts(const PlanArtifact& art, const std::string& path) {
   Decision r = DecideOn(art, backends::AccessKind::kRead, path);
   Decision w = DecideOn(art, backends::AccessKind::kWrite, path);
@@ -41,60 +26,30 @@ std::string Verdicts(const PlanArtifact& art, const std::string& path) {
 }  // namespace
 
 int CmdAudit(const Args& args) {
-  std::optional<std::string> sbpl_file, why, expect, home, workspace;
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("audit", args, &parse_rc);
+  if (!p) return parse_rc;
+  const std::optional<std::string> sbpl_file = p->Last("--sbpl"), why = p->Last("--why"),
+                                   expect = p->Last("--expect"), home = p->Last("--home"),
+                                   workspace = p->Last("--workspace");
   backends::SbplParams params;
   std::vector<backends::AccessKind> kinds;
-  std::vector<std::string> argv;
-  bool saw_dashdash = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      saw_dashdash = true;
-      argv.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      break;
+  for (const auto& [name, value] : p->flags) {
+    if (name == "--read") kinds.push_back(backends::AccessKind::kRead);
+    if (name == "--write") kinds.push_back(backends::AccessKind::kWrite);
+    if (name == "--exec") kinds.push_back(backends::AccessKind::kExec);
+    if (name != "-D") continue;
+    size_t eq = value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return PrintUsageError("audit", absl::StrCat("-D ", value, ": expected KEY=VALUE"));
     }
-    if (a == "--help" || a == "-h") {
-      std::fputs(kAuditUsage, stdout);
-      return kExitOk;
-    }
-    if (a == "--read" || a == "--write" || a == "--exec") {
-      kinds.push_back(a == "--read"    ? backends::AccessKind::kRead
-                      : a == "--write" ? backends::AccessKind::kWrite
-                                       : backends::AccessKind::kExec);
-      continue;
-    }
-    std::optional<std::string>* slot = a == "--sbpl"        ? &sbpl_file
-                                       : a == "--why"       ? &why
-                                       : a == "--expect"    ? &expect
-                                       : a == "--home"      ? &home
-                                       : a == "--workspace" ? &workspace
-                                                            : nullptr;
-    if (slot != nullptr || a == "-D") {
-      if (i + 1 >= args.size()) {
-        PrintError(absl::StrCat("option '", a, "' needs a value"));
-        return kExitUsage;
-      }
-      const std::string& v = args[++i];
-      if (slot != nullptr) {
-        *slot = v;
-        continue;
-      }
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        PrintError(absl::StrCat("-D ", v, ": expected KEY=VALUE"));
-        return kExitUsage;
-      }
-      params[v.substr(0, eq)] = v.substr(eq + 1);
-      continue;
-    }
-    PrintError(absl::StrCat("unknown argument '", a, "'"));
-    std::fputs(kAuditUsage, stderr);
-    return kExitUsage;
+    params[value.substr(0, eq)] = value.substr(eq + 1);
   }
+  const std::vector<std::string>& argv = p->program;
+  const bool saw_dashdash = p->saw_dashdash;
   if (sbpl_file.has_value() == saw_dashdash) {
-    PrintError("audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
-    std::fputs(kAuditUsage, stderr);
-    return kExitUsage;
+    return PrintUsageError(
+        "audit", "audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
   }
   ir::LaunchPlan plan;  // no plan: decisions come from the artifact alone
   PlanArtifact art;

@@ -30,27 +30,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr char kCheckUsage[] =
-    "usage: cwsc check FILE [--policy NAME] [--input toml|dsl] [--managed]\n"
-    "                  [--mode MODE ...] [--target bwrap|seatbelt ...] [--facts FILE]\n"
-    "                  [--cwd DIR] [--expect FILE.cwsp] [--unlisted-as-missing] [--live]\n"
-    "                  [--lint] [--json]\n"
-    "\n"
-    "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every\n"
-    "expectation of each policy (or of --policy NAME), plus those of --expect FILE,\n"
-    "against the artifact each permission mode's plan emits: the bwrap argv\n"
-    "through the mount interpreter, the Seatbelt profile through the SBPL\n"
-    "evaluator. Each --mode (default: the four modes, or those an expectation\n"
-    "names with `in MODE, ...`) is compiled against the live host or --facts.\n"
-    "Each verdict names the deciding rule and the config line behind it.\n"
-    "--target restricts the check to plans emitting that artifact.\n"
-    "Lints (docs/verification.md) of every mode compiled are listed; --lint\n"
-    "compiles every mode for them even without expectations. They never fail.\n"
-    "--live also runs each expectation as a real probe under the sandbox on this\n"
-    "host (`cwsc run`): a probe that disagrees with the static verdict fails.\n"
-    "Exit codes: 0 every expectation holds, 1 one failed, 2 bad input or usage,\n"
-    "4 a --target the plan does not emit.\n";
-
 const char* const kAllModes[] = {"plan", "ask", "auto-review", "full-access"};
 
 std::string Quote(const std::string& s) { return compiler::QuoteForMessage(s); }
@@ -329,108 +308,61 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
   return kExitOk;
 }
 
-// ExtractCheckOptions takes the options only check has (or repeats) out of args.
-absl::StatusOr<std::vector<std::string>> ExtractCheckOptions(const Args& args, CheckOptions* c) {
-  std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
-      break;
-    }
-    if (a == "--managed") {
-      c->managed = true;
-      continue;
-    }
-    if (a == "--json") {
-      c->json = true;
-      continue;
-    }
-    if (a == "--lint") {
-      c->lint = true;
-      continue;
-    }
-    if (a == "--live") {
-      c->live = true;
-      continue;
-    }
-    std::string name, value;
-    for (const char* opt : {"--mode", "--target", "--expect"}) {
-      if (a == opt) {
-        if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(absl::StrCat("option '", a, "' needs a value"));
-        }
-        name = a;
-        value = args[++i];
-      } else if (absl::StartsWith(a, absl::StrCat(opt, "="))) {
-        name = opt;
-        value = a.substr(std::string(opt).size() + 1);
+// CheckOptionsOf reads the options only check has (or repeats).
+absl::Status CheckOptionsOf(const ParsedArgs& p, CheckOptions* c) {
+  c->managed = p.Has("--managed");
+  c->json = p.Has("--json");
+  c->lint = p.Has("--lint");
+  c->live = p.Has("--live");
+  c->expect_file = p.Last("--expect");
+  for (const std::string& value : p.All("--mode")) {
+    for (absl::string_view m : absl::StrSplit(value, ',')) {
+      std::optional<std::string> n = compiler::NormalizeMode(std::string(m));
+      if (!n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "unknown permission mode '", m,
+            "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, "
+            "yolo)"));
       }
-    }
-    if (name.empty()) {
-      rest.push_back(a);
-    } else if (name == "--mode") {
-      for (absl::string_view m : absl::StrSplit(value, ',')) {
-        std::optional<std::string> n = compiler::NormalizeMode(std::string(m));
-        if (!n) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "unknown permission mode '", m,
-              "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, "
-              "yolo)"));
-        }
-        if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end())
-          c->modes.push_back(*n);
-      }
-    } else if (name == "--target") {
-      for (absl::string_view t : absl::StrSplit(value, ',')) {
-        if (t != "bwrap" && t != "seatbelt") {
-          return absl::InvalidArgumentError(
-              absl::StrCat("unknown --target '", t, "' for check (bwrap or seatbelt)"));
-        }
-        c->targets.emplace_back(t);
-      }
-    } else {
-      c->expect_file = value;
+      if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end()) c->modes.push_back(*n);
     }
   }
-  return rest;
+  for (const std::string& value : p.All("--target")) {
+    for (absl::string_view t : absl::StrSplit(value, ',')) {
+      if (t != "bwrap" && t != "seatbelt") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown --target '", t, "' for check (bwrap or seatbelt)"));
+      }
+      c->targets.emplace_back(t);
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 int CmdCheck(const Args& args) {
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("check", args, &parse_rc);
+  if (!p) return parse_rc;
+  CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
   CheckOptions c;
-  absl::StatusOr<std::vector<std::string>> rest = ExtractCheckOptions(args, &c);
-  absl::StatusOr<CommonOptions> o =
-      rest.ok() ? ParseCommonOptions(*rest, {"--policy", "--input", "--facts", "--cwd",
-                                             "--unlisted-as-missing", "--no-project-config"})
-                : absl::StatusOr<CommonOptions>(rest.status());
-  if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
-    std::fputs(kCheckUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kCheckUsage, stdout);
-    return kExitOk;
-  }
-  if (o->config.empty()) {
-    std::fputs(kCheckUsage, stderr);
-    return kExitUsage;
-  }
+  if (absl::Status s = CheckOptionsOf(*p, &c); !s.ok())
+    return PrintUsageError("check", s.message());
+  if (int rc = DiscoverConfig("check", &options); rc != kExitOk) return rc;
   if (c.live && o->facts) {
-    PrintError("--live probes this host: it cannot be combined with --facts");
-    return kExitUsage;
+    return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
-  const std::string& file = o->config;
+  const std::string file = InputName(o->config);
   bool dsl = o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp");
   if (o->input && *o->input != "dsl" && *o->input != "toml") {
     PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
     return kExitUsage;
   }
-  absl::StatusOr<std::string> read = ReadText(file);
+  absl::StatusOr<std::string> read = ReadInput(o->config);
   if (!read.ok()) {
-    PrintError(std::string(read.status().message()));
+    PrintError(read.status());
     return kExitUsage;
   }
   const std::string& text = *read;

@@ -18,52 +18,6 @@
 namespace cwsc::cli {
 namespace {
 
-constexpr char kCompileUsage[] =
-    "usage: cwsc compile CONFIG [--target "
-    "auto|bwrap|seatbelt|opensandbox|seccomp|seccomp-bpf|plan]\n"
-    "                    [--mode MODE]\n"
-    "                    [--facts FILE] [--cwd DIR] [--format lines|shell|json|nul|sbpl]\n"
-    "                    [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
-    "                    [--no-project-config] [--unlisted-as-missing] [-- PROGRAM ARGS...]\n"
-    "\n"
-    "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission\n"
-    "mode (plan, ask, auto-review, full-access; default ask) against the live host,\n"
-    "or against recorded host facts (--facts), and print the artifact:\n"
-    "  --target auto   the artifact of the plan's kind (default)\n"
-    "  --target bwrap  the bubblewrap argv (exit 4 if the plan does not use bwrap)\n"
-    "  --target seatbelt  the sandbox-exec argv (exit 4 if the plan does not use Seatbelt)\n"
-    "  --target opensandbox  the OpenSandbox HTTP request(s), key redacted (exit 4 if\n"
-    "                  the plan is not remote; --format json for JSON)\n"
-    "  --target seccomp  the bwrap plan's syscall filter as a readable listing\n"
-    "                  (exit 4 if the plan has none)\n"
-    "  --target seccomp-bpf  the same filter as the BPF program bwrap reads on fd 3\n"
-    "                  (`cwsc compile ... --target seccomp-bpf > f.bpf`, then `3< f.bpf`)\n"
-    "  --target plan   the launch plan as canonical JSON\n"
-    "Without a program the argv ends at `--`. --format picks the argv form:\n"
-    "lines (default, one token per line), shell (one quoted line), json, nul;\n"
-    "a Seatbelt argv defaults to shell, and --format sbpl prints its profile alone.\n"
-    "Exit codes: 0 ok, 2 bad input or usage, 3 plan refused, 4 target not applicable.\n";
-
-constexpr char kExplainUsage[] =
-    "usage: cwsc explain CONFIG [--target auto|bwrap] [--mode MODE] [--facts FILE] [--cwd DIR]\n"
-    "                    [--policy NAME] [--input toml|dsl] [--unlisted-as-missing]\n"
-    "                    [-- PROGRAM ARGS...]\n"
-    "\n"
-    "Print every token of the emitted artifact with the origin that produced it\n"
-    "(config key with file:line:col, env variable, mode, host fact or default),\n"
-    "then what the plan skipped and why.\n";
-
-const std::vector<std::string> kOptions = {"--target",
-                                           "--mode",
-                                           "--facts",
-                                           "--cwd",
-                                           "--format",
-                                           "--policy",
-                                           "--input",
-                                           "--escalate",
-                                           "--no-project-config",
-                                           "--unlisted-as-missing"};
-
 // Artifact is what a target produced: an argv with origins, or a text.
 struct Artifact {
   backends::EmittedArgv argv;
@@ -73,8 +27,9 @@ struct Artifact {
 };
 
 // Emit builds the artifact for `target`, or returns an exit code with a message.
+// An unknown target is a usage error of `command`.
 int Emit(const ir::LaunchPlan& plan, const std::string& target,
-         const std::vector<std::string>& program, Artifact* out) {
+         const std::vector<std::string>& program, absl::string_view command, Artifact* out) {
   if (target == "plan") {
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     if (!json.ok()) {
@@ -196,22 +151,16 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     out->text = *listing;
     return kExitOk;
   }
-  std::fprintf(stderr,
-               "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-               "seccomp-bpf or plan)\n",
-               target.c_str());
-  return kExitUsage;
+  return PrintUsageError(command, absl::StrCat("unknown --target '", target,
+                                               "' (auto, bwrap, seatbelt, opensandbox, seccomp, "
+                                               "seccomp-bpf or plan)"));
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
-// With `lints`, also the plan's lints (cli/lints.h), read against the same facts.
-int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::CompileResult* out,
+// o.config is set: given, or found by DiscoverConfig. With `lints`, also the
+// plan's lints (cli/lints.h), read against the same facts.
+int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
                        std::vector<Lint>* lints) {
-  if (o.config.empty()) {
-    std::fputs("cwsc: error: missing CONFIG\n", stderr);
-    std::fputs(usage, stderr);
-    return kExitUsage;
-  }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -264,31 +213,26 @@ int WriteStdout(const std::string& data) {
 }  // namespace
 
 int CmdCompile(const Args& args) {
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
-  if (!o.ok()) {
-    PrintError(o.status());
-    std::fputs(kCompileUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kCompileUsage, stdout);
-    return kExitOk;
-  }
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("compile", args, &parse_rc);
+  if (!p) return parse_rc;
+  CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
   backends::ArgvFormat format = backends::ArgvFormat::kLines;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   const bool sbpl = o->format && *o->format == "sbpl";
   if (o->format && !sbpl) {
     auto f = backends::ParseArgvFormat(*o->format);
     if (!f) {
-      std::fprintf(stderr, "cwsc: error: unknown --format '%s' (lines, shell, json, nul or sbpl)\n",
-                   o->format->c_str());
-      return kExitUsage;
+      return PrintUsageError("compile", absl::StrCat("unknown --format '", *o->format,
+                                                     "' (lines, shell, json, nul or sbpl)"));
     }
     format = *f;
   }
   compiler::CompileResult r;
+  if (int rc = DiscoverConfig("compile", &options); rc != kExitOk) return rc;
   std::vector<Lint> lints;
-  if (int rc = CompileFromOptions(*o, kCompileUsage, &r, &lints); rc != kExitOk) return rc;
+  if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
     std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
   }
@@ -298,7 +242,7 @@ int CmdCompile(const Args& args) {
     return WriteStdout(output);
   };
   Artifact art;
-  if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
+  if (int rc = Emit(r.plan, o->target, o->program, "compile", &art); rc != kExitOk) return rc;
   if (!art.is_argv) {
     return finish(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
   }
@@ -329,25 +273,25 @@ int CmdCompile(const Args& args) {
 }
 
 int CmdExplain(const Args& args) {
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
-  if (!o.ok()) {
-    PrintError(o.status());
-    std::fputs(kExplainUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kExplainUsage, stdout);
-    return kExitOk;
-  }
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("explain", args, &parse_rc);
+  if (!p) return parse_rc;
+  CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
   compiler::CompileResult r;
+  if (int rc = DiscoverConfig("explain", &options); rc != kExitOk) return rc;
   std::vector<Lint> lints;
-  if (int rc = CompileFromOptions(*o, kExplainUsage, &r, &lints); rc != kExitOk) return rc;
+  if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   const ir::LaunchPlan& plan = r.plan;
-  std::string out = absl::StrCat("# plan kind: ", ir::PlanKindName(plan.kind),
-                                 "\n# policy: ", plan.posture_label, "\n");
+  std::string out;
+  if (o->config_discovered) {
+    absl::StrAppend(&out, "# config: ", o->config, " (no CONFIG given: discovered)\n");
+  }
+  absl::StrAppend(&out, "# plan kind: ", ir::PlanKindName(plan.kind),
+                  "\n# policy: ", plan.posture_label, "\n");
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
-    if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;
+    if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
     if (!art.is_argv && plan.kind == ir::PlanKind::kOpenSandbox && plan.remote) {
       // The remote request has no argv tokens: show its URL's origin, then the request.
       absl::StrAppend(&out, "# url: ", plan.remote->url, "  (", plan.remote->url_origin.Describe(),
@@ -355,8 +299,9 @@ int CmdExplain(const Args& args) {
       art.is_argv = true;  // no tokens to explain below
     }
     if (!art.is_argv) {
-      std::fputs("cwsc: error: explain shows argv targets (auto, bwrap)\n", stderr);
-      return kExitUsage;
+      return PrintUsageError("explain", absl::StrCat("explain shows argv targets (auto, bwrap, "
+                                                     "seatbelt), not '",
+                                                     o->target, "'"));
     }
     size_t width = 0;
     std::vector<std::string> quoted;

@@ -25,20 +25,6 @@
 namespace cwsc::cli {
 namespace {
 
-constexpr char kDiffUsage[] =
-    "usage: cwsc diff A B [--exit-code] [--mode MODE] [--facts FILE] [--facts-b FILE]\n"
-    "                 [--cwd DIR] [--policy NAME] [--unlisted-as-missing]\n"
-    "\n"
-    "Compare what the sandbox of A and of B allows: A and B are policies (.cwsp or\n"
-    "config.toml, compiled for MODE, default ask, against the live host or --facts;\n"
-    "--facts-b gives B other facts) or plans (`cwsc compile --target plan` JSON).\n"
-    "Every path either plan names, with its parent and a child, is read and written\n"
-    "through both artifacts; network, plan kind and launcher are compared too.\n"
-    "Each change names the rule of B (or A) that decides it and its origin; widening\n"
-    "(B allows what A did not) is listed first.\n"
-    "Exit codes: 0 (also with changes, unless --exit-code), 1 with --exit-code when B\n"
-    "widens A, 2 bad input or usage.\n";
-
 constexpr char kChild[] = "cwsc-diff-probe";
 
 struct Side {
@@ -155,44 +141,17 @@ struct Change {
 }  // namespace
 
 int CmdDiff(const Args& args) {
-  bool exit_code = false;
-  std::optional<std::string> facts_b;
-  std::vector<std::string> files, rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--exit-code") {
-      exit_code = true;
-    } else if (a == "--facts-b") {
-      if (i + 1 >= args.size()) {
-        PrintError("option '--facts-b' needs a value");
-        return kExitUsage;
-      }
-      facts_b = args[++i];
-    } else if (a == "--mode" || a == "--facts" || a == "--cwd" || a == "--policy") {
-      rest.push_back(a);
-      if (i + 1 < args.size()) rest.push_back(args[++i]);
-    } else if (!a.empty() && a[0] != '-') {
-      files.push_back(a);
-    } else {
-      rest.push_back(a);
-    }
-  }
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(
-      rest,
-      {"--mode", "--facts", "--cwd", "--policy", "--unlisted-as-missing", "--no-project-config"});
-  if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
-    std::fputs(kDiffUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kDiffUsage, stdout);
-    return kExitOk;
-  }
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("diff", args, &parse_rc);
+  if (!p) return parse_rc;
+  const CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
+  const bool exit_code = p->Has("--exit-code");
+  const std::optional<std::string> facts_b = p->Last("--facts-b");
+  const std::vector<std::string>& files = p->positionals;
   if (files.size() != 2) {
-    PrintError(absl::StrCat("diff compares two files (A and B), got ", files.size()));
-    std::fputs(kDiffUsage, stderr);
-    return kExitUsage;
+    return PrintUsageError("diff",
+                           absl::StrCat("diff compares two files (A and B), got ", files.size()));
   }
   Side a, b;
   if (int rc = Load(files[0], *o, o->facts, &a); rc != kExitOk) return rc;

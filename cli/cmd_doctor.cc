@@ -8,38 +8,12 @@
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
-namespace {
-
-constexpr char kDoctorUsage[] =
-    "usage: cwsc doctor [CONFIG] [--json]\n"
-    "\n"
-    "Report which sandbox wrapper works on this host after resolving the\n"
-    "preference (prefer_bwrap, CODEWHALE_PREFER_BWRAP), and why not when it does\n"
-    "not: /usr/bin/bwrap missing, not a regular executable file, or its probe\n"
-    "failing with bwrap's own message, with the host cause and its scoped fix\n"
-    "(AppArmor user-namespace restriction, user namespaces disabled, an\n"
-    "unprivileged container). Also: the no-new-privs state, the selected\n"
-    "backend and the effective policy of every permission mode for CONFIG\n"
-    "(default: an empty config). The probe always runs afresh.\n"
-    "Exit codes: 0 a sandbox is available, 1 none is, 2 bad input or usage.\n";
-
-}  // namespace
-
 int CmdDoctor(const Args& args) {
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, {"--json"});
-  if (!o.ok()) {
-    PrintError(o.status());
-    std::fputs(kDoctorUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kDoctorUsage, stdout);
-    return kExitOk;
-  }
-  if (!o->program.empty()) {
-    std::fputs("cwsc: error: doctor takes no program\n", stderr);
-    return kExitUsage;
-  }
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("doctor", args, &parse_rc);
+  if (!p) return parse_rc;
+  const CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeLiveFacts();
   absl::StatusOr<runtime::DoctorReport> r = runtime::RunDoctor(
       o->config.empty() ? "/dev/null" : o->config, facts.get(), runtime::ReadHostSignals());

@@ -9,31 +9,12 @@
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
-namespace {
-
-constexpr char kUsage[] =
-    "usage: cwsc facts [--for CONFIG] [--mode MODE] [--cwd DIR] [--policy NAME] [-o FILE]\n"
-    "\n"
-    "Record host facts in the format of docs/facts.md. With --for, compile CONFIG\n"
-    "against the live host and record exactly the facts that compile consulted, so\n"
-    "`cwsc compile CONFIG --facts FILE` gives byte-identical output on any machine.\n"
-    "Without --for, record the platform, user, working directory and bwrap probe.\n"
-    "Secrets are recorded as set/unset only.\n";
-
-}  // namespace
-
 int CmdFacts(const Args& args) {
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(
-      args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
-  if (!o.ok()) {
-    PrintError(o.status());
-    std::fputs(kUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kUsage, stdout);
-    return kExitOk;
-  }
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("facts", args, &parse_rc);
+  if (!p) return parse_rc;
+  const CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
   std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {

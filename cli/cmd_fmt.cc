@@ -1,5 +1,6 @@
 // `cwsc fmt`: print a .cwsp policy in its canonical layout, rewrite it in
 // place (-w), or check that it already is (--check).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -11,24 +12,6 @@
 
 namespace cwsc::cli {
 namespace {
-
-constexpr char kFmtUsage[] =
-    "usage: cwsc fmt [--check | -w] FILE...\n"
-    "\n"
-    "Format .cwsp policies canonically (docs/dsl.md): one statement per line,\n"
-    "two-space indentation, comments kept. Without options the formatted text\n"
-    "is printed; -w rewrites each FILE in place; --check prints the files that\n"
-    "are not formatted and exits 1 if there is any.\n"
-    "Exit codes: 0 ok, 1 not formatted (--check), 2 bad input or usage.\n";
-
-bool ReadWhole(const std::string& path, std::string* text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *text = ss.str();
-  return !in.bad();
-}
 
 // FirstDifference is the 1-based line where two texts first differ.
 int FirstDifference(const std::string& a, const std::string& b) {
@@ -43,37 +26,27 @@ int FirstDifference(const std::string& a, const std::string& b) {
 }  // namespace
 
 int CmdFmt(const Args& args) {
-  bool check = false;
-  bool write = false;
-  std::vector<std::string> files;
-  for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::fputs(kFmtUsage, stdout);
-      return kExitOk;
-    } else if (a == "--check") {
-      check = true;
-    } else if (a == "-w" || a == "--write") {
-      write = true;
-    } else if (!a.empty() && a[0] == '-') {
-      PrintError(absl::StrCat("fmt: unknown option '", a, "'"));
-      std::fputs(kFmtUsage, stderr);
-      return kExitUsage;
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.empty() || (check && write)) {
-    std::fputs(kFmtUsage, stderr);
-    return kExitUsage;
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("fmt", args, &parse_rc);
+  if (!p) return parse_rc;
+  const bool check = p->Has("--check");
+  const bool write = p->Has("-w");
+  const std::vector<std::string>& files = p->positionals;
+  if (files.empty()) return PrintUsageError("fmt", "missing FILE");
+  if (check && write) return PrintUsageError("fmt", "give --check or -w, not both");
+  if (write && std::find(files.begin(), files.end(), "-") != files.end()) {
+    return PrintUsageError("fmt", "-w cannot rewrite stdin (-)");
   }
   int rc = kExitOk;
-  for (const std::string& file : files) {
-    std::string text;
-    if (!ReadWhole(file, &text)) {
-      PrintError(ir::ErrorAt(file, 0, 0, "cannot read the file"));
+  for (const std::string& path : files) {
+    const std::string file = InputName(path);
+    absl::StatusOr<std::string> read = ReadInput(path);
+    if (!read.ok()) {
+      PrintError(read.status());
       rc = kExitUsage;
       continue;
     }
+    const std::string& text = *read;
     absl::StatusOr<std::string> formatted = compiler::FormatDsl(text, file);
     if (!formatted.ok()) {
       PrintError(formatted.status());
@@ -82,8 +55,12 @@ int CmdFmt(const Args& args) {
     }
     if (check) {
       if (*formatted != text) {
-        std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
-                    FirstDifference(text, *formatted), file.c_str());
+        if (path == "-") {
+          std::printf("%s:%d: not formatted\n", file.c_str(), FirstDifference(text, *formatted));
+        } else {
+          std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
+                      FirstDifference(text, *formatted), file.c_str());
+        }
         if (rc == kExitOk) rc = kExitCheckFailed;
       }
     } else if (write) {

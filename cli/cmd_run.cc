@@ -23,36 +23,6 @@
 namespace cwsc::cli {
 namespace {
 
-constexpr char kRunUsage[] =
-    "usage: cwsc run CONFIG [--mode MODE] [--cwd DIR] [--timeout SECONDS]\n"
-    "                [--json (-o FILE | --json-fd N)]\n"
-    "                [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
-    "                [--no-project-config] -- PROGRAM ARGS...\n"
-    "\n"
-    "Compile CONFIG for MODE (default ask) against this host and run PROGRAM under\n"
-    "the resulting plan: bubblewrap (linux-bwrap), a launcher in front of it\n"
-    "(launcher+bwrap), or unwrapped (none). The environment is cleared, then the\n"
-    "plan's allow-list and markers apply; stdin and stdout are the command's own.\n"
-    "--timeout ends the whole process tree (TERM, then KILL 2 s later).\n"
-    "--no-project-config skips <cwd>/.codewhale/config.toml, as `codewhale serve`\n"
-    "and `exec` do (a tool_launcher there otherwise stops the launch).\n"
-    "--json writes a result object into -o FILE (replaced, never followed through\n"
-    "a symlink) or onto descriptor N (--json-fd), channels the command cannot write.\n"
-    "Exit status: the command's own (128+N when it died of signal N); 124 timed\n"
-    "out; 125 refused or could not start (nothing ran); 126/127 program not\n"
-    "executable / not found (unwrapped runs); 2 bad input or usage.\n";
-
-constexpr char kExecUsage[] =
-    "usage: cwsc exec PLAN.json [--timeout SECONDS] [--json (-o FILE | --json-fd N)]\n"
-    "                 -- PROGRAM ARGS...\n"
-    "\n"
-    "Run PROGRAM under a plan compiled earlier (`cwsc compile --target plan`),\n"
-    "possibly on another machine. The host facts the plan relies on are checked\n"
-    "again first (platform, bubblewrap and its probe, mount sources, deny-list\n"
-    "paths, protected directories, working directory); when one no longer holds,\n"
-    "nothing runs (exit 125) and the reason is printed. Exit status as for\n"
-    "`cwsc run`.\n";
-
 absl::StatusOr<double> ParseTimeout(const std::optional<std::string>& text) {
   if (!text) return 0.0;
   double v = 0;
@@ -165,60 +135,36 @@ int Finish(const runtime::ExecOutcome& out, const ResultChannel& channel, const 
   return out.cwsc_exit_code;
 }
 
-// CheckProgram validates the `-- PROGRAM ARGS...` part.
-bool CheckProgram(const CommonOptions& o, const char* usage) {
-  if (o.program.empty()) {
-    std::fputs("cwsc: error: no program given: put it after --\n", stderr);
-    std::fputs(usage, stderr);
-    return false;
-  }
-  if (o.output && !o.json) {
-    std::fputs("cwsc: error: -o FILE needs --json\n", stderr);
-    return false;
-  }
-  if (o.json_fd && !o.json) {
-    std::fputs("cwsc: error: --json-fd N needs --json\n", stderr);
-    return false;
-  }
+// CheckProgram validates the `-- PROGRAM ARGS...` part and the result
+// channel; it returns 0, or the usage exit code after printing the error.
+int CheckProgram(const CommonOptions& o, absl::string_view command) {
+  if (o.program.empty()) return PrintUsageError(command, "no program given: put it after --");
+  if (o.output && !o.json) return PrintUsageError(command, "-o FILE needs --json");
+  if (o.json_fd && !o.json) return PrintUsageError(command, "--json-fd N needs --json");
   if (o.json && o.output && o.json_fd) {
-    std::fputs("cwsc: error: give -o FILE or --json-fd N, not both\n", stderr);
-    return false;
+    return PrintUsageError(command, "give -o FILE or --json-fd N, not both");
   }
   if (o.json && !o.output && !o.json_fd) {
-    std::fputs(
-        "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr "
-        "cannot carry a result it could forge\n",
-        stderr);
-    return false;
+    return PrintUsageError(command,
+                           "--json needs -o FILE or --json-fd N: the command's own stderr "
+                           "cannot carry a result it could forge");
   }
-  return true;
+  return kExitOk;
 }
 
 }  // namespace
 
 int CmdRun(const Args& args) {
-  absl::StatusOr<CommonOptions> o =
-      ParseCommonOptions(args, {"--mode", "--cwd", "--timeout", "--json", "--json-fd", "--policy",
-                                "--input", "--escalate", "-o", "--output", "--no-project-config"});
-  if (!o.ok()) {
-    PrintError(o.status());
-    std::fputs(kRunUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kRunUsage, stdout);
-    return kExitOk;
-  }
-  if (o->config.empty()) {
-    std::fputs("cwsc: error: missing CONFIG\n", stderr);
-    std::fputs(kRunUsage, stderr);
-    return kExitUsage;
-  }
-  if (!CheckProgram(*o, kRunUsage)) return kExitUsage;
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("run", args, &parse_rc);
+  if (!p) return parse_rc;
+  CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
+  if (int rc = DiscoverConfig("run", &options); rc != kExitOk) return rc;
+  if (int rc = CheckProgram(*o, "run"); rc != kExitOk) return rc;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
-    PrintError(timeout.status());
-    return kExitUsage;
+    return PrintUsageError("run", timeout.status().message());
   }
   absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
   if (!channel.ok()) {
@@ -247,41 +193,40 @@ int CmdRun(const Args& args) {
 }
 
 int CmdExec(const Args& args) {
-  absl::StatusOr<CommonOptions> o =
-      ParseCommonOptions(args, {"--timeout", "--json", "--json-fd", "-o", "--output"});
-  if (!o.ok()) {
-    PrintError(o.status());
-    std::fputs(kExecUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kExecUsage, stdout);
-    return kExitOk;
-  }
-  if (o->config.empty()) {
-    std::fputs("cwsc: error: missing PLAN.json\n", stderr);
-    std::fputs(kExecUsage, stderr);
-    return kExitUsage;
-  }
-  if (!CheckProgram(*o, kExecUsage)) return kExitUsage;
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("exec", args, &parse_rc);
+  if (!p) return parse_rc;
+  const CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
+  if (o->config.empty()) return PrintUsageError("exec", "missing PLAN.json");
+  if (int rc = CheckProgram(*o, "exec"); rc != kExitOk) return rc;
   absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
   if (!timeout.ok()) {
-    PrintError(timeout.status());
-    return kExitUsage;
+    return PrintUsageError("exec", timeout.status().message());
   }
   absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
   if (!channel.ok()) {
     PrintError(channel.status());
     return kExitUsage;
   }
-  std::ifstream in(o->config, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "cwsc: error: cannot read %s\n", o->config.c_str());
-    return kExitUsage;
+  absl::StatusOr<std::string> text;
+  if (o->config == "-") {
+    text = ReadInput("-");
+    if (!text.ok()) {
+      PrintError(text.status());
+      return kExitUsage;
+    }
+  } else {
+    std::ifstream in(o->config, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "cwsc: error: cannot read %s\n", o->config.c_str());
+      return kExitUsage;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(text.str(), o->config);
+  absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(*text, InputName(o->config));
   if (!plan.ok()) {
     PrintError(plan.status());
     return kExitUsage;

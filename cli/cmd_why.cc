@@ -13,22 +13,7 @@
 #include "compiler/paths.h"
 
 namespace cwsc::cli {
-namespace {
-
-constexpr char kWhyUsage[] =
-    "usage: cwsc why PATH CONFIG [--read|--write|--exec] [--mode MODE] [--facts FILE]\n"
-    "                [--cwd DIR] [--policy NAME] [--input toml|dsl] [--unlisted-as-missing]\n"
-    "\n"
-    "Explain the decision for PATH (absolute, or starting with ~, $HOME, $WORKSPACE,\n"
-    "$CWD or $TMPDIR) under CONFIG's plan for MODE (default ask): the verdict for\n"
-    "reading and writing (or only the access named), the rule that decides it, and\n"
-    "every bwrap mount layer it overrides, each with its origin.\n"
-    "Exit codes: 0 ok, 2 bad input or usage, 3 plan refused.\n";
-
-const std::vector<std::string> kValueOptions = {"--mode",   "--facts", "--cwd",
-                                                "--policy", "--input", "--target"};
-
-}  // namespace
+namespace {}  // namespace
 
 // RenderWhy is shared with `cwsc audit --why`.
 std::string RenderWhy(const PlanArtifact& art, const std::string& path,
@@ -68,45 +53,21 @@ std::string RenderWhy(const PlanArtifact& art, const std::string& path,
 }
 
 int CmdWhy(const Args& args) {
+  int parse_rc = kExitOk;
+  std::optional<ParsedArgs> p = ParseOrExit("why", args, &parse_rc);
+  if (!p) return parse_rc;
+  CommonOptions options = CommonOptionsOf(*p);
+  const CommonOptions* o = &options;
   std::vector<backends::AccessKind> kinds;
-  std::vector<std::string> rest;
-  std::string path;
-  bool have_path = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--read") {
-      kinds.push_back(backends::AccessKind::kRead);
-    } else if (a == "--write") {
-      kinds.push_back(backends::AccessKind::kWrite);
-    } else if (a == "--exec") {
-      kinds.push_back(backends::AccessKind::kExec);
-    } else if (std::find(kValueOptions.begin(), kValueOptions.end(), a) != kValueOptions.end()) {
-      rest.push_back(a);
-      if (i + 1 < args.size()) rest.push_back(args[++i]);
-    } else if (!have_path && !a.empty() && a[0] != '-') {
-      path = a;
-      have_path = true;
-    } else {
-      rest.push_back(a);
-    }
+  for (const auto& [name, value] : p->flags) {
+    if (name == "--read") kinds.push_back(backends::AccessKind::kRead);
+    if (name == "--write") kinds.push_back(backends::AccessKind::kWrite);
+    if (name == "--exec") kinds.push_back(backends::AccessKind::kExec);
   }
-  absl::StatusOr<CommonOptions> o =
-      ParseCommonOptions(rest, {"--mode", "--facts", "--cwd", "--policy", "--input",
-                                "--unlisted-as-missing", "--no-project-config"});
-  if (!o.ok()) {
-    PrintError(std::string(o.status().message()));
-    std::fputs(kWhyUsage, stderr);
-    return kExitUsage;
-  }
-  if (o->help) {
-    std::fputs(kWhyUsage, stdout);
-    return kExitOk;
-  }
-  if (!have_path || o->config.empty()) {
-    PrintError(!have_path ? "missing PATH" : "missing CONFIG");
-    std::fputs(kWhyUsage, stderr);
-    return kExitUsage;
-  }
+  if (p->positionals.empty()) return PrintUsageError("why", "missing PATH");
+  const std::string path = p->positionals[0];
+  options.config = p->positionals.size() > 1 ? p->positionals[1] : "";
+  if (int rc = DiscoverConfig("why", &options); rc != kExitOk) return rc;
   if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {

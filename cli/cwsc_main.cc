@@ -1,12 +1,17 @@
 // cwsc: the command-line entry point. Dispatches to the subcommands in
-// cli/cmd_*.cc through one table.
+// cli/cmd_*.cc; the commands, their flags and help are in cli/command_table.h.
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+#include "cli/cli_help.h"
+#include "cli/cli_parse.h"
 #include "cli/commands.h"
 #include "cli/version.h"
 #include "runtime/foreground.h"
@@ -18,57 +23,59 @@ extern "C" void __gcov_dump(void);
 
 namespace {
 
-struct Command {
-  const char* name;
-  int (*run)(const cwsc::cli::Args&);
-  const char* summary;
-};
+using Runner = int (*)(const cwsc::cli::Args&);
 
-// kCommands lists every subcommand; keep it in the order of `cwsc --help`.
-const Command kCommands[] = {
-    {"compile", cwsc::cli::CmdCompile, "compile a policy into a launch plan or artifact"},
-    {"explain", cwsc::cli::CmdExplain, "show every emitted token with its origin"},
-    {"facts", cwsc::cli::CmdFacts, "record the host facts a compile consults"},
-    {"check", cwsc::cli::CmdCheck, "validate a policy and evaluate its expectations"},
-    {"why", cwsc::cli::CmdWhy, "the decision for one path and the rules behind it"},
-    {"diff", cwsc::cli::CmdDiff, "what one policy allows that another does not"},
-    {"audit", cwsc::cli::CmdAudit, "the access map of any bwrap argv or Seatbelt profile"},
-    {"fmt", cwsc::cli::CmdFmt, "format a .cwsp policy canonically"},
-    {"run", cwsc::cli::CmdRun, "compile against this host, then run a program under the plan"},
-    {"exec", cwsc::cli::CmdExec, "run a program under a plan compiled earlier"},
-    {"doctor", cwsc::cli::CmdDoctor, "which wrapper works here, and why not"},
-};
+// RunnerOf maps a command of the table (cli/command_table.h) to its code.
+Runner RunnerOf(absl::string_view name) {
+  using namespace cwsc::cli;
+  static constexpr std::pair<absl::string_view, Runner> kRunners[] = {
+      {"compile", CmdCompile}, {"explain", CmdExplain}, {"facts", CmdFacts},   {"check", CmdCheck},
+      {"why", CmdWhy},         {"diff", CmdDiff},       {"audit", CmdAudit},   {"fmt", CmdFmt},
+      {"run", CmdRun},         {"exec", CmdExec},       {"doctor", CmdDoctor},
+  };
+  for (const auto& [n, r] : kRunners) {
+    if (n == name) return r;
+  }
+  return nullptr;
+}
 
-constexpr char kUsage[] =
-    "usage: cwsc <command> [options]\n"
-    "\n"
-    "cwsc compiles a sandbox policy (Codewhale config.toml or a .cwsp policy),\n"
-    "a permission mode and host facts into a launch plan, and the plan into a\n"
-    "bubblewrap argv, a Seatbelt profile, a launcher command or an OpenSandbox\n"
-    "request.\n"
-    "\n"
-    "commands:\n";
+// UnknownCommand is the usage error for a word that names no command.
+int UnknownCommand(const std::string& name) {
+  std::vector<absl::string_view> names;
+  for (const cwsc::cli::Command& c : cwsc::cli::Commands()) names.push_back(c.name);
+  std::string m = "unknown command '" + name + "'";
+  if (std::string near = cwsc::cli::DidYouMean(name, names); !near.empty()) {
+    m += " (did you mean '" + near + "'?)";
+  }
+  return cwsc::cli::PrintUsageError("", m);
+}
 
-void PrintUsage(FILE* out) {
-  std::fputs(kUsage, out);
-  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
-  std::fputs("\nRun `cwsc <command> --help` for a command's options.\n", out);
+// Help is `cwsc help [COMMAND]`.
+int Help(const std::vector<std::string>& args) {
+  int rc = 0;
+  std::optional<cwsc::cli::ParsedArgs> p = cwsc::cli::ParseOrExit("help", args, &rc);
+  if (!p) return rc;
+  if (p->positionals.empty()) {
+    std::fputs(cwsc::cli::MainHelp().c_str(), stdout);
+    return cwsc::cli::kExitOk;
+  }
+  const cwsc::cli::Command* c = cwsc::cli::FindCommand(p->positionals[0]);
+  if (c == nullptr) return UnknownCommand(p->positionals[0]);
+  std::fputs(cwsc::cli::CommandHelp(*c).c_str(), stdout);
+  return cwsc::cli::kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    PrintUsage(stderr);
-    return cwsc::cli::kExitUsage;
-  }
+  if (argc < 2) return cwsc::cli::PrintUsageError("", "no command given");
   std::string name = argv[1];
   // Inside a sandbox at a terminal: the foreground shim (runtime/foreground.h).
   if (name == cwsc::runtime::kForegroundShimCommand) {
     return cwsc::runtime::RunForegroundShim(argc, argv);
   }
-  if (name == "--help" || name == "-h" || name == "help") {
-    PrintUsage(stdout);
+  if (name == "--help" || name == "-h") {
+    std::fputs(cwsc::cli::MainHelp().c_str(), stdout);
     return cwsc::cli::kExitOk;
   }
   if (name == "--version") {
@@ -76,20 +83,17 @@ int main(int argc, char** argv) {
     return cwsc::cli::kExitOk;
   }
   std::vector<std::string> args(argv + 2, argv + argc);
-  for (const Command& c : kCommands) {
-    if (name == c.name) {
-      // Every command has closed its files when it returns: flush stdio and
-      // leave without running destructors and exit handlers, which cost
-      // `cwsc run` a tenth of a millisecond per launch (docs/runtime.md).
-      int rc = c.run(args);
-      std::fflush(nullptr);
+  if (name == "help") return Help(args);
+  if (Runner run = RunnerOf(name)) {
+    // Every command has closed its files when it returns: flush stdio and
+    // leave without running destructors and exit handlers, which cost
+    // `cwsc run` a tenth of a millisecond per launch (docs/runtime.md).
+    int rc = run(args);
+    std::fflush(nullptr);
 #ifdef CWSC_COVERAGE
-      __gcov_dump();
+    __gcov_dump();
 #endif
-      _exit(rc);
-    }
+    _exit(rc);
   }
-  std::fprintf(stderr, "cwsc: unknown command '%s'\n", name.c_str());
-  PrintUsage(stderr);
-  return cwsc::cli::kExitUsage;
+  return UnknownCommand(name);
 }

@@ -83,7 +83,15 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
                      "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
                      "bypass, yolo)\n"));
   }
-  CWSC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(options.config_path));
+  std::string text;
+  if (options.config_text) {
+    if (options.config_text->size() > kMaxConfigBytes) {
+      return ir::ErrorAt(options.config_path, 0, 0, "the config is larger than 4 MiB");
+    }
+    text = *options.config_text;
+  } else {
+    CWSC_ASSIGN_OR_RETURN(text, ReadConfigFile(options.config_path));
+  }
   ConfigFormat format = options.format;
   if (format == ConfigFormat::kAuto) {
     format =

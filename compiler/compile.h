@@ -30,6 +30,9 @@ enum class ConfigFormat { kAuto, kToml, kDsl };
 
 struct CompileOptions {
   std::string config_path;  // the user config file
+  // The config's text when it does not come from config_path (`cwsc compile
+  // -` reads stdin; config_path then names it, "<stdin>", in diagnostics).
+  std::optional<std::string> config_text;
   ConfigFormat format = ConfigFormat::kAuto;
   std::string mode = "ask";  // permission mode, raw (aliases accepted)
   ir::Origin mode_origin = ir::Origin::Default("permission mode ask");

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "compiler/compile.h"
 #include "compiler/config_toml.h"
 #include "compiler/deny_list.h"
 #include "compiler/launcher.h"
@@ -122,18 +123,32 @@ ir::Policy PolicyFor(const ResolveInput& in) {
 // Escalation applies an approved per-command escalation (docs/behavior.md B-12).
 absl::Status ApplyEscalation(const ResolveInput& in, ir::Policy* p) {
   if (!in.escalate) return absl::OkStatus();
-  std::string target = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*in.escalate));
-  if (target != "workspace-write" && target != "danger-full-access") {
+  const std::string given = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*in.escalate));
+  constexpr char kExpected[] =
+      "expected workspace-write or danger-full-access, or the mode full-access";
+  std::string target = given;
+  // A permission mode names the posture it fixes: full-access (and its
+  // aliases) is danger-full-access; plan (read-only) is never wider; ask and
+  // auto-review take the configured policy, so they name none.
+  if (std::optional<std::string> mode = NormalizeMode(given)) {
+    if (*mode == "full-access") {
+      target = "danger-full-access";
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--escalate: invalid value '", *in.escalate, "': the mode ", *mode,
+          *mode == "plan" ? " is read-only, never wider; " : " has no posture of its own; ",
+          kExpected));
+    }
+  } else if (target != "workspace-write" && target != "danger-full-access") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--escalate: invalid value '", *in.escalate,
-                     "': expected workspace-write or danger-full-access"));
+        absl::StrCat("--escalate: invalid value '", *in.escalate, "': ", kExpected));
   }
   if (in.mode != "ask") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--escalate: sandbox escalation requires a one-shot user approval, but the current '",
         in.mode, "' posture cannot provide it (escalation is only possible in ask mode)"));
   }
-  Origin o = Origin::Cli(absl::StrCat("--escalate ", target));
+  Origin o = Origin::Cli(absl::StrCat("--escalate ", given));
   if (target == "workspace-write" && p->type == PolicyType::kReadOnly) {
     *p = ir::Policy{};  // SandboxPolicy::default(): workspace-write, no network
     p->origin = o;

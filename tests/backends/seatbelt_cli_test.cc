@@ -143,7 +143,9 @@ TEST(SeatbeltCli, ErrorsHaveExactTexts) {
 
   CliRun bad = Cwsc(Compile("workspace", "macos", "--format sbpx"));
   EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.err, "cwsc: error: unknown --format 'sbpx' (lines, shell, json, nul or sbpl)\n");
+  EXPECT_EQ(bad.err,
+            "cwsc: error: unknown --format 'sbpx' (lines, shell, json, nul or sbpl)\n"
+            "Try 'cwsc compile --help'.\n");
 }
 
 TEST(SeatbeltCli, ExplainShowsEveryProfileLineWithItsOrigin) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "backends/verify/seccomp_eval.h"
 #include "ir/plan_json.h"
@@ -68,22 +69,103 @@ TEST(Cli, SeccompTargets) {
 TEST(Cli, HelpAndUsage) {
   RunResult h = Cwsc({"--help"});
   EXPECT_EQ(h.exit_code, 0);
-  EXPECT_NE(h.out.find("usage: cwsc <command> [options]"), std::string::npos);
+  EXPECT_EQ(h.out.rfind("usage: cwsc <command> [options] [arguments]\n", 0), 0u);
   EXPECT_NE(h.out.find("  compile   compile a policy into a launch plan or artifact\n"),
             std::string::npos);
+  EXPECT_EQ(Cwsc({"help"}).out, h.out);
   RunResult c = Cwsc({"compile", "--help"});
   EXPECT_EQ(c.exit_code, 0);
-  EXPECT_EQ(c.out.rfind("usage: cwsc compile CONFIG "
-                        "[--target auto|bwrap|seatbelt|opensandbox|seccomp|seccomp-bpf|plan]\n",
-                        0),
-            0u);
+  EXPECT_EQ(c.out.rfind("usage: cwsc compile [CONFIG] [options] [-- PROGRAM ARGS...]\n", 0), 0u);
+  EXPECT_NE(c.out.find("\n  --mode MODE             the permission mode to compile for"),
+            std::string::npos);
+  EXPECT_NE(c.out.find("\n                            seccomp-bpf   the same filter"),
+            std::string::npos);
   EXPECT_EQ(c.err, "");
   RunResult none = Cwsc({});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err, "cwsc: error: no command given\nTry 'cwsc --help'.\n");
   RunResult unknown = Cwsc({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.err.rfind("cwsc: unknown command 'frobnicate'\n", 0), 0u);
+  EXPECT_EQ(unknown.err, "cwsc: error: unknown command 'frobnicate'\nTry 'cwsc --help'.\n");
+}
+
+// Every command of `cwsc --help` has its help three ways, all the same text,
+// which lists each of its options once.
+TEST(Cli, EveryCommandHasHelp) {
+  RunResult h = Cwsc({"--help"});
+  std::string list = h.out.substr(h.out.find("commands:\n") + 10);
+  int commands = 0;
+  for (size_t at = 0; list.compare(at, 2, "  ") == 0; at = list.find('\n', at) + 1) {
+    std::string name = list.substr(at + 2, list.find(' ', at + 2) - at - 2);
+    ++commands;
+    RunResult a = Cwsc({name, "--help"});
+    EXPECT_EQ(a.exit_code, 0) << name;
+    EXPECT_EQ(a.err, "") << name;
+    EXPECT_EQ(a.out.rfind("usage: cwsc " + name, 0), 0u) << name << a.out;
+    EXPECT_NE(a.out.find("\n  -h, --help              show this help and exit\n"),
+              std::string::npos)
+        << name;
+    EXPECT_EQ(Cwsc({name, "-h"}).out, a.out) << name;
+    EXPECT_EQ(Cwsc({"help", name}).out, a.out) << name;
+  }
+  EXPECT_EQ(commands, 12);
+  RunResult bad = Cwsc({"help", "complie"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err,
+            "cwsc: error: unknown command 'complie' (did you mean 'compile'?)\n"
+            "Try 'cwsc --help'.\n");
+}
+
+// A usage error is one line and a hint, nothing on stdout, exit 2; a near
+// miss of a command or an option is named.
+TEST(Cli, DidYouMean) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"compil"},
+       "cwsc: error: unknown command 'compil' (did you mean 'compile'?)\n"
+       "Try 'cwsc --help'.\n"},
+      {{"ecplain"},
+       "cwsc: error: unknown command 'ecplain' (did you mean 'explain'?)\n"
+       "Try 'cwsc --help'.\n"},
+      {{"--bogus"}, "cwsc: error: unknown command '--bogus'\nTry 'cwsc --help'.\n"},
+      {{"compile", "x.toml", "--mdoe", "ask"},
+       "cwsc: error: unknown option '--mdoe' for 'compile' (did you mean '--mode'?)\n"
+       "Try 'cwsc compile --help'.\n"},
+      {{"check", "x.cwsp", "--expetc=y.cwsp"},
+       "cwsc: error: unknown option '--expetc' for 'check' (did you mean '--expect'?)\n"
+       "Try 'cwsc check --help'.\n"},
+      {{"run", "x.toml", "--tiemout", "3", "--", "true"},
+       "cwsc: error: unknown option '--tiemout' for 'run' (did you mean '--timeout'?)\n"
+       "Try 'cwsc run --help'.\n"},
+      {{"fmt", "--hepl"},
+       "cwsc: error: unknown option '--hepl' for 'fmt' (did you mean '--help'?)\n"
+       "Try 'cwsc fmt --help'.\n"},
+      {{"compile", "x.toml", "--zzzzzz"},
+       "cwsc: error: unknown option '--zzzzzz' for 'compile'\nTry 'cwsc compile --help'.\n"},
+      {{"explain", "x.toml", "--format", "json"},
+       "cwsc: error: unknown option '--format' for 'explain'\nTry 'cwsc explain --help'.\n"},
+      {{"doctor", "--", "true"},
+       "cwsc: error: 'doctor' takes no program (nothing after --)\n"
+       "Try 'cwsc doctor --help'.\n"},
+      {{"compile", "--no-project-config=yes", "x.toml"},
+       "cwsc: error: option '--no-project-config' takes no value\n"
+       "Try 'cwsc compile --help'.\n"},
+      {{"compile", "a.toml", "b.toml"},
+       "cwsc: error: unexpected argument 'b.toml' (put the program after --)\n"
+       "Try 'cwsc compile --help'.\n"},
+      {{"facts", "a.toml"},
+       "cwsc: error: unexpected argument 'a.toml'\nTry 'cwsc facts --help'.\n"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = Cwsc(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0];
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, c.err);
+  }
 }
 
 // The version comes from meson.build's project() (cli/version.h.in); the
@@ -99,24 +181,32 @@ TEST(Cli, VersionIsTheProjectVersion) {
 }
 
 TEST(Cli, UsageErrors) {
-  RunResult missing = Cwsc({"compile"});
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.err.rfind("cwsc: error: missing CONFIG\n", 0), 0u);
   RunResult opt = Cwsc({"compile", "x.toml", "--bogus"});
   EXPECT_EQ(opt.exit_code, 2);
-  EXPECT_EQ(opt.err.rfind("cwsc: error: unknown option '--bogus'\n", 0), 0u);
+  EXPECT_EQ(opt.err,
+            "cwsc: error: unknown option '--bogus' for 'compile'\nTry 'cwsc compile --help'.\n");
   RunResult noval = Cwsc({"compile", "x.toml", "--mode"});
-  EXPECT_EQ(noval.err.rfind("cwsc: error: option '--mode' needs a value\n", 0), 0u);
+  EXPECT_EQ(noval.exit_code, 2);
+  EXPECT_EQ(noval.err, "cwsc: error: option '--mode' needs a value\nTry 'cwsc compile --help'.\n");
   RunResult fmt =
       Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--format", "xml"});
   EXPECT_EQ(fmt.exit_code, 2);
-  EXPECT_EQ(fmt.err, "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n");
+  EXPECT_EQ(fmt.err,
+            "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n"
+            "Try 'cwsc compile --help'.\n");
   RunResult target = Cwsc(
       {"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(target.err,
             "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-            "seccomp-bpf or plan)\n");
+            "seccomp-bpf or plan)\nTry 'cwsc compile --help'.\n");
+  RunResult explain =
+      Cwsc({"explain", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "plan"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_EQ(explain.err,
+            "cwsc: error: explain shows argv targets (auto, bwrap, seatbelt), not 'plan'\n"
+            "Try 'cwsc explain --help'.\n");
+  EXPECT_EQ(explain.out, "");
   EXPECT_EQ(target.out, "");
 }
 
@@ -262,6 +352,129 @@ TEST(Cli, ExamplesCompileOnRecordedFacts) {
       EXPECT_NE(r.out.find("\"schema_version\": 2"), std::string::npos);
     }
   }
+}
+
+// `-` reads the config (compile, explain, check, why, fmt) or the plan
+// (exec) from stdin; diagnostics then name <stdin>.
+TEST(Cli, StdinAsConfig) {
+  auto stdin_run = [](std::vector<std::string> args, const std::string& input) {
+    args.insert(args.begin(), Bin());
+    return testing::Run(args, input);
+  };
+  const std::string toml_path = Src() + "/examples/workspace.toml";
+  const std::string cwsp_path = Src() + "/examples/workspace.cwsp";
+  const std::string toml = testing::ReadFileOr(toml_path);
+  const std::string cwsp = testing::ReadFileOr(cwsp_path);
+  ASSERT_FALSE(toml.empty());
+  ASSERT_FALSE(cwsp.empty());
+  for (const char* target : {"bwrap", "plan"}) {
+    RunResult file = Cwsc({"compile", toml_path, "--facts", Facts(), "--target", target});
+    RunResult in = stdin_run({"compile", "-", "--facts", Facts(), "--target", target}, toml);
+    ASSERT_EQ(in.exit_code, 0) << in.err;
+    if (std::string(target) == "bwrap") {
+      EXPECT_EQ(in.out, file.out);
+    } else {
+      EXPECT_NE(in.out.find("\"file\": \"<stdin>\""), std::string::npos) << in.out;
+    }
+  }
+  RunResult dsl = stdin_run({"compile", "-", "--input", "dsl", "--facts", Facts()}, cwsp);
+  EXPECT_EQ(dsl.exit_code, 0) << dsl.err;
+  EXPECT_EQ(dsl.out, Cwsc({"compile", cwsp_path, "--facts", Facts()}).out);
+
+  RunResult bad = stdin_run({"compile", "-", "--facts", Facts()}, "sandbox_mode = \"sometimes\"\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
+            "<stdin>:1:16: error: Invalid sandbox_mode 'sometimes': expected read-only, "
+            "workspace-write, danger-full-access, or external-sandbox.");
+
+  RunResult ex = stdin_run({"explain", "-", "--facts", Facts()}, toml);
+  EXPECT_EQ(ex.exit_code, 0) << ex.err;
+  EXPECT_NE(ex.out.find("<stdin>:"), std::string::npos) << ex.out;
+
+  RunResult check = stdin_run({"check", "-", "--input", "dsl", "--facts", Facts()}, cwsp);
+  RunResult check_file = Cwsc({"check", cwsp_path, "--facts", Facts()});
+  EXPECT_EQ(check.exit_code, check_file.exit_code) << check.err;
+  EXPECT_NE(check.out.find("<stdin>"), std::string::npos) << check.out;
+
+  RunResult why = stdin_run({"why", "/etc/passwd", "-", "--facts", Facts()}, toml);
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_EQ(why.out, Cwsc({"why", "/etc/passwd", toml_path, "--facts", Facts()}).out);
+
+  RunResult fmt = stdin_run({"fmt", "-"}, "policy p {\nmode read-only;\n}\n");
+  EXPECT_EQ(fmt.exit_code, 0) << fmt.err;
+  EXPECT_EQ(fmt.out, "policy p {\n  mode read-only;\n}\n");
+  RunResult fmt_check = stdin_run({"fmt", "--check", "-"}, "policy p {\nmode read-only;\n}\n");
+  EXPECT_EQ(fmt_check.exit_code, 1);
+  EXPECT_EQ(fmt_check.out, "<stdin>:2: not formatted\n");
+  RunResult fmt_bad = stdin_run({"fmt", "-"}, "policy p {\n  mode \"x;\n}\n");
+  EXPECT_EQ(fmt_bad.exit_code, 2);
+  EXPECT_EQ(fmt_bad.err.rfind("<stdin>:2:", 0), 0u) << fmt_bad.err;
+  RunResult fmt_w = stdin_run({"fmt", "-w", "-"}, "policy p {\n}\n");
+  EXPECT_EQ(fmt_w.exit_code, 2);
+  EXPECT_EQ(fmt_w.err, "cwsc: error: -w cannot rewrite stdin (-)\nTry 'cwsc fmt --help'.\n");
+}
+
+// Without CONFIG, compile, explain, check, why and run use the config
+// Codewhale would: $CODEWHALE_HOME/config.toml, ~/.codewhale/config.toml,
+// then the legacy ~/.deepseek/config.toml; explain and the plan's origins
+// name the file found; with none, the error lists the places looked at.
+TEST(Cli, ConfigDiscovery) {
+  TempDir t;
+  const std::string home = t / "home";
+  const std::string cw = t / "cw";
+  const std::string toml = testing::ReadFileOr(Src() + "/examples/workspace.toml");
+  auto run = [&](std::vector<std::string> args, std::vector<std::string> env) {
+    args.insert(args.begin(), Bin());
+    env.push_back("PATH=/usr/bin:/bin");
+    return testing::RunWithEnv(args, env);
+  };
+  const std::vector<std::string> home_only = {"HOME=" + home};
+  const std::vector<std::string> both = {"HOME=" + home, "CODEWHALE_HOME=" + cw};
+
+  RunResult none = run({"compile", "--facts", Facts()}, both);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err, "cwsc: error: no CONFIG given and no config file found; looked for " + cw +
+                          "/config.toml, " + home + "/.codewhale/config.toml, " + home +
+                          "/.deepseek/config.toml\nTry 'cwsc compile --help'.\n");
+  RunResult unset = run({"why", "/etc", "--facts", Facts()}, home_only);
+  EXPECT_EQ(unset.exit_code, 2);
+  EXPECT_EQ(unset.err,
+            "cwsc: error: no CONFIG given and no config file found; looked for " + home +
+                "/.codewhale/config.toml, " + home +
+                "/.deepseek/config.toml ($CODEWHALE_HOME is unset)\nTry 'cwsc why --help'.\n");
+
+  // The legacy home alone.
+  for (const std::string& d : {home + "/.deepseek", home + "/.codewhale", cw}) {
+    std::filesystem::create_directories(d);
+  }
+  WriteFile(home + "/.deepseek/config.toml", toml);
+  RunResult legacy = run({"compile", "--facts", Facts(), "--target", "plan"}, both);
+  ASSERT_EQ(legacy.exit_code, 0) << legacy.err;
+  EXPECT_NE(legacy.out.find("\"file\": \"" + home + "/.deepseek/config.toml\""), std::string::npos);
+  // ~/.codewhale wins over the legacy home; $CODEWHALE_HOME over both.
+  WriteFile(home + "/.codewhale/config.toml", toml);
+  RunResult user = run({"explain", "--facts", Facts()}, both);
+  ASSERT_EQ(user.exit_code, 0) << user.err;
+  EXPECT_EQ(user.out.substr(0, user.out.find('\n') + 1),
+            "# config: " + home + "/.codewhale/config.toml (no CONFIG given: discovered)\n");
+  WriteFile(cw + "/config.toml", toml);
+  RunResult env = run({"explain", "--facts", Facts()}, both);
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_EQ(env.out.substr(0, env.out.find('\n') + 1),
+            "# config: " + cw + "/config.toml (no CONFIG given: discovered)\n");
+  // The same plan as with the file named.
+  EXPECT_EQ(run({"compile", "--facts", Facts()}, both).out,
+            run({"compile", cw + "/config.toml", "--facts", Facts()}, both).out);
+  RunResult why = run({"why", "/etc/passwd", "--facts", Facts()}, both);
+  EXPECT_EQ(why.exit_code, 0) << why.err;
+  RunResult check = run({"check", "--facts", Facts()}, both);
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find(cw + "/config.toml"), std::string::npos) << check.out;
+  // A named CONFIG prints no config line.
+  RunResult named = run({"explain", cw + "/config.toml", "--facts", Facts()}, both);
+  EXPECT_EQ(named.out.rfind("# plan kind: ", 0), 0u);
 }
 
 }  // namespace

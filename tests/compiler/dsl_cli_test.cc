@@ -197,6 +197,10 @@ TEST(DslCli, FmtRefusesBadInput) {
   EXPECT_EQ(ReadFileOr(dir / "bad.cwsp"), "policy p {\n  mode \"read-only;\n}\n");  // untouched
   RunResult usage = Cwsc({"fmt"}, dir.path());
   EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_EQ(usage.err, "cwsc: error: missing FILE\nTry 'cwsc fmt --help'.\n");
+  RunResult both = Cwsc({"fmt", "--check", "-w", "x.cwsp"}, dir.path());
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err, "cwsc: error: give --check or -w, not both\nTry 'cwsc fmt --help'.\n");
   RunResult missing = Cwsc({"fmt", "nope.cwsp"}, dir.path());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err, "nope.cwsp: error: cannot read the file\n");

@@ -288,9 +288,25 @@ TEST(Escalation, Rules) {
   auto dfa = esc("ask", "", "danger-full-access");
   ASSERT_TRUE(dfa.ok());
   EXPECT_EQ(dfa->plan.kind, PlanKind::kNone);
-  EXPECT_EQ(
-      esc("ask", "", "read-only").status().message(),
-      "--escalate: invalid value 'read-only': expected workspace-write or danger-full-access");
+  EXPECT_EQ(esc("ask", "", "read-only").status().message(),
+            "--escalate: invalid value 'read-only': expected workspace-write or "
+            "danger-full-access, or the mode full-access");
+  // A permission mode with a fixed posture names it too: full-access (and its
+  // aliases) is danger-full-access; plan is read-only, never wider.
+  for (auto [mode, shown] :
+       {std::pair{"full-access", "full-access"}, {"Bypass", "bypass"}, {"yolo", "yolo"}}) {
+    auto m = esc("ask", "sandbox_mode = \"read-only\"", mode);
+    ASSERT_TRUE(m.ok()) << mode << m.status();
+    EXPECT_EQ(m->plan.policy.type, PolicyType::kDangerFullAccess) << mode;
+    EXPECT_EQ(m->plan.policy.origin.Describe(),
+              ir::Origin::Cli(std::string("--escalate ") + shown).Describe());
+  }
+  EXPECT_EQ(esc("ask", "", "plan").status().message(),
+            "--escalate: invalid value 'plan': the mode plan is read-only, never wider; expected "
+            "workspace-write or danger-full-access, or the mode full-access");
+  EXPECT_EQ(esc("ask", "", "auto").status().message(),
+            "--escalate: invalid value 'auto': the mode auto-review has no posture of its own; "
+            "expected workspace-write or danger-full-access, or the mode full-access");
   EXPECT_EQ(esc("auto-review", "", "danger-full-access").status().message(),
             "--escalate: sandbox escalation requires a one-shot user approval, but the current "
             "'auto-review' posture cannot provide it (escalation is only possible in ask mode)");

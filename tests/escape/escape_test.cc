@@ -379,7 +379,7 @@ TEST_P(EscapeTest, JsonResultCannotBeForgedByTheCommand) {
   EXPECT_EQ(bare.exit_code, 2);
   EXPECT_EQ(bare.err,
             "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr cannot "
-            "carry a result it could forge\n");
+            "carry a result it could forge\nTry 'cwsc run --help'.\n");
 }
 
 // 9. With the network off, host AF_UNIX sockets (an ssh-agent, docker) stay

@@ -84,13 +84,41 @@ TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
             bad + ": error: bad plan at '/launch/refusal': a refused plan needs a refusal\n");
 }
 
+// `cwsc exec -` reads the plan from stdin (`cwsc compile --target plan |
+// cwsc exec - -- PROGRAM`); a bad one is named <stdin>.
+TEST_F(RunCliTest, ExecReadsThePlanFromStdin) {
+  std::string plan = ReadFileOr(CompilePlan());
+  std::vector<std::string> argv = {
+      CwscBin(), "exec", "-", "--", "/bin/sh", "-c", "echo ran > " + ws + "/m"};
+  RunResult r = RunWithEnv(argv, Env({}), plan);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFileOr(ws + "/m"), "ran\n");
+  r = RunWithEnv({CwscBin(), "exec", "-", "--", "true"}, Env({}), "{\"schema_version\": ");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, StartsWith("<stdin>:"));
+}
+
 TEST_F(RunCliTest, UsageErrors) {
   RunResult r = Cli({"run", config});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, StartsWith("cwsc: error: no program given: put it after --\nusage: cwsc run"));
+  EXPECT_EQ(r.err, "cwsc: error: no program given: put it after --\nTry 'cwsc run --help'.\n");
+  r = Cli({"run", config, "-o", "r.json", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\nTry 'cwsc run --help'.\n");
+  r = Cli({"exec", "p.json", "--json-fd", "3", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\nTry 'cwsc exec --help'.\n");
+  r = Cli({"run", config, "--json", "-o", "r.json", "--json-fd", "3", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\nTry 'cwsc run --help'.\n");
+  r = Cli({"exec", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cwsc: error: missing PLAN.json\nTry 'cwsc exec --help'.\n");
   r = Cli({"run", config, "--timeout", "abc", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: --timeout: expected a positive number of seconds, got 'abc'\n");
+  EXPECT_EQ(r.err,
+            "cwsc: error: --timeout: expected a positive number of seconds, got 'abc'\n"
+            "Try 'cwsc run --help'.\n");
   r = Cli({"run", config, "--timeout", "-1", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
   r = Cli({"run", config, "--facts", "x.yaml", "--", "true"});
@@ -104,21 +132,23 @@ TEST_F(RunCliTest, UsageErrors) {
   EXPECT_THAT(r.err, StartsWith(Base() + "/bad.json:"));
   r = Cli({"run", config, "-o", Base() + "/r.json", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\n");
+  EXPECT_EQ(r.err, "cwsc: error: -o FILE needs --json\nTry 'cwsc run --help'.\n");
   // The result channel (docs/runtime.md, "--json result").
   for (const char* cmd : {"run", "exec"}) {
     std::string first = std::string(cmd) == "run" ? config : CompilePlan();
     r = Cli({cmd, first, "--json", "--", "true"});
     EXPECT_EQ(r.exit_code, 2);
+    const std::string hint = std::string("Try 'cwsc ") + cmd + " --help'.\n";
     EXPECT_EQ(r.err,
               "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr cannot "
-              "carry a result it could forge\n");
+              "carry a result it could forge\n" +
+                  hint);
     r = Cli({cmd, first, "--json-fd", "3", "--", "true"});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\n");
+    EXPECT_EQ(r.err, "cwsc: error: --json-fd N needs --json\n" + hint);
     r = Cli({cmd, first, "--json", "--json-fd", "3", "-o", Base() + "/r.json", "--", "true"});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\n");
+    EXPECT_EQ(r.err, "cwsc: error: give -o FILE or --json-fd N, not both\n" + hint);
     for (const char* fd : {"1", "two", "-3"}) {
       r = Cli({cmd, first, "--json", "--json-fd", fd, "--", "true"});
       EXPECT_EQ(r.exit_code, 2);

@@ -1,0 +1,162 @@
+#include "cli/cli_parse.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "cli/cli_help.h"
+
+namespace cwsc::cli {
+
+bool ParsedArgs::Has(absl::string_view name) const {
+  for (const auto& [n, v] : flags) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> ParsedArgs::Last(absl::string_view name) const {
+  std::optional<std::string> out;
+  for (const auto& [n, v] : flags) {
+    if (n == name) out = v;
+  }
+  return out;
+}
+
+std::vector<std::string> ParsedArgs::All(absl::string_view name) const {
+  std::vector<std::string> out;
+  for (const auto& [n, v] : flags) {
+    if (n == name) out.push_back(v);
+  }
+  return out;
+}
+
+namespace {
+
+// Distance is the optimal string alignment distance: insertions, deletions,
+// substitutions and transpositions of neighbours each cost 1.
+size_t Distance(absl::string_view a, absl::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string UnknownOption(const Command& c, const std::string& name) {
+  std::vector<absl::string_view> names = {"--help"};
+  for (const Flag& f : c.flags) {
+    names.push_back(f.name);
+    if (!f.alias.empty()) names.push_back(f.alias);
+  }
+  std::string m = absl::StrCat("unknown option '", name, "' for '", c.name, "'");
+  if (std::string near = DidYouMean(name, names); !near.empty()) {
+    absl::StrAppend(&m, " (did you mean '", near, "'?)");
+  }
+  return m;
+}
+
+size_t MaxPositionals(const Command& c) {
+  if (!c.positionals.empty() && c.positionals.back().variadic) return SIZE_MAX;
+  return c.positionals.size();
+}
+
+}  // namespace
+
+std::string DidYouMean(absl::string_view word, const std::vector<absl::string_view>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (absl::string_view c : candidates) {
+    size_t d = Distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = std::string(c);
+    }
+  }
+  if (best_d <= 2 && best_d * 2 < word.size()) return best;
+  return "";
+}
+
+absl::StatusOr<ParsedArgs> Parse(const Command& c, const std::vector<std::string>& args) {
+  ParsedArgs p;
+  p.command = &c;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      if (!c.takes_program) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("'", c.name, "' takes no program (nothing after --)"));
+      }
+      p.saw_dashdash = true;
+      p.program.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    if (a == "--help" || a == "-h") {
+      p.help = true;
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-') {
+      std::string name = a, value;
+      bool has_value = false;
+      if (size_t eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        has_value = true;
+      }
+      const Flag* f = FindFlag(c, name);
+      if (f == nullptr) return absl::InvalidArgumentError(UnknownOption(c, name));
+      if (!f->TakesValue()) {
+        if (has_value) {
+          return absl::InvalidArgumentError(absl::StrCat("option '", name, "' takes no value"));
+        }
+      } else if (!has_value) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(absl::StrCat("option '", name, "' needs a value"));
+        }
+        value = args[++i];
+      }
+      p.flags.emplace_back(std::string(f->name), std::move(value));
+      continue;
+    }
+    if (p.positionals.size() >= MaxPositionals(c)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument '", a, "'", c.takes_program ? " (put the program after --)" : ""));
+    }
+    p.positionals.push_back(a);
+  }
+  return p;
+}
+
+int PrintUsageError(absl::string_view command, absl::string_view message) {
+  std::string hint = command.empty() ? "cwsc --help" : absl::StrCat("cwsc ", command, " --help");
+  std::string out = absl::StrCat("cwsc: error: ", message, "\nTry '", hint, "'.\n");
+  std::fputs(out.c_str(), stderr);
+  return 2;
+}
+
+std::optional<ParsedArgs> ParseOrExit(absl::string_view name, const std::vector<std::string>& args,
+                                      int* rc) {
+  const Command* c = FindCommand(name);
+  absl::StatusOr<ParsedArgs> p = Parse(*c, args);
+  if (!p.ok()) {
+    *rc = PrintUsageError(name, p.status().message());
+    return std::nullopt;
+  }
+  if (p->help) {
+    std::string help = CommandHelp(*c);
+    std::fwrite(help.data(), 1, help.size(), stdout);
+    *rc = 0;
+    return std::nullopt;
+  }
+  return *std::move(p);
+}
+
+}  // namespace cwsc::cli

@@ -1,0 +1,139 @@
+// The command table (cli/command_table.h) is well formed, and the parser
+// (cli/cli_parse.h) reads a command line by it.
+#include "cli/cli_parse.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "cli/cli_help.h"
+#include "cli/command_table.h"
+
+namespace cwsc::cli {
+namespace {
+
+std::string S(absl::string_view v) { return std::string(v.data(), v.size()); }
+
+// Every entry is what the help, man and completion generators assume.
+TEST(CommandTable, IsWellFormed) {
+  std::set<std::string> names;
+  for (const Command& c : Commands()) {
+    SCOPED_TRACE(S(c.name));
+    EXPECT_TRUE(names.insert(S(c.name)).second) << "a command is listed twice";
+    EXPECT_FALSE(c.summary.empty());
+    EXPECT_NE(c.summary.back(), '.') << "a summary is a phrase";
+    EXPECT_FALSE(c.synopsis.empty());
+    EXPECT_FALSE(c.exit_status.empty());
+    std::string description = S(c.description);
+    for (size_t at = description.find('\n'); at != std::string::npos;
+         at = description.find('\n', at + 2)) {
+      EXPECT_EQ(description.compare(at, 2, "\n\n"), 0) << "a lone newline inside a paragraph";
+    }
+    std::set<std::string> spellings = {"-h", "--help"};
+    for (const Flag& f : c.flags) {
+      SCOPED_TRACE(S(f.name));
+      EXPECT_EQ(f.name[0], '-');
+      EXPECT_TRUE(spellings.insert(S(f.name)).second) << "a flag is spelled twice";
+      if (!f.alias.empty()) {
+        EXPECT_TRUE(spellings.insert(S(f.alias)).second);
+      }
+      EXPECT_EQ(f.value_name.empty(), f.kind == ValueKind::kNone);
+      EXPECT_EQ(!f.choices.empty(), f.kind == ValueKind::kChoice);
+      EXPECT_FALSE(f.help.empty());
+      EXPECT_NE(f.help.back(), '.');
+    }
+    for (size_t i = 0; i < c.positionals.size(); ++i) {
+      EXPECT_TRUE(!c.positionals[i].variadic || i + 1 == c.positionals.size());
+    }
+  }
+  EXPECT_NE(FindCommand("compile"), nullptr);
+  EXPECT_EQ(FindCommand("compil"), nullptr);
+}
+
+ParsedArgs ParseOk(absl::string_view command, const std::vector<std::string>& args) {
+  absl::StatusOr<ParsedArgs> p = Parse(*FindCommand(command), args);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *std::move(p) : ParsedArgs{};
+}
+
+std::string ParseError(absl::string_view command, const std::vector<std::string>& args) {
+  absl::StatusOr<ParsedArgs> p = Parse(*FindCommand(command), args);
+  return p.ok() ? "(parsed)" : S(p.status().message());
+}
+
+TEST(Parse, ValuesInEitherFormAndInOrder) {
+  ParsedArgs p = ParseOk("check", {"--mode=plan", "f.cwsp", "--mode", "ask", "--lint"});
+  EXPECT_EQ(p.positionals, std::vector<std::string>{"f.cwsp"});
+  EXPECT_EQ(p.All("--mode"), (std::vector<std::string>{"plan", "ask"}));
+  EXPECT_EQ(p.Last("--mode"), "ask");
+  EXPECT_TRUE(p.Has("--lint"));
+  EXPECT_FALSE(p.Has("--live"));
+  EXPECT_EQ(p.Last("--expect"), std::nullopt);
+  // An alias is recorded by the table's name; a value may start with '-'.
+  p = ParseOk("facts", {"--output", "-", "--cwd", "-x"});
+  EXPECT_EQ(p.Last("-o"), "-");
+  EXPECT_EQ(p.Last("--cwd"), "-x");
+  // An empty value after '=' is a value.
+  EXPECT_EQ(ParseOk("compile", {"--policy="}).Last("--policy"), "");
+}
+
+TEST(Parse, DashIsAnArgumentAndDashDashEndsTheOptions) {
+  ParsedArgs p = ParseOk("compile", {"-", "--mode", "plan", "--", "sh", "--mode", "-c"});
+  EXPECT_EQ(p.positionals, std::vector<std::string>{"-"});
+  EXPECT_TRUE(p.saw_dashdash);
+  EXPECT_EQ(p.program, (std::vector<std::string>{"sh", "--mode", "-c"}));
+  p = ParseOk("compile", {"x.toml", "--"});
+  EXPECT_TRUE(p.saw_dashdash);
+  EXPECT_TRUE(p.program.empty());
+  // --help anywhere asks for help, but the other words are still checked.
+  EXPECT_TRUE(ParseOk("fmt", {"x.cwsp", "--help"}).help);
+  EXPECT_EQ(ParseError("fmt", {"--help", "--bogus"}), "unknown option '--bogus' for 'fmt'");
+  EXPECT_TRUE(ParseOk("why", {"-h"}).help);
+}
+
+TEST(Parse, Errors) {
+  EXPECT_EQ(ParseError("compile", {"--mdoe", "ask"}),
+            "unknown option '--mdoe' for 'compile' (did you mean '--mode'?)");
+  EXPECT_EQ(ParseError("compile", {"--mode"}), "option '--mode' needs a value");
+  EXPECT_EQ(ParseError("check", {"--lint=yes"}), "option '--lint' takes no value");
+  EXPECT_EQ(ParseError("why", {"/a", "b.toml", "c.toml"}), "unexpected argument 'c.toml'");
+  EXPECT_EQ(ParseError("run", {"a", "b"}), "unexpected argument 'b' (put the program after --)");
+  EXPECT_EQ(ParseError("diff", {"a", "b", "--", "c"}),
+            "'diff' takes no program (nothing after --)");
+  // fmt takes any number of files.
+  EXPECT_EQ(ParseOk("fmt", {"a", "b", "c", "-"}).positionals.size(), 4u);
+}
+
+TEST(DidYouMean, NearMissesOnly) {
+  const std::vector<absl::string_view> flags = {"--mode", "--facts", "--facts-b", "--cwd", "-o"};
+  EXPECT_EQ(DidYouMean("--mdoe", flags), "--mode");   // a transposition is one edit
+  EXPECT_EQ(DidYouMean("--fact", flags), "--facts");  // a missing letter
+  EXPECT_EQ(DidYouMean("--facts-c", flags), "--facts-b");
+  EXPECT_EQ(DidYouMean("--cdw", flags), "--cwd");
+  EXPECT_EQ(DidYouMean("--zzzzzz", flags), "");    // nothing near
+  EXPECT_EQ(DidYouMean("-x", flags), "");          // too short to guess: "-o" is 1 edit of 2
+  EXPECT_EQ(DidYouMean("--moderate", flags), "");  // 4 edits
+  EXPECT_EQ(DidYouMean("x", {}), "");
+}
+
+TEST(Help, WrapsAtTheColumn) {
+  EXPECT_EQ(Wrap("aaa bbb ccc", 2, 4, 9), "  aaa bbb\n    ccc\n");  // 9 columns fit
+  EXPECT_EQ(Wrap("aaa bbb ccc", 2, 4, 8), "  aaa\n    bbb\n    ccc\n");
+  EXPECT_EQ(Wrap("one two", 0, 0), "one two\n");
+  for (const Command& c : Commands()) {
+    std::string help = CommandHelp(c);
+    size_t start = 0;
+    for (size_t end = help.find('\n'); end != std::string::npos;
+         start = end + 1, end = help.find('\n', start)) {
+      std::string line = help.substr(start, end - start);
+      // A long word (a path, a command in backquotes) may stick out alone.
+      if (line.size() > 79) {
+        EXPECT_EQ(line.find(' ', line.find_first_not_of(' ')), line.npos) << line;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cwsc::cli
