@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/verify.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
@@ -18,9 +19,9 @@ namespace {
 
 constexpr char kAuditUsage[] =
     "usage: cwsc audit [--why PATH [--read|--write|--exec]] [--expect FILE.cwsp]\n"
-    "                  [--home DIR] [--workspace DIR] -- bwrap ARGS...\n"
+    "                  [--home DIR] [--workspace DIR] [--json] -- bwrap ARGS...\n"
     "       cwsc audit --sbpl FILE [-D KEY=VALUE ...] [--why PATH ...] [--expect FILE.cwsp]\n"
-    "                  [--home DIR] [--workspace DIR]\n"
+    "                  [--home DIR] [--workspace DIR] [--json]\n"
     "\n"
     "Print what a sandbox allows: for a bwrap command line (a launcher before bwrap\n"
     "is fine; the argv after bwrap's own `--` is the program), each mount\n"
@@ -29,6 +30,7 @@ constexpr char kAuditUsage[] =
     "read and write verdicts, and the network. --why explains one path; --expect\n"
     "evaluates the expectations of a .cwsp file ($WORKSPACE: --workspace, else the\n"
     "argv's --chdir; $HOME: --home, else $HOME; $TMPDIR: $TMPDIR, else /tmp).\n"
+    "--json prints the same in the JSON report (docs/cli.md).\n"
     "Exit codes: 0 ok, 1 an expectation failed, 2 bad input or usage.\n";
 
 std::string Verdicts(const PlanArtifact& art, const std::string& path) {
@@ -57,6 +59,7 @@ int CmdAudit(const Args& args) {
       std::fputs(kAuditUsage, stdout);
       return kExitOk;
     }
+    if (a == "--json") continue;  // the report is the dispatcher's (cli/json_report.h)
     if (a == "--read" || a == "--write" || a == "--exec") {
       kinds.push_back(a == "--read"    ? backends::AccessKind::kRead
                       : a == "--write" ? backends::AccessKind::kWrite
@@ -101,6 +104,8 @@ int CmdAudit(const Args& args) {
   art.plan = &plan;
   std::string out;
   std::string chdir;
+  Json json{{"artifact", nullptr},   {"network", nullptr}, {"paths", Json::array()},
+            {"parameters", nullptr}, {"why", nullptr},     {"expectations", nullptr}};
   if (saw_dashdash) {
     absl::StatusOr<backends::BwrapChecker> c = backends::BwrapChecker::FromArgv(argv);
     if (!c.ok()) {
@@ -114,6 +119,10 @@ int CmdAudit(const Args& args) {
     plan.kind = ir::PlanKind::kLinuxBwrap;
     absl::StrAppend(&out, "bwrap: ", v.layers.size(), " mount layers, network ",
                     v.network_isolated ? "isolated" : "shared (the host's)", "\n");
+    json["artifact"] = "bwrap";
+    json["layers"] = v.layers.size();
+    json["network"] = Json{{"allowed", !v.network_isolated},
+                           {"detail", v.network_isolated ? "isolated" : "shared"}};
     std::map<std::string, std::vector<std::string>> groups;
     std::vector<std::string> seen;
     for (int i = static_cast<int>(v.layers.size()) - 1; i >= 0; --i) {
@@ -124,6 +133,8 @@ int CmdAudit(const Args& args) {
       backends::Verdict r = art.bwrap->Decide(backends::AccessKind::kRead, norm);
       groups[r.detail].insert(groups[r.detail].begin(),
                               absl::StrCat("  ", norm, "  (", r.rule.empty() ? "" : r.rule, ")\n"));
+      json["paths"].insert(json["paths"].begin(),
+                           Json{{"path", norm}, {"access", r.detail}, {"rule", r.rule}});
     }
     for (const char* g : {"writable", "read-only", "device", "private", "hidden", "none"}) {
       if (!groups.count(g)) continue;
@@ -148,9 +159,17 @@ int CmdAudit(const Args& args) {
     Decision net = DecideOn(art, backends::AccessKind::kNetwork, "");
     absl::StrAppend(&out, "seatbelt profile ", *sbpl_file, ": network ",
                     net.allowed ? "allowed" : "denied", " (", net.detail, ")\n");
+    json["artifact"] = "seatbelt";
+    json["network"] = Json{{"allowed", net.allowed}, {"detail", net.detail}};
+    json["parameters"] = Json::array();
     if (!params.empty()) absl::StrAppend(&out, "parameters:\n");
     for (const auto& [key, value] : params) {
       absl::StrAppend(&out, "  ", key, "=", value, ": ", Verdicts(art, value), "\n");
+      json["parameters"].push_back(
+          Json{{"key", key},
+               {"value", value},
+               {"read", DecideOn(art, backends::AccessKind::kRead, value).allowed},
+               {"write", DecideOn(art, backends::AccessKind::kWrite, value).allowed}});
     }
   }
   compiler::PathVars vars;
@@ -166,6 +185,7 @@ int CmdAudit(const Args& args) {
     }
     if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
     out += RenderWhy(art, *p, kinds, art.target);
+    json["why"] = WhyJson(art, *p, kinds);
   }
   int failed = 0;
   if (expect) {
@@ -175,6 +195,7 @@ int CmdAudit(const Args& args) {
       return kExitUsage;
     }
     int passed = 0;
+    json["expectations"] = Json::array();
     for (const ir::Expectation& e : *es) {
       std::string path = e.path;  // network: "" or HOST:PORT
       if (e.kind != ir::Expectation::Kind::kNetwork) {
@@ -189,6 +210,16 @@ int CmdAudit(const Args& args) {
       Decision d = DecideOn(art, KindOf(e.kind), path);
       bool pass = d.allowed == e.allowed;
       (pass ? passed : failed)++;
+      json["expectations"].push_back(
+          Json{{"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
+                                    {"path", e.path},
+                                    {"expected", e.allowed ? "allowed" : "denied"},
+                                    {"file", e.origin.file},
+                                    {"line", e.origin.line},
+                                    {"col", e.origin.col}}},
+               {"path", path},
+               {"result", pass ? "pass" : "fail"},
+               {"decision", DecisionJson(KindOf(e.kind), d)}});
       absl::StrAppend(&out, pass ? "pass" : "FAIL", "  expect ", ir::ExpectationKindName(e.kind),
                       path.empty() ? "" : " ", path, " ", e.allowed ? "allowed" : "denied", "  (",
                       e.origin.file, ":", e.origin.line, ":", e.origin.col,
@@ -196,9 +227,16 @@ int CmdAudit(const Args& args) {
                       d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
     }
     absl::StrAppend(&out, "check: ", passed, " passed, ", failed, " failed\n");
+    json["passed"] = passed;
+    json["failed"] = failed;
+  }
+  int rc = failed > 0 ? kExitCheckFailed : kExitOk;
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(std::move(json));
+    return rc;
   }
   std::fputs(out.c_str(), stdout);
-  return failed > 0 ? kExitCheckFailed : kExitOk;
+  return rc;
 }
 
 }  // namespace cwsc::cli

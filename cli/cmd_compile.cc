@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/argv_format.h"
 #include "backends/bwrap.h"
@@ -11,6 +12,7 @@
 #include "backends/verify/seccomp_eval.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "ir/plan_json.h"
 
 namespace cwsc::cli {
@@ -22,7 +24,8 @@ constexpr char kCompileUsage[] =
     "                    [--mode MODE]\n"
     "                    [--facts FILE] [--cwd DIR] [--format lines|shell|json|nul|sbpl]\n"
     "                    [--policy NAME] [--input toml|dsl] [--escalate MODE]\n"
-    "                    [--no-project-config] [--unlisted-as-missing] [-- PROGRAM ARGS...]\n"
+    "                    [--no-project-config] [--unlisted-as-missing] [--json]\n"
+    "                    [-- PROGRAM ARGS...]\n"
     "\n"
     "Compile CONFIG (a Codewhale config.toml, or a .cwsp policy) for a permission\n"
     "mode (plan, ask, auto-review, full-access; default ask) against the live host,\n"
@@ -40,16 +43,18 @@ constexpr char kCompileUsage[] =
     "Without a program the argv ends at `--`. --format picks the argv form:\n"
     "lines (default, one token per line), shell (one quoted line), json, nul;\n"
     "a Seatbelt argv defaults to shell, and --format sbpl prints its profile alone.\n"
+    "--json prints the artifact in the JSON report (docs/cli.md); not with --format.\n"
     "Exit codes: 0 ok, 2 bad input or usage, 3 plan refused, 4 target not applicable.\n";
 
 constexpr char kExplainUsage[] =
     "usage: cwsc explain CONFIG [--target auto|bwrap] [--mode MODE] [--facts FILE] [--cwd DIR]\n"
     "                    [--policy NAME] [--input toml|dsl] [--unlisted-as-missing]\n"
-    "                    [-- PROGRAM ARGS...]\n"
+    "                    [--json] [-- PROGRAM ARGS...]\n"
     "\n"
     "Print every token of the emitted artifact with the origin that produced it\n"
     "(config key with file:line:col, env variable, mode, host fact or default),\n"
-    "then what the plan skipped and why.\n";
+    "then what the plan skipped and why. --json prints the same in the JSON report\n"
+    "(docs/cli.md).\n";
 
 const std::vector<std::string> kOptions = {"--target",
                                            "--mode",
@@ -60,19 +65,33 @@ const std::vector<std::string> kOptions = {"--target",
                                            "--input",
                                            "--escalate",
                                            "--no-project-config",
-                                           "--unlisted-as-missing"};
+                                           "--unlisted-as-missing",
+                                           "--json"};
+// explain has no --format: its one other form is --json.
+const std::vector<std::string> kExplainOptions = {"--target",
+                                                  "--mode",
+                                                  "--facts",
+                                                  "--cwd",
+                                                  "--policy",
+                                                  "--input",
+                                                  "--escalate",
+                                                  "--no-project-config",
+                                                  "--unlisted-as-missing",
+                                                  "--json"};
 
 // Artifact is what a target produced: an argv with origins, or a text.
 struct Artifact {
   backends::EmittedArgv argv;
   bool is_argv = false;
-  std::string text;  // for non-argv targets (plan JSON)
-  std::string json;  // opensandbox: the requests as JSON (--format json)
+  std::string text;    // for non-argv targets (plan JSON)
+  std::string json;    // opensandbox: the requests as JSON (--format json)
+  std::string target;  // the target that emitted it ("auto" resolved)
 };
 
 // Emit builds the artifact for `target`, or returns an exit code with a message.
 int Emit(const ir::LaunchPlan& plan, const std::string& target,
          const std::vector<std::string>& program, Artifact* out) {
+  out->target = target;
   if (target == "plan") {
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     if (!json.ok()) {
@@ -83,8 +102,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     return kExitOk;
   }
   if (plan.kind == ir::PlanKind::kRefused) {
-    std::fprintf(stderr, "cwsc: refused: %s\n  (%s)\n", plan.refusal->reason.c_str(),
-                 plan.refusal->origin.Describe().c_str());
+    PrintRefused(plan.refusal->reason, plan.refusal->origin);
     return kExitRefused;
   }
   std::string t = target;
@@ -104,18 +122,19 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
         t = "opensandbox";
         break;
       default:
-        std::fprintf(stderr, "cwsc: error: no emitter for plan kind %s in this build\n",
-                     ir::PlanKindName(plan.kind));
+        PrintError(absl::StrCat("no emitter for plan kind ", ir::PlanKindName(plan.kind),
+                                " in this build"));
         return kExitNotApplicable;
     }
   }
+  out->target = t;
   if (t == "none") {
     std::string why;
     for (const auto& s : plan.skipped) {
       if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
     }
-    std::fprintf(stderr, "cwsc: note: plan kind none: the command runs without an OS sandbox%s%s\n",
-                 why.empty() ? "" : ": ", why.c_str());
+    PrintNote(absl::StrCat("plan kind none: the command runs without an OS sandbox",
+                           why.empty() ? "" : ": ", why));
     out->is_argv = true;
     for (const std::string& a : program) out->argv.push_back({a, ir::Origin::Cli("program")});
     return kExitOk;
@@ -127,8 +146,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       for (const auto& s : plan.skipped) {
         if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
-      std::fprintf(stderr, "cwsc: error: --target bwrap: %s%s\n",
-                   std::string(argv.status().message()).c_str(), why.c_str());
+      PrintError(absl::StrCat("--target bwrap: ", argv.status().message(), why));
       return kExitNotApplicable;
     }
     out->is_argv = true;
@@ -142,8 +160,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       for (const auto& s : plan.skipped) {
         if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
-      std::fprintf(stderr, "cwsc: error: --target seatbelt: %s%s\n",
-                   std::string(argv.status().message()).c_str(), why.c_str());
+      PrintError(absl::StrCat("--target seatbelt: ", argv.status().message(), why));
       return kExitNotApplicable;
     }
     out->is_argv = true;
@@ -152,9 +169,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   }
   if (t == "opensandbox") {  // the HTTP request(s) for review, key redacted
     if (plan.kind != ir::PlanKind::kOpenSandbox || !plan.remote) {
-      std::fprintf(stderr,
-                   "cwsc: error: --target opensandbox: plan kind %s does not use OpenSandbox\n",
-                   ir::PlanKindName(plan.kind));
+      PrintError(absl::StrCat("--target opensandbox: plan kind ", ir::PlanKindName(plan.kind),
+                              " does not use OpenSandbox"));
       return kExitNotApplicable;
     }
     if (absl::Status s = backends::CheckRemoteProgram(program); !s.ok()) {
@@ -169,8 +185,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   }
   if (t == "seccomp" || t == "seccomp-bpf") {
     if (!plan.syscall_filter) {
-      std::fprintf(stderr, "cwsc: error: --target %s: plan kind %s has no syscall filter\n",
-                   t.c_str(), ir::PlanKindName(plan.kind));
+      PrintError(absl::StrCat("--target ", t, ": plan kind ", ir::PlanKindName(plan.kind),
+                              " has no syscall filter"));
       return kExitNotApplicable;
     }
     absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
@@ -194,17 +210,15 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     out->text = *listing;
     return kExitOk;
   }
-  std::fprintf(stderr,
-               "cwsc: error: unknown --target '%s' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-               "seccomp-bpf or plan)\n",
-               target.c_str());
+  PrintError(absl::StrCat("unknown --target '", target,
+                          "' (auto, bwrap, seatbelt, opensandbox, seccomp, seccomp-bpf or plan)"));
   return kExitUsage;
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
 int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::CompileResult* out) {
   if (o.config.empty()) {
-    std::fputs("cwsc: error: missing CONFIG\n", stderr);
+    PrintError("missing CONFIG");
     std::fputs(usage, stderr);
     return kExitUsage;
   }
@@ -244,7 +258,7 @@ int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::Comp
 
 int WriteStdout(const std::string& data) {
   if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0) {
-    std::fputs("cwsc: error: cannot write the output\n", stderr);
+    PrintError("cannot write the output");
     return kExitUsage;
   }
   return kExitOk;
@@ -263,14 +277,25 @@ int CmdCompile(const Args& args) {
     std::fputs(kCompileUsage, stdout);
     return kExitOk;
   }
+  if (o->json && o->format) {
+    PrintError(absl::StrCat("--json and --format ", *o->format,
+                            " cannot be combined: --json prints the artifact in the JSON report"));
+    return kExitUsage;
+  }
+  if (o->json && o->target == "seccomp-bpf") {
+    PrintError(
+        "--target seccomp-bpf is a binary program: it has no --json form (use --target "
+        "seccomp)");
+    return kExitUsage;
+  }
   backends::ArgvFormat format = backends::ArgvFormat::kLines;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   const bool sbpl = o->format && *o->format == "sbpl";
   if (o->format && !sbpl) {
     auto f = backends::ParseArgvFormat(*o->format);
     if (!f) {
-      std::fprintf(stderr, "cwsc: error: unknown --format '%s' (lines, shell, json, nul or sbpl)\n",
-                   o->format->c_str());
+      PrintError(
+          absl::StrCat("unknown --format '", *o->format, "' (lines, shell, json, nul or sbpl)"));
       return kExitUsage;
     }
     format = *f;
@@ -278,10 +303,15 @@ int CmdCompile(const Args& args) {
   compiler::CompileResult r;
   if (int rc = CompileFromOptions(*o, kCompileUsage, &r); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
-    std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
+    PrintWarning(w.code, w.message);
   }
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, &art); rc != kExitOk) return rc;
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(
+        CompileJson(r.plan, art.target, art.is_argv ? &art.argv : nullptr, art.text, art.json));
+    return kExitOk;
+  }
   if (!art.is_argv) {
     return WriteStdout(o->format && *o->format == "json" && !art.json.empty() ? art.json
                                                                               : art.text);
@@ -290,8 +320,8 @@ int CmdCompile(const Args& args) {
                              o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
   if (sbpl) {
     if (!seatbelt_argv) {
-      std::fprintf(stderr, "cwsc: error: --format sbpl: plan kind %s has no Seatbelt profile\n",
-                   ir::PlanKindName(r.plan.kind));
+      PrintError(absl::StrCat("--format sbpl: plan kind ", ir::PlanKindName(r.plan.kind),
+                              " has no Seatbelt profile"));
       return kExitNotApplicable;
     }
     absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(r.plan);
@@ -313,7 +343,15 @@ int CmdCompile(const Args& args) {
 }
 
 int CmdExplain(const Args& args) {
-  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kOptions);
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "--format" || absl::StartsWith(a, "--format=")) {
+      PrintError("explain has no --format: use --json for the JSON form");
+      std::fputs(kExplainUsage, stderr);
+      return kExitUsage;
+    }
+  }
+  absl::StatusOr<CommonOptions> o = ParseCommonOptions(args, kExplainOptions);
   if (!o.ok()) {
     PrintError(o.status());
     std::fputs(kExplainUsage, stderr);
@@ -328,6 +366,12 @@ int CmdExplain(const Args& args) {
   const ir::LaunchPlan& plan = r.plan;
   std::string out = absl::StrCat("# plan kind: ", ir::PlanKindName(plan.kind),
                                  "\n# policy: ", plan.posture_label, "\n");
+  Json json{{"plan_kind", ir::PlanKindName(plan.kind)},
+            {"policy", plan.posture_label},
+            {"target", nullptr},
+            {"tokens", Json::array()},
+            {"profile", nullptr},
+            {"remote", nullptr}};
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
     if (int rc = Emit(plan, o->target, o->program, &art); rc != kExitOk) return rc;
@@ -335,12 +379,17 @@ int CmdExplain(const Args& args) {
       // The remote request has no argv tokens: show its URL's origin, then the request.
       absl::StrAppend(&out, "# url: ", plan.remote->url, "  (", plan.remote->url_origin.Describe(),
                       ")\n", art.text);
+      json["remote"] = Json{{"url", plan.remote->url},
+                            {"url_origin", OriginJson(plan.remote->url_origin)},
+                            {"requests", Json::parse(art.json)}};
       art.is_argv = true;  // no tokens to explain below
     }
     if (!art.is_argv) {
-      std::fputs("cwsc: error: explain shows argv targets (auto, bwrap)\n", stderr);
+      PrintError("explain shows argv targets (auto, bwrap)");
       return kExitUsage;
     }
+    json["target"] = art.target;
+    json["tokens"] = TokensJson(art.argv);
     size_t width = 0;
     std::vector<std::string> quoted;
     for (const auto& a : art.argv) {
@@ -355,6 +404,7 @@ int CmdExplain(const Args& args) {
     for (size_t i = 0; i < art.argv.size(); ++i) {
       if (i == 2 && profile.ok()) {
         absl::StrAppend(&out, "# profile (-p), ", art.argv[2].text.size(), " bytes:\n");
+        json["profile"] = TokensJson(*profile);
         for (const auto& line : *profile) {
           if (line.text.empty()) continue;
           std::string l = absl::StrCat("  ", line.text);
@@ -377,6 +427,11 @@ int CmdExplain(const Args& args) {
   }
   for (const auto& w : plan.warnings) {
     absl::StrAppend(&out, "# warning [", w.code, "]: ", w.message, "\n");
+  }
+  if (JsonReport* report = ActiveReport()) {
+    PlanNotesJson(plan, &json);
+    report->SetResult(std::move(json));
+    return kExitOk;
   }
   return WriteStdout(out);
 }

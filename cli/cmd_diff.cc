@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
@@ -27,7 +28,7 @@ namespace {
 
 constexpr char kDiffUsage[] =
     "usage: cwsc diff A B [--exit-code] [--mode MODE] [--facts FILE] [--facts-b FILE]\n"
-    "                 [--cwd DIR] [--policy NAME] [--unlisted-as-missing]\n"
+    "                 [--cwd DIR] [--policy NAME] [--unlisted-as-missing] [--json]\n"
     "\n"
     "Compare what the sandbox of A and of B allows: A and B are policies (.cwsp or\n"
     "config.toml, compiled for MODE, default ask, against the live host or --facts;\n"
@@ -37,7 +38,8 @@ constexpr char kDiffUsage[] =
     "Each change names the rule of B (or A) that decides it and its origin; widening\n"
     "(B allows what A did not) is listed first.\n"
     "Exit codes: 0 (also with changes, unless --exit-code), 1 with --exit-code when B\n"
-    "widens A, 2 bad input or usage.\n";
+    "widens A, 2 bad input or usage. --json prints the changes in the JSON report\n"
+    "(docs/cli.md).\n";
 
 constexpr char kChild[] = "cwsc-diff-probe";
 
@@ -150,6 +152,7 @@ struct Change {
   bool widened;
   std::string line;
   std::string rule_key;  // the deciding rule of the side that explains it
+  Json json;             // the change in the JSON report
 };
 
 }  // namespace
@@ -162,6 +165,8 @@ int CmdDiff(const Args& args) {
     const std::string& a = args[i];
     if (a == "--exit-code") {
       exit_code = true;
+    } else if (a == "--json") {
+      continue;  // the report is the dispatcher's (cli/json_report.h)
     } else if (a == "--facts-b") {
       if (i + 1 >= args.size()) {
         PrintError("option '--facts-b' needs a value");
@@ -223,6 +228,11 @@ int CmdDiff(const Args& args) {
                           db.allowed ? "allowed" : "denied", " (", da.detail, " -> ", db.detail,
                           ")\n    B: ", Because(db), "\n    A: ", Because(da), "\n");
     c.rule_key = absl::StrCat(db.rule, "|", da.rule);
+    c.json = Json{{"access", backends::AccessKindName(kind)},
+                  {"path", path.empty() ? Json(nullptr) : Json(path)},
+                  {"change", c.widened ? "widened" : "narrowed"},
+                  {"a", DecisionJson(kind, da)},
+                  {"b", DecisionJson(kind, db)}};
     changes.push_back(std::move(c));
   };
   compare(backends::AccessKind::kNetwork, "");
@@ -246,6 +256,7 @@ int CmdDiff(const Args& args) {
   }
   std::string out;
   int widened = 0, narrowed = 0;
+  Json json_changes = Json::array(), json_other = Json::array();
   for (bool wide : {true, false}) {
     bool header = false;
     for (const Change* c : shown) {
@@ -257,20 +268,28 @@ int CmdDiff(const Args& args) {
       }
       (wide ? widened : narrowed)++;
       out += c->line;
+      json_changes.push_back(c->json);
     }
   }
   std::vector<std::string> other;
   if (a.plan.kind != b.plan.kind) {
     other.push_back(absl::StrCat("  plan kind: ", ir::PlanKindName(a.plan.kind), " -> ",
                                  ir::PlanKindName(b.plan.kind), "\n"));
+    json_other.push_back(Json{{"what", "plan_kind"},
+                              {"a", ir::PlanKindName(a.plan.kind)},
+                              {"b", ir::PlanKindName(b.plan.kind)}});
   }
   if (a.plan.launcher != b.plan.launcher) {
     other.push_back(absl::StrCat("  launcher: [", absl::StrJoin(a.plan.launcher, " "), "] -> [",
                                  absl::StrJoin(b.plan.launcher, " "), "]\n"));
+    json_other.push_back(
+        Json{{"what", "launcher"}, {"a", a.plan.launcher}, {"b", b.plan.launcher}});
   }
   if (a.plan.wrapper.path != b.plan.wrapper.path) {
     other.push_back(
         absl::StrCat("  wrapper: ", a.plan.wrapper.path, " -> ", b.plan.wrapper.path, "\n"));
+    json_other.push_back(
+        Json{{"what", "wrapper"}, {"a", a.plan.wrapper.path}, {"b", b.plan.wrapper.path}});
   }
   if (a.art.target == "opensandbox" || b.art.target == "opensandbox") {
     other.push_back("  a remote sandbox: its file and network access is not compared\n");
@@ -284,8 +303,20 @@ int CmdDiff(const Args& args) {
   } else {
     absl::StrAppend(&out, "diff: ", widened, " widened, ", narrowed, " narrowed\n");
   }
+  int rc = exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(Json{
+        {"a", files[0]},
+        {"b", files[1]},
+        {"widened", widened},
+        {"narrowed", narrowed},
+        {"changes", json_changes},
+        {"other", json_other},
+        {"remote_not_compared", a.art.target == "opensandbox" || b.art.target == "opensandbox"}});
+    return rc;
+  }
   std::fputs(out.c_str(), stdout);
-  return exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
+  return rc;
 }
 
 }  // namespace cwsc::cli

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "ir/constants.h"
 #include "runtime/host/live_facts.h"
 
@@ -13,18 +14,20 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: cwsc facts [--for CONFIG] [--mode MODE] [--cwd DIR] [--policy NAME] [-o FILE]\n"
+    "                  [--json]\n"
     "\n"
     "Record host facts in the format of docs/facts.md. With --for, compile CONFIG\n"
     "against the live host and record exactly the facts that compile consulted, so\n"
     "`cwsc compile CONFIG --facts FILE` gives byte-identical output on any machine.\n"
     "Without --for, record the platform, user, working directory and bwrap probe.\n"
-    "Secrets are recorded as set/unset only.\n";
+    "Secrets are recorded as set/unset only. --json prints the JSON report\n"
+    "(docs/cli.md) with the facts file's text in it (and writes -o FILE as well).\n";
 
 }  // namespace
 
 int CmdFacts(const Args& args) {
   absl::StatusOr<CommonOptions> o = ParseCommonOptions(
-      args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output"});
+      args, {"--for", "--mode", "--cwd", "--policy", "--input", "-o", "--output", "--json"});
   if (!o.ok()) {
     PrintError(o.status());
     std::fputs(kUsage, stderr);
@@ -66,11 +69,17 @@ int CmdFacts(const Args& args) {
     std::ofstream out(*o->output, std::ios::binary | std::ios::trunc);
     out << *yaml;
     if (!out.flush()) {
-      std::fprintf(stderr, "cwsc: error: cannot write %s\n", o->output->c_str());
+      PrintError(absl::StrCat("cannot write ", *o->output));
       return kExitUsage;
     }
+  }
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(Json{{"for", o->config.empty() ? Json(nullptr) : Json(o->config)},
+                           {"output", o->output ? Json(*o->output) : Json(nullptr)},
+                           {"facts_yaml", *yaml}});
     return kExitOk;
   }
+  if (o->output) return kExitOk;
   std::fputs(yaml->c_str(), stdout);
   return kExitOk;
 }

@@ -7,18 +7,20 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "compiler/dsl_format.h"
 
 namespace cwsc::cli {
 namespace {
 
 constexpr char kFmtUsage[] =
-    "usage: cwsc fmt [--check | -w] FILE...\n"
+    "usage: cwsc fmt [--check [--json] | -w] FILE...\n"
     "\n"
     "Format .cwsp policies canonically (docs/dsl.md): one statement per line,\n"
     "two-space indentation, comments kept. Without options the formatted text\n"
     "is printed; -w rewrites each FILE in place; --check prints the files that\n"
-    "are not formatted and exits 1 if there is any.\n"
+    "are not formatted and exits 1 if there is any; --check --json reports them in\n"
+    "the JSON report (docs/cli.md).\n"
     "Exit codes: 0 ok, 1 not formatted (--check), 2 bad input or usage.\n";
 
 bool ReadWhole(const std::string& path, std::string* text) {
@@ -52,6 +54,8 @@ int CmdFmt(const Args& args) {
       return kExitOk;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--json") {
+      continue;  // the report is the dispatcher's (cli/json_report.h)
     } else if (a == "-w" || a == "--write") {
       write = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -66,6 +70,12 @@ int CmdFmt(const Args& args) {
     std::fputs(kFmtUsage, stderr);
     return kExitUsage;
   }
+  JsonReport* report = ActiveReport();
+  if (report && !check) {
+    PrintError("fmt --json reports a --check: it needs --check");
+    return kExitUsage;
+  }
+  Json json_files = Json::array();
   int rc = kExitOk;
   for (const std::string& file : files) {
     std::string text;
@@ -81,11 +91,17 @@ int CmdFmt(const Args& args) {
       continue;
     }
     if (check) {
-      if (*formatted != text) {
+      bool differs = *formatted != text;
+      if (report) {
+        json_files.push_back(
+            Json{{"file", file},
+                 {"formatted", !differs},
+                 {"line", differs ? Json(FirstDifference(text, *formatted)) : Json(nullptr)}});
+      } else if (differs) {
         std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
                     FirstDifference(text, *formatted), file.c_str());
-        if (rc == kExitOk) rc = kExitCheckFailed;
       }
+      if (differs && rc == kExitOk) rc = kExitCheckFailed;
     } else if (write) {
       if (*formatted == text) continue;
       std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -98,6 +114,7 @@ int CmdFmt(const Args& args) {
       std::fwrite(formatted->data(), 1, formatted->size(), stdout);
     }
   }
+  if (report && rc != kExitUsage) report->SetResult(Json{{"files", json_files}});
   return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
@@ -36,8 +37,9 @@ constexpr char kRunUsage[] =
     "--timeout ends the whole process tree (TERM, then KILL 2 s later).\n"
     "--no-project-config skips <cwd>/.codewhale/config.toml, as `codewhale serve`\n"
     "and `exec` do (a tool_launcher there otherwise stops the launch).\n"
-    "--json writes a result object into -o FILE (replaced, never followed through\n"
-    "a symlink) or onto descriptor N (--json-fd), channels the command cannot write.\n"
+    "--json writes the JSON report (docs/cli.md) into -o FILE (replaced, never followed\n"
+    "through a symlink) or onto descriptor N (--json-fd), channels the command cannot\n"
+    "write; a usage error before the channel is open reports on stdout.\n"
     "Exit status: the command's own (128+N when it died of signal N); 124 timed\n"
     "out; 125 refused or could not start (nothing ran); 126/127 program not\n"
     "executable / not found (unwrapped runs); 2 bad input or usage.\n";
@@ -160,35 +162,46 @@ void WriteResult(const ResultChannel& c, const std::string& line) {
   }
 }
 
-int Finish(const runtime::ExecOutcome& out, const ResultChannel& channel, const CommonOptions& o) {
-  if (o.json) WriteResult(channel, runtime::ResultToJson(out) + "\n");
+int Finish(const runtime::ExecOutcome& out) {
+  if (JsonReport* report = ActiveReport()) {
+    if (!out.refusal.empty()) report->Add({"error", "refused", out.refusal, "", 0, 0});
+    if (!out.error.empty()) report->Add({"error", "spawn", out.error, "", 0, 0});
+    report->SetResult(Json::parse(runtime::ResultToJson(out)));
+  }
   return out.cwsc_exit_code;
+}
+
+// DeliverTo sends the --json report to the channel once it is open: from
+// then on, errors are reported there too.
+void DeliverTo(const ResultChannel& channel) {
+  if (JsonReport* report = ActiveReport()) {
+    report->SetDelivery([channel](const std::string& line) { WriteResult(channel, line); });
+  }
 }
 
 // CheckProgram validates the `-- PROGRAM ARGS...` part.
 bool CheckProgram(const CommonOptions& o, const char* usage) {
   if (o.program.empty()) {
-    std::fputs("cwsc: error: no program given: put it after --\n", stderr);
+    PrintError("no program given: put it after --");
     std::fputs(usage, stderr);
     return false;
   }
   if (o.output && !o.json) {
-    std::fputs("cwsc: error: -o FILE needs --json\n", stderr);
+    PrintError("-o FILE needs --json");
     return false;
   }
   if (o.json_fd && !o.json) {
-    std::fputs("cwsc: error: --json-fd N needs --json\n", stderr);
+    PrintError("--json-fd N needs --json");
     return false;
   }
   if (o.json && o.output && o.json_fd) {
-    std::fputs("cwsc: error: give -o FILE or --json-fd N, not both\n", stderr);
+    PrintError("give -o FILE or --json-fd N, not both");
     return false;
   }
   if (o.json && !o.output && !o.json_fd) {
-    std::fputs(
-        "cwsc: error: --json needs -o FILE or --json-fd N: the command's own stderr "
-        "cannot carry a result it could forge\n",
-        stderr);
+    PrintError(
+        "--json needs -o FILE or --json-fd N: the command's own stderr "
+        "cannot carry a result it could forge");
     return false;
   }
   return true;
@@ -210,7 +223,7 @@ int CmdRun(const Args& args) {
     return kExitOk;
   }
   if (o->config.empty()) {
-    std::fputs("cwsc: error: missing CONFIG\n", stderr);
+    PrintError("missing CONFIG");
     std::fputs(kRunUsage, stderr);
     return kExitUsage;
   }
@@ -225,6 +238,7 @@ int CmdRun(const Args& args) {
     PrintError(channel.status());
     return kExitUsage;
   }
+  DeliverTo(*channel);
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -243,7 +257,7 @@ int CmdRun(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
-  return Finish(runtime::ExecutePlan(r->plan, req, facts.get()), *channel, *o);
+  return Finish(runtime::ExecutePlan(r->plan, req, facts.get()));
 }
 
 int CmdExec(const Args& args) {
@@ -259,7 +273,7 @@ int CmdExec(const Args& args) {
     return kExitOk;
   }
   if (o->config.empty()) {
-    std::fputs("cwsc: error: missing PLAN.json\n", stderr);
+    PrintError("missing PLAN.json");
     std::fputs(kExecUsage, stderr);
     return kExitUsage;
   }
@@ -274,9 +288,10 @@ int CmdExec(const Args& args) {
     PrintError(channel.status());
     return kExitUsage;
   }
+  DeliverTo(*channel);
   std::ifstream in(o->config, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "cwsc: error: cannot read %s\n", o->config.c_str());
+    PrintError(absl::StrCat("cannot read ", o->config));
     return kExitUsage;
   }
   std::stringstream text;
@@ -298,7 +313,7 @@ int CmdExec(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
-  return Finish(runtime::ExecutePlan(*plan, req, facts.get()), *channel, *o);
+  return Finish(runtime::ExecutePlan(*plan, req, facts.get()));
 }
 
 }  // namespace cwsc::cli

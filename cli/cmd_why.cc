@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
@@ -18,11 +19,13 @@ namespace {
 constexpr char kWhyUsage[] =
     "usage: cwsc why PATH CONFIG [--read|--write|--exec] [--mode MODE] [--facts FILE]\n"
     "                [--cwd DIR] [--policy NAME] [--input toml|dsl] [--unlisted-as-missing]\n"
+    "                [--json]\n"
     "\n"
     "Explain the decision for PATH (absolute, or starting with ~, $HOME, $WORKSPACE,\n"
     "$CWD or $TMPDIR) under CONFIG's plan for MODE (default ask): the verdict for\n"
     "reading and writing (or only the access named), the rule that decides it, and\n"
-    "every bwrap mount layer it overrides, each with its origin.\n"
+    "every bwrap mount layer it overrides, each with its origin. --json prints the\n"
+    "same in the JSON report (docs/cli.md).\n"
     "Exit codes: 0 ok, 2 bad input or usage, 3 plan refused.\n";
 
 const std::vector<std::string> kValueOptions = {"--mode",   "--facts", "--cwd",
@@ -92,7 +95,7 @@ int CmdWhy(const Args& args) {
   }
   absl::StatusOr<CommonOptions> o =
       ParseCommonOptions(rest, {"--mode", "--facts", "--cwd", "--policy", "--input",
-                                "--unlisted-as-missing", "--no-project-config"});
+                                "--unlisted-as-missing", "--no-project-config", "--json"});
   if (!o.ok()) {
     PrintError(std::string(o.status().message()));
     std::fputs(kWhyUsage, stderr);
@@ -145,13 +148,31 @@ int CmdWhy(const Args& args) {
   std::string out = RenderWhy(*art, *expanded, kinds,
                               absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
   // What the policy asked for at this path but the plan left out.
+  Json notes = Json::array();
   for (const ir::Skipped& s : plan.skipped) {
     if (s.path.empty() || !compiler::PathStartsWith(*expanded, s.path)) continue;
-    absl::StrAppend(&out, "  note: the plan skipped ", s.what, " ", s.path, ": ", s.reason, " (",
-                    s.origin.Describe(), ")\n");
+    std::string note = absl::StrCat("the plan skipped ", s.what, " ", s.path, ": ", s.reason, " (",
+                                    s.origin.Describe(), ")");
+    absl::StrAppend(&out, "  note: ", note, "\n");
+    notes.push_back(note);
+  }
+  int rc = plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
+  if (JsonReport* report = ActiveReport()) {
+    Json j{{"mode", plan.permission_mode},
+           {"plan_kind", ir::PlanKindName(plan.kind)},
+           {"target", art->target}};
+    j.update(WhyJson(*art, *expanded, kinds));
+    j["notes"] = notes;
+    if (plan.refusal) {
+      report->Add({"error", "refused",
+                   absl::StrCat(plan.refusal->reason, " (", plan.refusal->origin.Describe(), ")"),
+                   plan.refusal->origin.file, plan.refusal->origin.line, plan.refusal->origin.col});
+    }
+    report->SetResult(std::move(j));
+    return rc;
   }
   std::fputs(out.c_str(), stdout);
-  return plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
+  return rc;
 }
 
 }  // namespace cwsc::cli
