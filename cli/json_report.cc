@@ -64,8 +64,8 @@ bool SplitHeader(const std::string& line, ReportDiagnostic* d) {
   int l = 0, c = 0;
   if (parts.size() >= 3 && absl::SimpleAtoi(parts[parts.size() - 2], &l) &&
       absl::SimpleAtoi(parts.back(), &c) && l > 0) {
-    d->file = where.substr(0, where.size() - parts.back().size() - parts[parts.size() - 2].size() -
-                                  2);
+    d->file =
+        where.substr(0, where.size() - parts.back().size() - parts[parts.size() - 2].size() - 2);
     d->line = l;
     d->col = c;
   } else {
@@ -112,11 +112,10 @@ std::string JsonReport::Render(int exit_code, bool one_line) const {
                                {"line", OptInt(d.line)},
                                {"col", OptInt(d.col)}});
   }
-  Json j{{"cwsc",
-          Json{{"format", "cwsc-report"},
-               {"version", kReportVersion},
-               {"command", command_},
-               {"tool_version", kVersion}}},
+  Json j{{"cwsc", Json{{"format", "cwsc-report"},
+                       {"version", kReportVersion},
+                       {"command", command_},
+                       {"tool_version", kVersion}}},
          {"ok", !errors && result_.has_value()},
          {"exit_code", exit_code},
          {"result", result_.has_value() ? *result_ : Json(nullptr)},

@@ -22,8 +22,8 @@
 #include "backends/emitted.h"
 #include "cli/verify.h"
 #include "ir/diagnostics.h"
-#include "ir/plan.h"
 #include "ir/origin.h"
+#include "ir/plan.h"
 #include "nlohmann/json.hpp"
 
 namespace cwsc::cli {

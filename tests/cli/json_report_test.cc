@@ -85,9 +85,10 @@ TEST(JsonReport, CompileArgvIsTheArgvOfTheJsonFormat) {
 }
 
 TEST(JsonReport, CompilePlanIsThePlan) {
-  RunResult r = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--target",
-                      "plan", "--json"});
+  RunResult r = Cwsc(
+      {"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--target", "plan", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  Golden("compile_plan.json", r.out);
   Json j = Envelope(r.out, "compile", 0);
   RunResult plan =
       Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--target", "plan"});
@@ -210,8 +211,8 @@ TEST(JsonReport, UnsupportedCombinationsAreUsageErrors) {
 TEST(JsonReport, ErrorsCarryFileLineCol) {
   TempDir t;
   WriteFile(t / "bad.toml", "sandbox_mode = \"workspace-write\"\nsandbox_mode = \"sometimes\"\n");
-  RunResult r = Cwsc({"compile", "bad.toml", "--facts", Src() + "/" + kLinuxWs, "--json"},
-                     t.path());
+  RunResult r =
+      Cwsc({"compile", "bad.toml", "--facts", Src() + "/" + kLinuxWs, "--json"}, t.path());
   EXPECT_EQ(r.exit_code, 2);
   Golden("compile_error.json", r.out);
   Json j = Envelope(r.out, "compile", 2);
@@ -259,8 +260,8 @@ TEST(JsonReport, CheckHasItsFileAndCounts) {
   EXPECT_EQ(j["result"]["file"], "examples/workspace.toml");
   EXPECT_EQ(j["result"]["results"], Json::array());
   RunResult text = Cwsc({"check", "examples/workspace.toml"});
-  EXPECT_EQ(text.out, "examples/workspace.toml: " + j["diagnostics"][0]["message"].get<std::string>() +
-                          "\n");
+  EXPECT_EQ(text.out,
+            "examples/workspace.toml: " + j["diagnostics"][0]["message"].get<std::string>() + "\n");
 }
 
 TEST(JsonReport, WhyAgreesWithItsText) {
@@ -279,8 +280,7 @@ TEST(JsonReport, WhyAgreesWithItsText) {
     }
     EXPECT_EQ(first, expect);
     ASSERT_FALSE(j["result"]["chain"].empty());
-    EXPECT_NE(text.out.find(j["result"]["chain"][0]["rule"].get<std::string>()),
-              std::string::npos);
+    EXPECT_NE(text.out.find(j["result"]["chain"][0]["rule"].get<std::string>()), std::string::npos);
   }
 }
 
@@ -405,8 +405,8 @@ TEST(JsonReport, RunAndExecReportOnTheirChannel) {
   EXPECT_EQ(j["diagnostics"][0]["line"], 1);
 
   WriteFile(t / "refused.toml", "sandbox_backend = \"bogus\"\n");
-  RunResult plan = Cwsc({"compile", "refused.toml", "--facts", Src() + "/" + kLinuxWs, "--target", "plan"},
-              t.path());
+  RunResult plan = Cwsc(
+      {"compile", "refused.toml", "--facts", Src() + "/" + kLinuxWs, "--target", "plan"}, t.path());
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   WriteFile(t / "plan.json", plan.out);
   r = Cwsc({"exec", "plan.json", "--json", "-o", "e.json", "--", "true"}, t.path());
