@@ -288,6 +288,20 @@ int CmdCompile(const Args& args) {
         "seccomp)");
     return kExitUsage;
   }
+  // --format shapes an argv: a target that prints something else takes none.
+  if (o->format && !(o->target == "opensandbox" && *o->format == "json")) {
+    const char* prints = o->target == "plan"          ? "the plan JSON"
+                         : o->target == "seccomp"     ? "a listing"
+                         : o->target == "seccomp-bpf" ? "a BPF program"
+                         : o->target == "opensandbox"
+                             ? "the requests as text, or as JSON with --format json"
+                             : nullptr;
+    if (prints != nullptr) {
+      PrintError(absl::StrCat("--format ", *o->format, " does not apply to --target ", o->target,
+                              ": it prints ", prints));
+      return kExitUsage;
+    }
+  }
   backends::ArgvFormat format = backends::ArgvFormat::kLines;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   const bool sbpl = o->format && *o->format == "sbpl";

@@ -207,6 +207,33 @@ TEST(JsonReport, UnsupportedCombinationsAreUsageErrors) {
   }
 }
 
+// --format was ignored by the targets that print no argv: a usage error now.
+TEST(JsonReport, FormatNeedsAnArgvTarget) {
+  RunResult r = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--target", "plan",
+                      "--format", "nul"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "cwsc: error: --format nul does not apply to --target plan: it prints the plan JSON\n");
+  r = Cwsc({"compile", "examples/remote.cwsp", "--facts", kLinuxWs, "--target", "opensandbox",
+            "--format", "shell"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "cwsc: error: --format shell does not apply to --target opensandbox: it prints the "
+            "requests as text, or as JSON with --format json\n");
+  r = Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--target", "seccomp",
+            "--format", "json"});
+  EXPECT_EQ(r.err,
+            "cwsc: error: --format json does not apply to --target seccomp: it prints a listing\n");
+  // A usage error that printed only the usage text says so in the report.
+  r = Cwsc({"check", "--json"});
+  EXPECT_EQ(r.exit_code, 2);
+  Json j = Envelope(r.out, "check", 2);
+  ASSERT_EQ(j["diagnostics"].size(), 1u) << r.out;
+  EXPECT_EQ(j["diagnostics"][0]["code"], "usage");
+  EXPECT_EQ(j["diagnostics"][0]["message"], "usage error: see `cwsc check --help`");
+}
+
 // Bad input: exit 2 and the envelope on stdout, the place as fields.
 TEST(JsonReport, ErrorsCarryFileLineCol) {
   TempDir t;
