@@ -155,6 +155,28 @@ TEST(JsonReport, ExplainGivesEveryTokenWithItsOrigin) {
   EXPECT_TRUE(j["result"]["skipped"].is_array());
 }
 
+// A Seatbelt argv: its profile token is given line by line, each line with
+// its origin, and the lines are the token.
+TEST(JsonReport, ExplainGivesTheSeatbeltProfileByLine) {
+  RunResult r = Cwsc({"explain", "examples/workspace.cwsp", "--facts",
+                      "examples/facts/macos-workspace.yaml", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = Envelope(r.out, "explain", 0);
+  EXPECT_EQ(j["result"]["plan_kind"], "macos-seatbelt");
+  ASSERT_TRUE(j["result"]["profile"].is_array()) << r.out;
+  ASSERT_GT(j["result"]["tokens"].size(), 2u);
+  EXPECT_EQ(j["result"]["tokens"][1]["text"], "-p");
+  std::string joined;
+  std::set<std::string> kinds;
+  for (const Json& line : j["result"]["profile"]) {
+    if (&line != &j["result"]["profile"][0]) joined += "\n";
+    joined += line["text"].get<std::string>();
+    kinds.insert(line["origin"]["kind"]);
+  }
+  EXPECT_EQ(joined, j["result"]["tokens"][2]["text"]);
+  EXPECT_TRUE(kinds.count("config")) << "a profile line from the policy's own settings";
+}
+
 // explain's --format was accepted and ignored: now a usage error naming --json.
 TEST(JsonReport, ExplainRejectsFormat) {
   for (const char* form : {"--format=json", "--format"}) {
