@@ -77,7 +77,10 @@ void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) 
   runtime::NoNewPrivsDecision d =
       runtime::DecideNoNewPrivs(Env("CODEWHALE_NO_NEW_PRIVS"), mode, launcher_plan);
   runtime::HardeningReport r = runtime::HardenProcess(d);
-  for (const std::string& w : r.Warnings()) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+  for (const std::string& w : r.Warnings()) {
+    if (JsonReport* report = ActiveReport()) report->Add({"warning", "", w, "", 0, 0});
+    std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+  }
 }
 
 // ResultChannel is where --json writes: a directory opened before the
