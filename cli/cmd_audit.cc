@@ -94,6 +94,14 @@ int CmdAudit(const Args& args) {
     std::fputs(kAuditUsage, stderr);
     return kExitUsage;
   }
+  if (!kinds.empty() && !why) {
+    PrintError("--read, --write and --exec choose what --why explains: give --why PATH");
+    return kExitUsage;
+  }
+  if (!params.empty() && !sbpl_file) {
+    PrintError("-D KEY=VALUE sets a parameter of a --sbpl profile");
+    return kExitUsage;
+  }
   if (sbpl_file.has_value() == saw_dashdash) {
     PrintError("audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
     std::fputs(kAuditUsage, stderr);

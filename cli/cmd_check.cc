@@ -432,6 +432,10 @@ int CmdCheck(const Args& args) {
     std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
+  if (o->unlisted_as_missing && !o->facts) {
+    PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
+    return kExitUsage;
+  }
   if (c.live && o->facts) {
     PrintError("--live probes this host: it cannot be combined with --facts");
     return kExitUsage;

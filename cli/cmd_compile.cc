@@ -222,6 +222,10 @@ int CompileFromOptions(const CommonOptions& o, const char* usage, compiler::Comp
     std::fputs(usage, stderr);
     return kExitUsage;
   }
+  if (o.unlisted_as_missing && !o.facts) {
+    PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
+    return kExitUsage;
+  }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
   if (!copts.ok()) {
     PrintError(copts.status());

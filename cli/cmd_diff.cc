@@ -194,6 +194,11 @@ int CmdDiff(const Args& args) {
     std::fputs(kDiffUsage, stdout);
     return kExitOk;
   }
+  if (o->unlisted_as_missing && !o->facts && !facts_b) {
+    PrintError(
+        "--unlisted-as-missing applies to a facts file: give --facts FILE or --facts-b FILE");
+    return kExitUsage;
+  }
   if (files.size() != 2) {
     PrintError(absl::StrCat("diff compares two files (A and B), got ", files.size()));
     std::fputs(kDiffUsage, stderr);

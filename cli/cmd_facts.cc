@@ -37,6 +37,17 @@ int CmdFacts(const Args& args) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
+  if (o->config.empty()) {  // these shape the compile of --for CONFIG
+    const char* given = o->mode_given        ? "--mode"
+                        : o->cwd             ? "--cwd"
+                        : !o->policy.empty() ? "--policy"
+                        : o->input           ? "--input"
+                                             : nullptr;
+    if (given != nullptr) {
+      PrintError(absl::StrCat(given, " needs --for CONFIG: without it no compile runs"));
+      return kExitUsage;
+    }
+  }
   std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {

@@ -110,6 +110,10 @@ int CmdWhy(const Args& args) {
     std::fputs(kWhyUsage, stderr);
     return kExitUsage;
   }
+  if (o->unlisted_as_missing && !o->facts) {
+    PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
+    return kExitUsage;
+  }
   if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {

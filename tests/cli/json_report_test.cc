@@ -256,6 +256,41 @@ TEST(JsonReport, FormatNeedsAnArgvTarget) {
   EXPECT_EQ(j["diagnostics"][0]["message"], "usage error: see `cwsc check --help`");
 }
 
+// Options that had no effect in the combination given: usage errors now.
+TEST(Usage, OptionsWithoutEffectAreErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::string ws = "examples/workspace.cwsp";
+  const std::string unlisted = "--unlisted-as-missing applies to a facts file: give --facts FILE";
+  std::vector<Case> cases = {
+      {{"compile", ws, "--unlisted-as-missing"}, unlisted},
+      {{"explain", ws, "--unlisted-as-missing"}, unlisted},
+      {{"check", ws, "--unlisted-as-missing"}, unlisted},
+      {{"why", "/tmp", ws, "--unlisted-as-missing"}, unlisted},
+      {{"diff", ws, ws, "--unlisted-as-missing"},
+       "--unlisted-as-missing applies to a facts file: give --facts FILE or --facts-b FILE"},
+      {{"facts", "--mode", "plan"}, "--mode needs --for CONFIG: without it no compile runs"},
+      {{"facts", "--cwd", "/tmp"}, "--cwd needs --for CONFIG: without it no compile runs"},
+      {{"facts", "--policy", "p"}, "--policy needs --for CONFIG: without it no compile runs"},
+      {{"facts", "--input", "dsl"}, "--input needs --for CONFIG: without it no compile runs"},
+      {{"audit", "--write", "--", "bwrap", "--ro-bind", "/", "/"},
+       "--read, --write and --exec choose what --why explains: give --why PATH"},
+      {{"audit", "-D", "HOME=/h", "--", "bwrap", "--ro-bind", "/", "/"},
+       "-D KEY=VALUE sets a parameter of a --sbpl profile"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = Cwsc(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << " " << c.message;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), "cwsc: error: " + c.message + "\n");
+  }
+  // With what they apply to, they are fine.
+  EXPECT_EQ(Cwsc({"compile", ws, "--facts", kLinuxWs, "--unlisted-as-missing"}).exit_code, 0);
+  EXPECT_EQ(Cwsc({"diff", ws, ws, "--facts-b", kLinuxWs, "--unlisted-as-missing"}).exit_code, 0);
+}
+
 // Bad input: exit 2 and the envelope on stdout, the place as fields.
 TEST(JsonReport, ErrorsCarryFileLineCol) {
   TempDir t;
