@@ -334,6 +334,15 @@ TEST(JsonReport, ErrorsCarryFileLineCol) {
             "--json"});
   j = Envelope(r.out, "compile", 4);
   EXPECT_EQ(j["ok"], false);
+  // explain shows a refused plan (exit 0): the refusal is in its result.
+  r = Cwsc({"explain", "refused.toml", "--facts", Src() + "/" + kLinuxWs, "--json"}, t.path());
+  j = Envelope(r.out, "explain", 0);
+  EXPECT_EQ(j["result"]["plan_kind"], "refused");
+  EXPECT_EQ(j["result"]["tokens"], Json::array());
+  EXPECT_EQ(j["result"]["refusal"]["origin"]["file"], "refused.toml");
+  EXPECT_EQ(j["result"]["refusal"]["reason"].get<std::string>().rfind(
+                "unsupported sandbox_backend 'bogus'", 0),
+            0u);
 }
 
 TEST(JsonReport, CheckHasItsFileAndCounts) {

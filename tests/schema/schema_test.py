@@ -234,6 +234,32 @@ for command in ["compile", "explain", "check", "why", "diff", "audit", "fmt", "f
         fail("no report golden for %s" % command)
 print("reports: %d goldens (%s)" % (len(reports), ", ".join(sorted(commands))))
 
+# Reports of the live host (no golden can hold them) and of errors.
+live = [["doctor", "--json"], ["facts", "--json"], ["doctor", "missing.toml", "--json"],
+        ["compile", "missing.toml", "--json"], ["check", "--json"],
+        ["compile", "examples/workspace.cwsp", "--json", "--format", "nul"],
+        ["explain", "examples/workspace.cwsp", "--json", "--target", "seatbelt"],
+        ["compile", "examples/workspace.cwsp", "--facts", "examples/facts/linux-workspace.yaml",
+         "--target", "seccomp", "--json"],
+        ["explain", "examples/remote.cwsp", "--facts", "examples/facts/linux-workspace.yaml",
+         "--json"],
+        ["audit", "--sbpl", "tests/golden/seatbelt/example-workspace.sb", "-D",
+         "WRITABLE_ROOT_0=/w", "--json"]]
+for args in live:
+    r = cwsc(args)
+    try:
+        report = json.loads(r.stdout)
+    except ValueError:
+        fail("%s: no JSON report on stdout: %r" % (" ".join(args), r.stdout[:200]))
+        continue
+    if report.get("exit_code") != r.returncode:
+        fail("%s: exit_code %s, exit status %d" % (" ".join(args), report.get("exit_code"),
+                                                   r.returncode))
+    errs = errors(REPORT, report)
+    if errs:
+        fail("%s: the report schema rejects it: %s" % (" ".join(args), errs[:3]))
+print("reports: %d more from this host and from errors" % len(live))
+
 with open(os.path.join(ROOT, "tests/golden/json/diff.json")) as f:
     good = json.load(f)
 broken_reports = []
