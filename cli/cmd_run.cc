@@ -167,6 +167,7 @@ void WriteResult(const ResultChannel& c, const std::string& line) {
 
 int Finish(const runtime::ExecOutcome& out) {
   if (JsonReport* report = ActiveReport()) {
+    for (const std::string& w : out.warnings) report->Add({"warning", "", w, "", 0, 0});
     if (!out.refusal.empty()) report->Add({"error", "refused", out.refusal, "", 0, 0});
     if (!out.error.empty()) report->Add({"error", "spawn", out.error, "", 0, 0});
     report->SetResult(Json::parse(runtime::ResultToJson(out)));

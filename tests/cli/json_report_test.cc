@@ -488,6 +488,24 @@ TEST(JsonReport, RunAndExecReportOnTheirChannel) {
   EXPECT_EQ(j["result"]["exit_code"], 3);
   EXPECT_EQ(j["result"]["sandbox_kind"], "none");
 
+  // A warning the runtime prints is a diagnostic of the report too.
+  WriteFile(t / "unwrapped.toml", "sandbox_mode = \"workspace-write\"\nprefer_bwrap = false\n");
+  r = Cwsc({"run", "unwrapped.toml", "--cwd", t.path(), "--json", "-o", "w.json", "--", "true"},
+           t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  j = Envelope(ReadFileOr(t / "w.json"), "run", 0);
+  bool warned = false;
+  for (const Json& d : j["diagnostics"]) {
+    if (d["severity"] != "warning") continue;
+    std::string m = d["message"];
+    if (m.rfind("the command runs without a sandbox although the policy is workspace-write", 0) ==
+        0) {
+      warned = true;
+      EXPECT_NE(r.err.find("cwsc: warning: " + m + "\n"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_TRUE(warned) << ReadFileOr(t / "w.json");
+
   WriteFile(t / "bad.toml", "sandbox_mode = \"sometimes\"\n");
   r = Cwsc({"run", "bad.toml", "--json", "-o", "r.json", "--", "true"}, t.path());
   EXPECT_EQ(r.exit_code, 2);
