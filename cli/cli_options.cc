@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "ir/diagnostic_status.h"
 #include "runtime/host/live_facts.h"
 
@@ -198,6 +199,7 @@ void PrintError(const std::string& message) {
     m = absl::StrCat("cwsc: error: ", m);
   }
   if (m.back() != '\n') m += '\n';
+  if (JsonReport* report = ActiveReport()) report->AddRendered(m);
   std::fputs(m.c_str(), stderr);
 }
 
@@ -205,14 +207,38 @@ std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
 
 void PrintError(const absl::Status& status) {
   if (std::optional<std::vector<ir::Diagnostic>> diagnostics = ir::DiagnosticsOf(status)) {
-    for (const ir::Diagnostic& d : *diagnostics) std::fputs(RenderDiagnostic(d).c_str(), stderr);
+    for (const ir::Diagnostic& d : *diagnostics) {
+      if (JsonReport* report = ActiveReport()) report->AddDiagnostic(d);
+      std::fputs(RenderDiagnostic(d).c_str(), stderr);
+    }
     return;
   }
   PrintError(std::string(status.message()));
 }
 
 void PrintNotes(const std::vector<ir::Diagnostic>& notes) {
-  for (const auto& n : notes) std::fputs(RenderDiagnostic(n).c_str(), stderr);
+  for (const auto& n : notes) {
+    if (JsonReport* report = ActiveReport()) report->AddDiagnostic(n);
+    std::fputs(RenderDiagnostic(n).c_str(), stderr);
+  }
+}
+
+void PrintWarning(const std::string& code, const std::string& message) {
+  if (JsonReport* report = ActiveReport()) report->Add({"warning", code, message, "", 0, 0});
+  std::fprintf(stderr, "cwsc: warning [%s]: %s\n", code.c_str(), message.c_str());
+}
+
+void PrintNote(const std::string& message) {
+  if (JsonReport* report = ActiveReport()) report->Add({"note", "", message, "", 0, 0});
+  std::fprintf(stderr, "cwsc: note: %s\n", message.c_str());
+}
+
+void PrintRefused(const std::string& reason, const ir::Origin& origin) {
+  if (JsonReport* report = ActiveReport()) {
+    report->Add({"error", "refused", absl::StrCat(reason, " (", origin.Describe(), ")"),
+                 origin.file, origin.line, origin.col});
+  }
+  std::fprintf(stderr, "cwsc: refused: %s\n  (%s)\n", reason.c_str(), origin.Describe().c_str());
 }
 
 }  // namespace cwsc::cli

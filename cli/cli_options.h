@@ -13,6 +13,7 @@
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/diagnostics.h"
+#include "ir/origin.h"
 
 namespace cwsc::cli {
 
@@ -77,6 +78,16 @@ std::string RenderDiagnostic(const ir::Diagnostic& d);
 
 // PrintNotes prints compile notes and warnings to stderr.
 void PrintNotes(const std::vector<ir::Diagnostic>& notes);
+
+// PrintWarning prints `cwsc: warning [CODE]: MESSAGE` (a plan's warning).
+void PrintWarning(const std::string& code, const std::string& message);
+// PrintNote prints `cwsc: note: MESSAGE`.
+void PrintNote(const std::string& message);
+// PrintRefused prints `cwsc: refused: REASON` and the origin on the next line.
+void PrintRefused(const std::string& reason, const ir::Origin& origin);
+
+// Every Print* above also records what it prints in the --json report
+// (cli/json_report.h) when one is running.
 
 }  // namespace cwsc::cli
 

@@ -135,7 +135,14 @@ absl::StatusOr<ParsedArgs> Parse(const Command& c, const std::vector<std::string
   return p;
 }
 
+namespace {
+UsageErrorObserver usage_error_observer = nullptr;  // one per process: the CLI's report
+}  // namespace
+
+void SetUsageErrorObserver(UsageErrorObserver observer) { usage_error_observer = observer; }
+
 int PrintUsageError(absl::string_view command, absl::string_view message) {
+  if (usage_error_observer != nullptr) usage_error_observer(message);
   std::string hint = command.empty() ? "cwsc --help" : absl::StrCat("cwsc ", command, " --help");
   std::string out = absl::StrCat("cwsc: error: ", message, "\nTry '", hint, "'.\n");
   std::fputs(out.c_str(), stderr);

@@ -44,6 +44,11 @@ std::string DidYouMean(absl::string_view word, const std::vector<absl::string_vi
 // stderr and returns the usage exit code, 2.
 int PrintUsageError(absl::string_view command, absl::string_view message);
 
+// SetUsageErrorObserver: PrintUsageError also hands each message to
+// `observer` (the --json report records it; cli/json_report.h). nullptr: none.
+using UsageErrorObserver = void (*)(absl::string_view message);
+void SetUsageErrorObserver(UsageErrorObserver observer);
+
 // ParseOrExit parses for the command named `name`. On `--help` it prints the
 // command's help to stdout and sets *rc to 0; on a usage error it prints the
 // error (PrintUsageError) and sets *rc to 2; either way it returns nullopt.

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/verify.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
@@ -47,6 +48,13 @@ int CmdAudit(const Args& args) {
   }
   const std::vector<std::string>& argv = p->program;
   const bool saw_dashdash = p->saw_dashdash;
+  if (!kinds.empty() && !why) {
+    return PrintUsageError(
+        "audit", "--read, --write and --exec choose what --why explains: give --why PATH");
+  }
+  if (!params.empty() && !sbpl_file) {
+    return PrintUsageError("audit", "-D KEY=VALUE sets a parameter of a --sbpl profile");
+  }
   if (sbpl_file.has_value() == saw_dashdash) {
     return PrintUsageError(
         "audit", "audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
@@ -56,6 +64,8 @@ int CmdAudit(const Args& args) {
   art.plan = &plan;
   std::string out;
   std::string chdir;
+  Json json{{"artifact", nullptr},   {"network", nullptr}, {"paths", Json::array()},
+            {"parameters", nullptr}, {"why", nullptr},     {"expectations", nullptr}};
   if (saw_dashdash) {
     absl::StatusOr<backends::BwrapChecker> c = backends::BwrapChecker::FromArgv(argv);
     if (!c.ok()) {
@@ -69,6 +79,10 @@ int CmdAudit(const Args& args) {
     plan.kind = ir::PlanKind::kLinuxBwrap;
     absl::StrAppend(&out, "bwrap: ", v.layers.size(), " mount layers, network ",
                     v.network_isolated ? "isolated" : "shared (the host's)", "\n");
+    json["artifact"] = "bwrap";
+    json["layers"] = v.layers.size();
+    json["network"] = Json{{"allowed", !v.network_isolated},
+                           {"detail", v.network_isolated ? "isolated" : "shared"}};
     std::map<std::string, std::vector<std::string>> groups;
     std::vector<std::string> seen;
     for (int i = static_cast<int>(v.layers.size()) - 1; i >= 0; --i) {
@@ -79,6 +93,8 @@ int CmdAudit(const Args& args) {
       backends::Verdict r = art.bwrap->Decide(backends::AccessKind::kRead, norm);
       groups[r.detail].insert(groups[r.detail].begin(),
                               absl::StrCat("  ", norm, "  (", r.rule.empty() ? "" : r.rule, ")\n"));
+      json["paths"].insert(json["paths"].begin(),
+                           Json{{"path", norm}, {"access", r.detail}, {"rule", r.rule}});
     }
     for (const char* g : {"writable", "read-only", "device", "private", "hidden", "none"}) {
       if (!groups.count(g)) continue;
@@ -103,9 +119,17 @@ int CmdAudit(const Args& args) {
     Decision net = DecideOn(art, backends::AccessKind::kNetwork, "");
     absl::StrAppend(&out, "seatbelt profile ", *sbpl_file, ": network ",
                     net.allowed ? "allowed" : "denied", " (", net.detail, ")\n");
+    json["artifact"] = "seatbelt";
+    json["network"] = Json{{"allowed", net.allowed}, {"detail", net.detail}};
+    json["parameters"] = Json::array();
     if (!params.empty()) absl::StrAppend(&out, "parameters:\n");
     for (const auto& [key, value] : params) {
       absl::StrAppend(&out, "  ", key, "=", value, ": ", Verdicts(art, value), "\n");
+      json["parameters"].push_back(
+          Json{{"key", key},
+               {"value", value},
+               {"read", DecideOn(art, backends::AccessKind::kRead, value).allowed},
+               {"write", DecideOn(art, backends::AccessKind::kWrite, value).allowed}});
     }
   }
   compiler::PathVars vars;
@@ -121,6 +145,7 @@ int CmdAudit(const Args& args) {
     }
     if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
     out += RenderWhy(art, *p, kinds, art.target);
+    json["why"] = WhyJson(art, *p, kinds);
   }
   int failed = 0;
   if (expect) {
@@ -130,6 +155,7 @@ int CmdAudit(const Args& args) {
       return kExitUsage;
     }
     int passed = 0;
+    json["expectations"] = Json::array();
     for (const ir::Expectation& e : *es) {
       std::string path = e.path;  // network: "" or HOST:PORT
       if (e.kind != ir::Expectation::Kind::kNetwork) {
@@ -144,6 +170,16 @@ int CmdAudit(const Args& args) {
       Decision d = DecideOn(art, KindOf(e.kind), path);
       bool pass = d.allowed == e.allowed;
       (pass ? passed : failed)++;
+      json["expectations"].push_back(
+          Json{{"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
+                                    {"path", e.path},
+                                    {"expected", e.allowed ? "allowed" : "denied"},
+                                    {"file", e.origin.file},
+                                    {"line", e.origin.line},
+                                    {"col", e.origin.col}}},
+               {"path", path},
+               {"result", pass ? "pass" : "fail"},
+               {"decision", DecisionJson(KindOf(e.kind), d)}});
       absl::StrAppend(&out, pass ? "pass" : "FAIL", "  expect ", ir::ExpectationKindName(e.kind),
                       path.empty() ? "" : " ", path, " ", e.allowed ? "allowed" : "denied", "  (",
                       e.origin.file, ":", e.origin.line, ":", e.origin.col,
@@ -151,9 +187,16 @@ int CmdAudit(const Args& args) {
                       d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
     }
     absl::StrAppend(&out, "check: ", passed, " passed, ", failed, " failed\n");
+    json["passed"] = passed;
+    json["failed"] = failed;
+  }
+  int rc = failed > 0 ? kExitCheckFailed : kExitOk;
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(std::move(json));
+    return rc;
   }
   std::fputs(out.c_str(), stdout);
-  return failed > 0 ? kExitCheckFailed : kExitOk;
+  return rc;
 }
 
 }  // namespace cwsc::cli

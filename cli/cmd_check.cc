@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/lints.h"
 #include "cli/live_probe.h"
 #include "cli/verify.h"
@@ -27,8 +28,6 @@
 
 namespace cwsc::cli {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 const char* const kAllModes[] = {"plan", "ask", "auto-review", "full-access"};
 
@@ -161,11 +160,9 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     it->second.vars = VarsFor(it->second.result.plan, facts);
     const std::string& t = it->second.art.target;
     if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
-      std::fprintf(stderr,
-                   "cwsc: error: --target %s: mode %s compiles to a %s plan, which emits no "
-                   "such artifact\n",
-                   absl::StrJoin(c.targets, ",").c_str(), mode.c_str(),
-                   ir::PlanKindName(it->second.result.plan.kind));
+      PrintError(absl::StrCat("--target ", absl::StrJoin(c.targets, ","), ": mode ", mode,
+                              " compiles to a ", ir::PlanKindName(it->second.result.plan.kind),
+                              " plan, which emits no such artifact"));
       return kExitNotApplicable;
     }
     return kExitOk;
@@ -308,6 +305,23 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
   return kExitOk;
 }
 
+// Valid reports a file without expectations: a line of text, or an empty
+// result in the JSON report with the line as a note.
+int Valid(const std::string& file, const std::string& line) {
+  if (JsonReport* report = ActiveReport()) {
+    report->Add({"note", "", line, file, 0, 0});
+    report->SetResult(Json{{"file", file},
+                           {"passed", 0},
+                           {"failed", 0},
+                           {"unchecked", 0},
+                           {"results", Json::array()},
+                           {"lints", Json::array()}});
+    return kExitOk;
+  }
+  std::printf("%s: %s\n", file.c_str(), line.c_str());
+  return kExitOk;
+}
+
 // CheckOptionsOf reads the options only check has (or repeats).
 absl::Status CheckOptionsOf(const ParsedArgs& p, CheckOptions* c) {
   c->managed = p.Has("--managed");
@@ -351,6 +365,10 @@ int CmdCheck(const Args& args) {
   if (absl::Status s = CheckOptionsOf(*p, &c); !s.ok())
     return PrintUsageError("check", s.message());
   if (int rc = DiscoverConfig("check", &options); rc != kExitOk) return rc;
+  if (o->unlisted_as_missing && !o->facts) {
+    return PrintUsageError("check",
+                           "--unlisted-as-missing applies to a facts file: give --facts FILE");
+  }
   if (c.live && o->facts) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
@@ -421,17 +439,14 @@ int CmdCheck(const Args& args) {
       size_t warnings = 0;
       for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
       if (warnings > 0) {
-        std::printf(
-            "%s: valid config with %zu warning%s; no expectations (check it against a "
-            ".cwsp file's with --expect FILE.cwsp)\n",
-            file.c_str(), warnings, warnings == 1 ? "" : "s");
-        return kExitOk;
+        return Valid(
+            file, absl::StrCat("valid config with ", warnings, " warning", warnings == 1 ? "" : "s",
+                               "; no expectations (check it against a .cwsp file's "
+                               "with --expect FILE.cwsp)"));
       }
-      std::printf(
-          "%s: valid config; no expectations (check it against a .cwsp file's with "
-          "--expect FILE.cwsp)\n",
-          file.c_str());
-      return kExitOk;
+      return Valid(file,
+                   "valid config; no expectations (check it against a .cwsp file's with "
+                   "--expect FILE.cwsp)");
     }
     subjects.push_back({"", file, extra});
   } else {
@@ -453,8 +468,7 @@ int CmdCheck(const Args& args) {
       return kExitUsage;
     }
     if (parsed->policies.empty()) {
-      std::printf("%s: valid, but defines no policy\n", file.c_str());
-      return kExitOk;
+      return Valid(file, "valid, but defines no policy");
     }
   }
 
@@ -481,15 +495,13 @@ int CmdCheck(const Args& args) {
     }
   }
   int rc = counts.failed > 0 ? kExitCheckFailed : kExitOk;
-  if (c.json) {
-    Json j{{"version", 1},
-           {"file", file},
-           {"passed", counts.passed},
-           {"failed", counts.failed},
-           {"unchecked", counts.unchecked},
-           {"results", results},
-           {"lints", lints}};
-    std::printf("%s\n", j.dump(2).c_str());
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(Json{{"file", file},
+                           {"passed", counts.passed},
+                           {"failed", counts.failed},
+                           {"unchecked", counts.unchecked},
+                           {"results", results},
+                           {"lints", lints}});
     return rc;
   }
   absl::StrAppend(&out, "check: ", counts.passed, " passed, ", counts.failed, " failed");

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/argv_format.h"
 #include "backends/bwrap.h"
@@ -11,6 +12,7 @@
 #include "backends/verify/seccomp_eval.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/lints.h"
 #include "cli/verify.h"
 #include "ir/plan_json.h"
@@ -22,14 +24,26 @@ namespace {
 struct Artifact {
   backends::EmittedArgv argv;
   bool is_argv = false;
-  std::string text;  // for non-argv targets (plan JSON)
-  std::string json;  // opensandbox: the requests as JSON (--format json)
+  std::string text;    // for non-argv targets (plan JSON)
+  std::string json;    // opensandbox: the requests as JSON (--format json)
+  std::string target;  // the target that emitted it ("auto" resolved)
 };
+
+// ReportLint prints a lint as a warning on stderr and, with --json, records
+// it in the report with its place.
+void ReportLint(const Lint& l) {
+  std::fputs(RenderLintWarning(l).c_str(), stderr);
+  if (JsonReport* report = ActiveReport()) {
+    report->Add({"warning", l.code, absl::StrCat(l.message, " (fix: ", l.fix, ")"), l.origin.file,
+                 l.origin.line, l.origin.col});
+  }
+}
 
 // Emit builds the artifact for `target`, or returns an exit code with a message.
 // An unknown target is a usage error of `command`.
 int Emit(const ir::LaunchPlan& plan, const std::string& target,
          const std::vector<std::string>& program, absl::string_view command, Artifact* out) {
+  out->target = target;
   if (target == "plan") {
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     if (!json.ok()) {
@@ -40,8 +54,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     return kExitOk;
   }
   if (plan.kind == ir::PlanKind::kRefused) {
-    std::fprintf(stderr, "cwsc: refused: %s\n  (%s)\n", plan.refusal->reason.c_str(),
-                 plan.refusal->origin.Describe().c_str());
+    PrintRefused(plan.refusal->reason, plan.refusal->origin);
     return kExitRefused;
   }
   std::string t = target;
@@ -61,18 +74,19 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
         t = "opensandbox";
         break;
       default:
-        std::fprintf(stderr, "cwsc: error: no emitter for plan kind %s in this build\n",
-                     ir::PlanKindName(plan.kind));
+        PrintError(absl::StrCat("no emitter for plan kind ", ir::PlanKindName(plan.kind),
+                                " in this build"));
         return kExitNotApplicable;
     }
   }
+  out->target = t;
   if (t == "none") {
     std::string why;
     for (const auto& s : plan.skipped) {
       if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
     }
-    std::fprintf(stderr, "cwsc: note: plan kind none: the command runs without an OS sandbox%s%s\n",
-                 why.empty() ? "" : ": ", why.c_str());
+    PrintNote(absl::StrCat("plan kind none: the command runs without an OS sandbox",
+                           why.empty() ? "" : ": ", why));
     out->is_argv = true;
     for (const std::string& a : program) out->argv.push_back({a, ir::Origin::Cli("program")});
     return kExitOk;
@@ -84,8 +98,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       for (const auto& s : plan.skipped) {
         if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
-      std::fprintf(stderr, "cwsc: error: --target bwrap: %s%s\n",
-                   std::string(argv.status().message()).c_str(), why.c_str());
+      PrintError(absl::StrCat("--target bwrap: ", argv.status().message(), why));
       return kExitNotApplicable;
     }
     out->is_argv = true;
@@ -99,8 +112,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       for (const auto& s : plan.skipped) {
         if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
       }
-      std::fprintf(stderr, "cwsc: error: --target seatbelt: %s%s\n",
-                   std::string(argv.status().message()).c_str(), why.c_str());
+      PrintError(absl::StrCat("--target seatbelt: ", argv.status().message(), why));
       return kExitNotApplicable;
     }
     out->is_argv = true;
@@ -109,9 +121,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   }
   if (t == "opensandbox") {  // the HTTP request(s) for review, key redacted
     if (plan.kind != ir::PlanKind::kOpenSandbox || !plan.remote) {
-      std::fprintf(stderr,
-                   "cwsc: error: --target opensandbox: plan kind %s does not use OpenSandbox\n",
-                   ir::PlanKindName(plan.kind));
+      PrintError(absl::StrCat("--target opensandbox: plan kind ", ir::PlanKindName(plan.kind),
+                              " does not use OpenSandbox"));
       return kExitNotApplicable;
     }
     if (absl::Status s = backends::CheckRemoteProgram(program); !s.ok()) {
@@ -126,8 +137,8 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   }
   if (t == "seccomp" || t == "seccomp-bpf") {
     if (!plan.syscall_filter) {
-      std::fprintf(stderr, "cwsc: error: --target %s: plan kind %s has no syscall filter\n",
-                   t.c_str(), ir::PlanKindName(plan.kind));
+      PrintError(absl::StrCat("--target ", t, ": plan kind ", ir::PlanKindName(plan.kind),
+                              " has no syscall filter"));
       return kExitNotApplicable;
     }
     absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
@@ -161,6 +172,10 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 // plan's lints (cli/lints.h), read against the same facts.
 int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
                        std::vector<Lint>* lints) {
+  if (o.unlisted_as_missing && !o.facts) {
+    PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
+    return kExitUsage;
+  }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -204,7 +219,7 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
 
 int WriteStdout(const std::string& data) {
   if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0) {
-    std::fputs("cwsc: error: cannot write the output\n", stderr);
+    PrintError("cannot write the output");
     return kExitUsage;
   }
   return kExitOk;
@@ -218,6 +233,31 @@ int CmdCompile(const Args& args) {
   if (!p) return parse_rc;
   CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
+  if (o->json && o->format) {
+    return PrintUsageError(
+        "compile",
+        absl::StrCat("--json and --format ", *o->format,
+                     " cannot be combined: --json prints the artifact in the JSON report"));
+  }
+  if (o->json && o->target == "seccomp-bpf") {
+    return PrintUsageError("compile",
+                           "--target seccomp-bpf is a binary program: it has no --json form (use "
+                           "--target seccomp)");
+  }
+  // --format shapes an argv: a target that prints something else takes none.
+  if (o->format && !(o->target == "opensandbox" && *o->format == "json")) {
+    const char* prints = o->target == "plan"          ? "the plan JSON"
+                         : o->target == "seccomp"     ? "a listing"
+                         : o->target == "seccomp-bpf" ? "a BPF program"
+                         : o->target == "opensandbox"
+                             ? "the requests as text, or as JSON with --format json"
+                             : nullptr;
+    if (prints != nullptr) {
+      return PrintUsageError("compile",
+                             absl::StrCat("--format ", *o->format, " does not apply to --target ",
+                                          o->target, ": it prints ", prints));
+    }
+  }
   backends::ArgvFormat format = backends::ArgvFormat::kLines;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   const bool sbpl = o->format && *o->format == "sbpl";
@@ -234,7 +274,7 @@ int CmdCompile(const Args& args) {
   std::vector<Lint> lints;
   if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
-    std::fprintf(stderr, "cwsc: warning [%s]: %s\n", w.code.c_str(), w.message.c_str());
+    PrintWarning(w.code, w.message);
   }
   // The lints go with an output, not with an error about the target or format.
   auto finish = [&lints](const std::string& output) {
@@ -243,6 +283,12 @@ int CmdCompile(const Args& args) {
   };
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, "compile", &art); rc != kExitOk) return rc;
+  if (JsonReport* report = ActiveReport()) {
+    for (const Lint& l : lints) ReportLint(l);
+    report->SetResult(
+        CompileJson(r.plan, art.target, art.is_argv ? &art.argv : nullptr, art.text, art.json));
+    return kExitOk;
+  }
   if (!art.is_argv) {
     return finish(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
   }
@@ -250,8 +296,8 @@ int CmdCompile(const Args& args) {
                              o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
   if (sbpl) {
     if (!seatbelt_argv) {
-      std::fprintf(stderr, "cwsc: error: --format sbpl: plan kind %s has no Seatbelt profile\n",
-                   ir::PlanKindName(r.plan.kind));
+      PrintError(absl::StrCat("--format sbpl: plan kind ", ir::PlanKindName(r.plan.kind),
+                              " has no Seatbelt profile"));
       return kExitNotApplicable;
     }
     absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(r.plan);
@@ -273,6 +319,13 @@ int CmdCompile(const Args& args) {
 }
 
 int CmdExplain(const Args& args) {
+  // explain has one other form, --json; a --format would be ignored.
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "--format" || absl::StartsWith(a, "--format=")) {
+      return PrintUsageError("explain", "explain has no --format: use --json for the JSON form");
+    }
+  }
   int parse_rc = kExitOk;
   std::optional<ParsedArgs> p = ParseOrExit("explain", args, &parse_rc);
   if (!p) return parse_rc;
@@ -289,6 +342,12 @@ int CmdExplain(const Args& args) {
   }
   absl::StrAppend(&out, "# plan kind: ", ir::PlanKindName(plan.kind),
                   "\n# policy: ", plan.posture_label, "\n");
+  Json json{{"plan_kind", ir::PlanKindName(plan.kind)},
+            {"policy", plan.posture_label},
+            {"target", nullptr},
+            {"tokens", Json::array()},
+            {"profile", nullptr},
+            {"remote", nullptr}};
   if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
     Artifact art;
     if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
@@ -296,6 +355,9 @@ int CmdExplain(const Args& args) {
       // The remote request has no argv tokens: show its URL's origin, then the request.
       absl::StrAppend(&out, "# url: ", plan.remote->url, "  (", plan.remote->url_origin.Describe(),
                       ")\n", art.text);
+      json["remote"] = Json{{"url", plan.remote->url},
+                            {"url_origin", OriginJson(plan.remote->url_origin)},
+                            {"requests", Json::parse(art.json)}};
       art.is_argv = true;  // no tokens to explain below
     }
     if (!art.is_argv) {
@@ -303,6 +365,8 @@ int CmdExplain(const Args& args) {
                                                      "seatbelt), not '",
                                                      o->target, "'"));
     }
+    json["target"] = art.target;
+    json["tokens"] = TokensJson(art.argv);
     size_t width = 0;
     std::vector<std::string> quoted;
     for (const auto& a : art.argv) {
@@ -317,6 +381,7 @@ int CmdExplain(const Args& args) {
     for (size_t i = 0; i < art.argv.size(); ++i) {
       if (i == 2 && profile.ok()) {
         absl::StrAppend(&out, "# profile (-p), ", art.argv[2].text.size(), " bytes:\n");
+        json["profile"] = TokensJson(*profile);
         for (const auto& line : *profile) {
           if (line.text.empty()) continue;
           std::string l = absl::StrCat("  ", line.text);
@@ -343,6 +408,12 @@ int CmdExplain(const Args& args) {
   for (const Lint& l : lints) {
     absl::StrAppend(&out, "# lint [", l.code, "] at ", LintLocation(l.origin), ": ", l.message,
                     "; fix: ", l.fix, "\n");
+  }
+  if (JsonReport* report = ActiveReport()) {
+    for (const Lint& l : lints) ReportLint(l);
+    PlanNotesJson(plan, &json);
+    report->SetResult(std::move(json));
+    return kExitOk;
   }
   return WriteStdout(out);
 }

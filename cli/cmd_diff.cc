@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
@@ -136,6 +137,7 @@ struct Change {
   bool widened;
   std::string line;
   std::string rule_key;  // the deciding rule of the side that explains it
+  Json json;             // the change in the JSON report
 };
 
 }  // namespace
@@ -149,6 +151,11 @@ int CmdDiff(const Args& args) {
   const bool exit_code = p->Has("--exit-code");
   const std::optional<std::string> facts_b = p->Last("--facts-b");
   const std::vector<std::string>& files = p->positionals;
+  if (o->unlisted_as_missing && !o->facts && !facts_b) {
+    return PrintUsageError(
+        "diff",
+        "--unlisted-as-missing applies to a facts file: give --facts FILE or --facts-b FILE");
+  }
   if (files.size() != 2) {
     return PrintUsageError("diff",
                            absl::StrCat("diff compares two files (A and B), got ", files.size()));
@@ -182,6 +189,11 @@ int CmdDiff(const Args& args) {
                           db.allowed ? "allowed" : "denied", " (", da.detail, " -> ", db.detail,
                           ")\n    B: ", Because(db), "\n    A: ", Because(da), "\n");
     c.rule_key = absl::StrCat(db.rule, "|", da.rule);
+    c.json = Json{{"access", backends::AccessKindName(kind)},
+                  {"path", path.empty() ? Json(nullptr) : Json(path)},
+                  {"change", c.widened ? "widened" : "narrowed"},
+                  {"a", DecisionJson(kind, da)},
+                  {"b", DecisionJson(kind, db)}};
     changes.push_back(std::move(c));
   };
   compare(backends::AccessKind::kNetwork, "");
@@ -205,6 +217,7 @@ int CmdDiff(const Args& args) {
   }
   std::string out;
   int widened = 0, narrowed = 0;
+  Json json_changes = Json::array(), json_other = Json::array();
   for (bool wide : {true, false}) {
     bool header = false;
     for (const Change* c : shown) {
@@ -216,20 +229,28 @@ int CmdDiff(const Args& args) {
       }
       (wide ? widened : narrowed)++;
       out += c->line;
+      json_changes.push_back(c->json);
     }
   }
   std::vector<std::string> other;
   if (a.plan.kind != b.plan.kind) {
     other.push_back(absl::StrCat("  plan kind: ", ir::PlanKindName(a.plan.kind), " -> ",
                                  ir::PlanKindName(b.plan.kind), "\n"));
+    json_other.push_back(Json{{"what", "plan_kind"},
+                              {"a", ir::PlanKindName(a.plan.kind)},
+                              {"b", ir::PlanKindName(b.plan.kind)}});
   }
   if (a.plan.launcher != b.plan.launcher) {
     other.push_back(absl::StrCat("  launcher: [", absl::StrJoin(a.plan.launcher, " "), "] -> [",
                                  absl::StrJoin(b.plan.launcher, " "), "]\n"));
+    json_other.push_back(
+        Json{{"what", "launcher"}, {"a", a.plan.launcher}, {"b", b.plan.launcher}});
   }
   if (a.plan.wrapper.path != b.plan.wrapper.path) {
     other.push_back(
         absl::StrCat("  wrapper: ", a.plan.wrapper.path, " -> ", b.plan.wrapper.path, "\n"));
+    json_other.push_back(
+        Json{{"what", "wrapper"}, {"a", a.plan.wrapper.path}, {"b", b.plan.wrapper.path}});
   }
   if (a.art.target == "opensandbox" || b.art.target == "opensandbox") {
     other.push_back("  a remote sandbox: its file and network access is not compared\n");
@@ -243,8 +264,20 @@ int CmdDiff(const Args& args) {
   } else {
     absl::StrAppend(&out, "diff: ", widened, " widened, ", narrowed, " narrowed\n");
   }
+  int rc = exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(Json{
+        {"a", files[0]},
+        {"b", files[1]},
+        {"widened", widened},
+        {"narrowed", narrowed},
+        {"changes", json_changes},
+        {"other", json_other},
+        {"remote_not_compared", a.art.target == "opensandbox" || b.art.target == "opensandbox"}});
+    return rc;
+  }
   std::fputs(out.c_str(), stdout);
-  return exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
+  return rc;
 }
 
 }  // namespace cwsc::cli

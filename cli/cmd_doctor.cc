@@ -3,6 +3,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "compiler/facts/host_facts.h"
 #include "runtime/doctor.h"
 #include "runtime/host/live_facts.h"
@@ -21,9 +22,13 @@ int CmdDoctor(const Args& args) {
     PrintError(r.status());
     return kExitUsage;
   }
-  std::string text = o->json ? runtime::DoctorToJson(*r) : runtime::DoctorToText(*r);
-  std::fputs(text.c_str(), stdout);
-  return r->sandbox_available ? kExitOk : kExitCheckFailed;
+  int rc = r->sandbox_available ? kExitOk : kExitCheckFailed;
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(Json::parse(runtime::DoctorToJson(*r)));
+    return rc;
+  }
+  std::fputs(runtime::DoctorToText(*r).c_str(), stdout);
+  return rc;
 }
 
 }  // namespace cwsc::cli

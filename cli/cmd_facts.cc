@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "ir/constants.h"
 #include "runtime/host/live_facts.h"
 
@@ -15,6 +16,17 @@ int CmdFacts(const Args& args) {
   if (!p) return parse_rc;
   const CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
+  if (o->config.empty()) {  // these shape the compile of --for CONFIG
+    const char* given = o->mode_given        ? "--mode"
+                        : o->cwd             ? "--cwd"
+                        : !o->policy.empty() ? "--policy"
+                        : o->input           ? "--input"
+                                             : nullptr;
+    if (given != nullptr) {
+      return PrintUsageError(
+          "facts", absl::StrCat(given, " needs --for CONFIG: without it no compile runs"));
+    }
+  }
   std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   compiler::FactsRecorder rec(live.get());
   if (!o->config.empty()) {
@@ -47,11 +59,17 @@ int CmdFacts(const Args& args) {
     std::ofstream out(*o->output, std::ios::binary | std::ios::trunc);
     out << *yaml;
     if (!out.flush()) {
-      std::fprintf(stderr, "cwsc: error: cannot write %s\n", o->output->c_str());
+      PrintError(absl::StrCat("cannot write ", *o->output));
       return kExitUsage;
     }
+  }
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(Json{{"for", o->config.empty() ? Json(nullptr) : Json(o->config)},
+                           {"output", o->output ? Json(*o->output) : Json(nullptr)},
+                           {"facts_yaml", *yaml}});
     return kExitOk;
   }
+  if (o->output) return kExitOk;
   std::fputs(yaml->c_str(), stdout);
   return kExitOk;
 }

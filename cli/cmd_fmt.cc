@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "compiler/dsl_format.h"
 
 namespace cwsc::cli {
@@ -37,6 +38,11 @@ int CmdFmt(const Args& args) {
   if (write && std::find(files.begin(), files.end(), "-") != files.end()) {
     return PrintUsageError("fmt", "-w cannot rewrite stdin (-)");
   }
+  JsonReport* report = ActiveReport();
+  if (report && !check) {
+    return PrintUsageError("fmt", "fmt --json reports a --check: it needs --check");
+  }
+  Json json_files = Json::array();
   int rc = kExitOk;
   for (const std::string& path : files) {
     const std::string file = InputName(path);
@@ -54,15 +60,21 @@ int CmdFmt(const Args& args) {
       continue;
     }
     if (check) {
-      if (*formatted != text) {
+      bool differs = *formatted != text;
+      if (report) {
+        json_files.push_back(
+            Json{{"file", file},
+                 {"formatted", !differs},
+                 {"line", differs ? Json(FirstDifference(text, *formatted)) : Json(nullptr)}});
+      } else if (differs) {
         if (path == "-") {
           std::printf("%s:%d: not formatted\n", file.c_str(), FirstDifference(text, *formatted));
         } else {
           std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
                       FirstDifference(text, *formatted), file.c_str());
         }
-        if (rc == kExitOk) rc = kExitCheckFailed;
       }
+      if (differs && rc == kExitOk) rc = kExitCheckFailed;
     } else if (write) {
       if (*formatted == text) continue;
       std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -75,6 +87,7 @@ int CmdFmt(const Args& args) {
       std::fwrite(formatted->data(), 1, formatted->size(), stdout);
     }
   }
+  if (report && rc != kExitUsage) report->SetResult(Json{{"files", json_files}});
   return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
@@ -45,7 +46,10 @@ void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) 
   runtime::NoNewPrivsDecision d =
       runtime::DecideNoNewPrivs(Env("CODEWHALE_NO_NEW_PRIVS"), mode, launcher_plan);
   runtime::HardeningReport r = runtime::HardenProcess(d);
-  for (const std::string& w : r.Warnings()) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+  for (const std::string& w : r.Warnings()) {
+    if (JsonReport* report = ActiveReport()) report->Add({"warning", "", w, "", 0, 0});
+    std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+  }
 }
 
 // ResultChannel is where --json writes: a directory opened before the
@@ -130,9 +134,22 @@ void WriteResult(const ResultChannel& c, const std::string& line) {
   }
 }
 
-int Finish(const runtime::ExecOutcome& out, const ResultChannel& channel, const CommonOptions& o) {
-  if (o.json) WriteResult(channel, runtime::ResultToJson(out) + "\n");
+int Finish(const runtime::ExecOutcome& out) {
+  if (JsonReport* report = ActiveReport()) {
+    for (const std::string& w : out.warnings) report->Add({"warning", "", w, "", 0, 0});
+    if (!out.refusal.empty()) report->Add({"error", "refused", out.refusal, "", 0, 0});
+    if (!out.error.empty()) report->Add({"error", "spawn", out.error, "", 0, 0});
+    report->SetResult(Json::parse(runtime::ResultToJson(out)));
+  }
   return out.cwsc_exit_code;
+}
+
+// DeliverTo sends the --json report to the channel once it is open: from
+// then on, errors are reported there too.
+void DeliverTo(const ResultChannel& channel) {
+  if (JsonReport* report = ActiveReport()) {
+    report->SetDelivery([channel](const std::string& line) { WriteResult(channel, line); });
+  }
 }
 
 // CheckProgram validates the `-- PROGRAM ARGS...` part and the result
@@ -171,6 +188,7 @@ int CmdRun(const Args& args) {
     PrintError(channel.status());
     return kExitUsage;
   }
+  DeliverTo(*channel);
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -189,7 +207,7 @@ int CmdRun(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
-  return Finish(runtime::ExecutePlan(r->plan, req, facts.get()), *channel, *o);
+  return Finish(runtime::ExecutePlan(r->plan, req, facts.get()));
 }
 
 int CmdExec(const Args& args) {
@@ -209,6 +227,7 @@ int CmdExec(const Args& args) {
     PrintError(channel.status());
     return kExitUsage;
   }
+  DeliverTo(*channel);
   absl::StatusOr<std::string> text;
   if (o->config == "-") {
     text = ReadInput("-");
@@ -219,7 +238,7 @@ int CmdExec(const Args& args) {
   } else {
     std::ifstream in(o->config, std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "cwsc: error: cannot read %s\n", o->config.c_str());
+      PrintError(absl::StrCat("cannot read ", o->config));
       return kExitUsage;
     }
     std::stringstream ss;
@@ -243,7 +262,7 @@ int CmdExec(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
-  return Finish(runtime::ExecutePlan(*plan, req, facts.get()), *channel, *o);
+  return Finish(runtime::ExecutePlan(*plan, req, facts.get()));
 }
 
 }  // namespace cwsc::cli

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
@@ -68,6 +69,10 @@ int CmdWhy(const Args& args) {
   const std::string path = p->positionals[0];
   options.config = p->positionals.size() > 1 ? p->positionals[1] : "";
   if (int rc = DiscoverConfig("why", &options); rc != kExitOk) return rc;
+  if (o->unlisted_as_missing && !o->facts) {
+    return PrintUsageError("why",
+                           "--unlisted-as-missing applies to a facts file: give --facts FILE");
+  }
   if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
@@ -106,13 +111,31 @@ int CmdWhy(const Args& args) {
   std::string out = RenderWhy(*art, *expanded, kinds,
                               absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
   // What the policy asked for at this path but the plan left out.
+  Json notes = Json::array();
   for (const ir::Skipped& s : plan.skipped) {
     if (s.path.empty() || !compiler::PathStartsWith(*expanded, s.path)) continue;
-    absl::StrAppend(&out, "  note: the plan skipped ", s.what, " ", s.path, ": ", s.reason, " (",
-                    s.origin.Describe(), ")\n");
+    std::string note = absl::StrCat("the plan skipped ", s.what, " ", s.path, ": ", s.reason, " (",
+                                    s.origin.Describe(), ")");
+    absl::StrAppend(&out, "  note: ", note, "\n");
+    notes.push_back(note);
+  }
+  int rc = plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
+  if (JsonReport* report = ActiveReport()) {
+    Json j{{"mode", plan.permission_mode},
+           {"plan_kind", ir::PlanKindName(plan.kind)},
+           {"target", art->target}};
+    j.update(WhyJson(*art, *expanded, kinds));
+    j["notes"] = notes;
+    if (plan.refusal) {
+      report->Add({"error", "refused",
+                   absl::StrCat(plan.refusal->reason, " (", plan.refusal->origin.Describe(), ")"),
+                   plan.refusal->origin.file, plan.refusal->origin.line, plan.refusal->origin.col});
+    }
+    report->SetResult(std::move(j));
+    return rc;
   }
   std::fputs(out.c_str(), stdout);
-  return plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
+  return rc;
 }
 
 }  // namespace cwsc::cli

@@ -120,6 +120,7 @@ constexpr Flag kCompileFlags[] = {
     kEscalate,
     kNoProjectConfig,
     kUnlistedAsMissing,
+    {"--json", "", "", K::kNone, "print the artifact in the JSON report (not with --format)"},
 };
 
 // ---- explain ---------------------------------------------------------------
@@ -134,6 +135,7 @@ constexpr Flag kExplainFlags[] = {
     kEscalate,
     kNoProjectConfig,
     kUnlistedAsMissing,
+    kJsonReport,
 };
 
 // ---- facts -----------------------------------------------------------------
@@ -146,6 +148,7 @@ constexpr Flag kFactsFlags[] = {
     kPolicy,
     kInput,
     {"-o", "--output", "FILE", K::kFile, "write the facts into FILE instead of stdout"},
+    kJsonReport,
 };
 
 // ---- check -----------------------------------------------------------------
@@ -177,8 +180,8 @@ constexpr Flag kCheckFlags[] = {
 
 constexpr Positional kWhyArgs[] = {{"PATH", K::kFile}, {"CONFIG", K::kFile, true}};
 constexpr Flag kWhyFlags[] = {
-    kReadKind, kWriteKind,         kExecKind,        kMode, kFacts, kCwd, kPolicy,
-    kInput,    kUnlistedAsMissing, kNoProjectConfig,
+    kReadKind, kWriteKind,         kExecKind,        kMode,       kFacts, kCwd, kPolicy,
+    kInput,    kUnlistedAsMissing, kNoProjectConfig, kJsonReport,
 };
 
 // ---- diff ------------------------------------------------------------------
@@ -193,6 +196,7 @@ constexpr Flag kDiffFlags[] = {
     kPolicy,
     kUnlistedAsMissing,
     kNoProjectConfig,
+    kJsonReport,
 };
 
 // ---- audit -----------------------------------------------------------------
@@ -214,6 +218,7 @@ constexpr Flag kAuditFlags[] = {
     {"--home", "", "DIR", K::kDir, "$HOME for the expectations (default: $HOME)"},
     {"--workspace", "", "DIR", K::kDir,
      "$WORKSPACE for the expectations (default: the argv's --chdir)"},
+    kJsonReport,
 };
 
 // ---- fmt -------------------------------------------------------------------
@@ -222,6 +227,7 @@ constexpr Positional kFmtArgs[] = {{"FILE", K::kFile, false, true}};
 constexpr Flag kFmtFlags[] = {
     {"--check", "", "", K::kNone, "print the files that are not formatted; exit 1 if any"},
     {"-w", "--write", "", K::kNone, "rewrite each FILE in place"},
+    {"--json", "", "", K::kNone, "with --check: the files in the JSON report"},
 };
 
 // ---- run, exec -------------------------------------------------------------

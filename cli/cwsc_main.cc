@@ -13,6 +13,7 @@
 #include "cli/cli_help.h"
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
+#include "cli/json_report.h"
 #include "cli/version.h"
 #include "runtime/foreground.h"
 
@@ -88,7 +89,8 @@ int main(int argc, char** argv) {
     // Every command has closed its files when it returns: flush stdio and
     // leave without running destructors and exit handlers, which cost
     // `cwsc run` a tenth of a millisecond per launch (docs/runtime.md).
-    int rc = run(args);
+    cwsc::cli::StartReport(name, args);  // --json: the envelope (cli/json_report.h)
+    int rc = cwsc::cli::FinishReport(run(args));
     std::fflush(nullptr);
 #ifdef CWSC_COVERAGE
     __gcov_dump();

@@ -1,5 +1,6 @@
 #include "ir/plan_json.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -387,6 +388,25 @@ class Reader {
   std::string ptr_;
 };
 
+// RejectUnknown refuses a key that is not one of `known` (docs/plan.md,
+// "Compatibility": the plan is a closed format).
+void RejectUnknown(const Reader& r, const std::vector<std::string>& known) {
+  for (const std::string& key : r.Keys()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      r.At(key.c_str())
+          .Fail(absl::StrCat("unknown field (schema_version ", kPlanSchemaVersion,
+                             " has no such field)"));
+    }
+  }
+}
+
+template <typename Table>
+std::vector<std::string> NamesOf(const Table& table) {
+  std::vector<std::string> names;
+  ForEachField(table, [&](const auto& f) { names.push_back(f.name); });
+  return names;
+}
+
 void Read(const Reader& r, std::string* out) { *out = r.Str(); }
 void Read(const Reader& r, bool* out) { *out = r.Bool(); }
 void Read(const Reader& r, int* out) { *out = r.Int(); }
@@ -406,12 +426,15 @@ void Read(const Reader& r, E* out) {
 }
 
 void Read(const Reader& r, Origin* o) {
+  RejectUnknown(r, {"kind", "detail", "file", "line", "col"});
   Read(r.At("kind"), &o->kind);
   o->detail = r.At("detail").Str();
   if (r.Has("file")) {
     o->file = r.At("file").Str();
     o->line = r.At("line").Int();
     o->col = r.At("col").Int();
+  } else if (r.Has("line") || r.Has("col")) {
+    r.At(r.Has("line") ? "line" : "col").Fail("a position needs its file");
   }
 }
 
@@ -432,10 +455,12 @@ void Read(const Reader& r, std::optional<T>* out) {
 
 template <Tabled T>
 void Read(const Reader& r, T* out) {
+  RejectUnknown(r, NamesOf(TableOf(out)));
   ForEachField(TableOf(out), [&](const auto& f) { Read(r.At(f.name), &(out->*(f.member))); });
 }
 
 void Read(const Reader& r, SyscallFilter* out) {
+  RejectUnknown(r, {"default", "other_architectures", "rules"});
   if (r.At("default").Str() != "allow") r.At("default").Fail("expected \"allow\"");
   if (r.At("other_architectures").Str() != "kill-process") {
     r.At("other_architectures").Fail("expected \"kill-process\"");
@@ -462,6 +487,9 @@ LaunchPlan ReadPlan(const Reader& r) {
   if (p.schema_version != kPlanSchemaVersion) {
     r.At("schema_version").Fail(UnsupportedVersionMessage(p.schema_version));
   }
+  std::vector<std::string> known = NamesOf(kPlanFields);
+  known.push_back("launch");
+  RejectUnknown(r, known);
   ForEachField(kPlanFields, [&](const auto& f) { Read(r.At(f.name), &(p.*(f.member))); });
   ReadLaunch(r.At("launch"), &p);
   return p;

@@ -480,6 +480,7 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
   absl::Status check = RecheckPlan(plan, facts);
   if (!check.ok()) return refuse(std::string(check.message()));
   for (const std::string& w : cmd->warnings) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+  out.warnings = cmd->warnings;
   std::fflush(stderr);
 
   // At a terminal, Ctrl-C must reach the command and not end bwrap first.

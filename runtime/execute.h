@@ -57,6 +57,7 @@ struct ExecOutcome {
   std::string error;                      // spawn failure text
   int cwsc_exit_code = 0;                 // what cwsc exits with
   std::vector<std::string> not_enforced;  // opensandbox: what the remote side does not enforce
+  std::vector<std::string> warnings;      // printed on stderr ("cwsc: warning: ..."); not in JSON
 };
 
 // ChildEnv: `parent` (NAME=VALUE strings) filtered by the plan's allow-list

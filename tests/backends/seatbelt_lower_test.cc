@@ -262,9 +262,10 @@ TEST(SeatbeltEmitter, OriginsAndDeterminism) {
 }
 
 TEST(SeatbeltEmitter, PlanJsonRoundTripKeepsTheArtifact) {
-  for (const ir::LaunchPlan& plan :
+  for (ir::LaunchPlan plan :
        {Lowered(DefaultPlan()), ReadOnlyNet("  HTTP_PROXY: http://127.0.0.1:3128\n"),
         ReadOnlyNet("  HTTP_PROXY: http://proxy.corp:8080\n")}) {
+    plan.permission_mode = "ask";  // a plan read back names one of the four modes
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     ASSERT_TRUE(json.ok()) << json.status();
     absl::StatusOr<ir::LaunchPlan> back = ir::PlanFromJson(*json, "plan.json");

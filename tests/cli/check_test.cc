@@ -53,10 +53,19 @@ TEST(Check, WorkspaceJsonGolden) {
   RunResult r =
       Cwsc({"check", "examples/workspace.cwsp", "--facts", kMacWs, "--mode", "ask", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["version"], 1);
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["cwsc"]["version"], 1);
+  EXPECT_EQ(report["cwsc"]["command"], "check");
+  nlohmann::json j = report["result"];
   EXPECT_EQ(j["passed"], 4);
-  Golden("workspace_macos_ask.json", r.out);
+  // The release is not part of the golden (tests/cli/json_report_test.cc does the same).
+  std::string text = r.out;
+  std::string version =
+      std::string("\"tool_version\": \"") +
+      (std::getenv("CWSC_PROJECT_VERSION") ? std::getenv("CWSC_PROJECT_VERSION") : "") + "\"";
+  ASSERT_NE(text.find(version), std::string::npos) << text;
+  text.replace(text.find(version), version.size(), "\"tool_version\": \"@VERSION@\"");
+  Golden("workspace_macos_ask.json", text);
 }
 
 TEST(Check, WorkspaceReportGoldenSeatbelt) {
@@ -110,7 +119,7 @@ TEST(Check, FalseExpectationFailsOnBothTargets) {
         Cwsc({"check", "p.cwsp", "--facts", Src() + "/" + facts, "--unlisted-as-missing", "--json"},
              t.path());
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-    nlohmann::json j = nlohmann::json::parse(r.out);
+    nlohmann::json j = nlohmann::json::parse(r.out)["result"];
     EXPECT_EQ(j["failed"], 3);
     EXPECT_EQ(j["passed"], 0);
     for (const auto& res : j["results"]) EXPECT_EQ(res["result"], "fail") << res.dump();
@@ -143,8 +152,7 @@ TEST(Check, ModesSelectWhatIsEvaluated) {
   RunResult r =
       Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "plan", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["version"], 1);
+  nlohmann::json j = nlohmann::json::parse(r.out)["result"];
   for (const auto& res : j["results"]) EXPECT_EQ(res["mode"], "plan");
   // workspace.cwsp: 5 expectations, one of them `in ask, auto-review, full-access`.
   EXPECT_EQ(j["results"].size(), 4u);
@@ -163,7 +171,7 @@ TEST(Check, JsonVerdictsAgreeWithTheInterpreters) {
     auto view = backends::InterpretBwrapArgv(
         nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
     ASSERT_TRUE(view.ok());
-    nlohmann::json j = nlohmann::json::parse(r.out);
+    nlohmann::json j = nlohmann::json::parse(r.out)["result"];
     ASSERT_TRUE(j.is_object()) << r.out;
     ASSERT_GT(j["results"].size(), 0u);
     for (const auto& res : j["results"]) {
@@ -192,7 +200,7 @@ TEST(Check, JsonVerdictsAgreeWithTheInterpreters) {
   ASSERT_TRUE(call.ok());
   auto profile = backends::SbplProfile::Parse(call->profile, call->params);
   ASSERT_TRUE(profile.ok());
-  nlohmann::json mac = nlohmann::json::parse(r.out);
+  nlohmann::json mac = nlohmann::json::parse(r.out)["result"];
   ASSERT_TRUE(mac.is_object()) << r.out;
   ASSERT_GT(mac["results"].size(), 0u);
   for (const auto& res : mac["results"]) {
@@ -763,7 +771,7 @@ TEST(Lints, ReportedByCheckWithCodeLocationAndFix) {
   // Without `protect ".git"` the workspace's .git stays writable.
   RunResult w =
       Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs, "--mode", "ask", "--json"});
-  nlohmann::json j = nlohmann::json::parse(w.out);
+  nlohmann::json j = nlohmann::json::parse(w.out)["result"];
   ASSERT_EQ(j["lints"].size(), 1u) << w.out;
   EXPECT_EQ(j["lints"][0]["code"], "git-writable");
   EXPECT_EQ(j["lints"][0]["modes"], nlohmann::json::array({"ask"}));

@@ -147,7 +147,8 @@ TEST(Cli, DidYouMean) {
       {{"compile", "x.toml", "--zzzzzz"},
        "cwsc: error: unknown option '--zzzzzz' for 'compile'\nTry 'cwsc compile --help'.\n"},
       {{"explain", "x.toml", "--format", "json"},
-       "cwsc: error: unknown option '--format' for 'explain'\nTry 'cwsc explain --help'.\n"},
+       "cwsc: error: explain has no --format: use --json for the JSON form\n"
+       "Try 'cwsc explain --help'.\n"},
       {{"doctor", "--", "true"},
        "cwsc: error: 'doctor' takes no program (nothing after --)\n"
        "Try 'cwsc doctor --help'.\n"},

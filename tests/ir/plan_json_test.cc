@@ -372,6 +372,45 @@ TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
             "p.json: error: bad plan at '': expected an object\n");
 }
 
+// The plan is a closed format (docs/plan.md, "Compatibility"): a key this
+// cwsc does not know is refused wherever it is, since ignoring it could drop a
+// restriction a newer writer meant.
+TEST(PlanJson, UnknownFieldsAreRejectedEverywhere) {
+  std::string text = *PlanToJson(FullPlan());
+  nlohmann::ordered_json plan = nlohmann::ordered_json::parse(text);
+  for (const char* w :
+       {"", "/policy", "/policy/origin", "/wrapper", "/roots/0", "/roots/0/protected/0",
+        "/denied_read/0", "/env_set/0", "/skipped/0", "/warnings/0", "/expectations/0",
+        "/launch/mounts/0", "/launch/syscall_filter", "/launch/syscall_filter/rules/0",
+        "/launch/syscall_filter/rules/0/args/0"}) {
+    std::string where = w;
+    SCOPED_TRACE(where);
+    nlohmann::ordered_json j = plan;
+    nlohmann::ordered_json::json_pointer ptr(where);
+    ASSERT_TRUE(j.contains(ptr)) << where;
+    ASSERT_TRUE(j[ptr].is_object()) << where;
+    j[ptr]["future_restriction"] = true;
+    EXPECT_EQ(PlanFromJson(j.dump(2), "p.json").status().message(),
+              "p.json: error: bad plan at '" + where +
+                  "/future_restriction': unknown field (schema_version 2 has no such field)\n");
+  }
+}
+
+// What docs/plan.schema.json says and the reader did not check: an origin's
+// position comes with its file, and the permission mode is one of four.
+TEST(PlanJson, PositionNeedsItsFileAndModeIsCanonical) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(*PlanToJson(FullPlan()));
+  nlohmann::ordered_json k = j;
+  k["mode_origin"]["line"] = 3;
+  EXPECT_EQ(PlanFromJson(k.dump(), "p.json").status().message(),
+            "p.json: error: bad plan at '/mode_origin/line': a position needs its file\n");
+  k = j;
+  k["permission_mode"] = "yolo";
+  EXPECT_EQ(PlanFromJson(k.dump(), "p.json").status().message(),
+            "p.json: error: bad plan at '/permission_mode': expected plan, ask, auto-review or "
+            "full-access\n");
+}
+
 TEST(PlanJson, NonUtf8PathIsAnErrorNotAChangedPath) {
   LaunchPlan p = FullPlan();
   p.cwd = std::string("/w/\xff\xfe");

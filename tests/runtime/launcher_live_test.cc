@@ -145,7 +145,8 @@ TEST_F(LauncherLive, RunsAsTheOtherUserInsideBubblewrap) {
       RunSh("id -u; grep NoNewPrivs /proc/self/status", {"--json", "-o", ws_ + "/result.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, absl::StrCat(UidOf(kAgent), "\nNoNewPrivs:\t1\n"));
-  auto result = nlohmann::json::parse(ReadFileOr(ws_ + "/result.json", "{}"));
+  auto result = nlohmann::json::parse(ReadFileOr(ws_ + "/result.json", "{}"))
+                    .value("result", nlohmann::json::object());
   EXPECT_EQ(result.value("sandbox_kind", ""), "launcher+bwrap");
   // The plan says which launcher and for whom.
   RunResult plan = Cwsc({"explain", d_ + "/user.toml", "--", "id"});
@@ -324,7 +325,7 @@ TEST_F(LauncherLive, APlanWithoutTheLauncherDoesNotRunOnALauncherHost) {
 TEST_F(LauncherLive, DoctorReportsTheLauncher) {
   RunResult r = Cwsc({"doctor", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = nlohmann::json::parse(r.out)["result"];
   EXPECT_EQ(j["sandbox"]["kind"], "linux-bwrap");
   EXPECT_EQ(j["sandbox"]["tool_launcher"],
             nlohmann::json::array({"/usr/bin/sudo", "-n", "-u", kAgent, "--"}));
@@ -332,7 +333,7 @@ TEST_F(LauncherLive, DoctorReportsTheLauncher) {
   Managed(Launcher("root") + "sandbox_mode = \"workspace-write\"\n");
   RunResult bad = Cwsc({"doctor", "--json"});
   EXPECT_EQ(bad.exit_code, 1);
-  auto k = nlohmann::json::parse(bad.out);
+  auto k = nlohmann::json::parse(bad.out)["result"];
   EXPECT_TRUE(k["sandbox"]["kind"].is_null());
   EXPECT_EQ(k["sandbox"]["available"], false);
   EXPECT_EQ(k["sandbox"]["reason"],

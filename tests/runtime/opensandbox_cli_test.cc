@@ -125,7 +125,7 @@ TEST_F(OpenSandboxCliTest, RunThroughEachContractBehavesLikeALocalRun) {
     EXPECT_EQ(r.exit_code, 5) << r.err;
     EXPECT_EQ(r.out, "out a b\n");
     ASSERT_THAT(r.err, ::testing::StartsWith("err\n"));
-    nlohmann::json result = nlohmann::json::parse(ReadFileOr(dir_ / "result.json"));
+    nlohmann::json result = nlohmann::json::parse(ReadFileOr(dir_ / "result.json"))["result"];
     EXPECT_EQ(result["sandbox_kind"], "opensandbox");
     EXPECT_EQ(result["exit_code"], 5);
     EXPECT_FALSE(result["not_enforced"].empty());

@@ -56,7 +56,12 @@ TEST_F(RunCliTest, RefusedPlanRunsNothingAndExits125) {
   EXPECT_FALSE(Exists(ws + "/m"));
   r = Cli({"run", config, "--cwd", ws, "--json", "-o", Base() + "/r.json", "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 125);
-  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/r.json"));
+  nlohmann::json report = nlohmann::json::parse(ReadFileOr(Base() + "/r.json"));
+  EXPECT_EQ(report["ok"], false);
+  EXPECT_EQ(report["exit_code"], 125);
+  ASSERT_EQ(report["diagnostics"].size(), 1u);
+  EXPECT_EQ(report["diagnostics"][0]["code"], "refused");
+  nlohmann::json j = report["result"];
   EXPECT_EQ(j["sandbox_kind"], "refused");
   EXPECT_EQ(j["ran"], false);
   EXPECT_TRUE(j["exit_code"].is_null());
@@ -180,7 +185,7 @@ TEST_F(RunCliTest, JsonResultFileIsReplacedNotWrittenThrough) {
   struct stat st {};
   ASSERT_EQ(lstat((Base() + "/r.json").c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
-  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/r.json"));
+  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/r.json"))["result"];
   EXPECT_EQ(j["exit_code"], 7);
   EXPECT_EQ(j["sandbox_kind"], "none");
 }
@@ -230,7 +235,7 @@ TEST_F(RunCliTest, ExecRunsAPrecompiledPlan) {
   EXPECT_EQ(r.out, ws + "\n");
   EXPECT_EQ(ReadFileOr(ws + "/out.txt"), "ok\n");
   EXPECT_FALSE(Exists(outside + "/x"));
-  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/res.json"));
+  nlohmann::json j = nlohmann::json::parse(ReadFileOr(Base() + "/res.json"))["result"];
   EXPECT_EQ(j["sandbox_kind"], "linux-bwrap");
   EXPECT_EQ(j["sandbox_denied"], true);
 }
@@ -428,6 +433,9 @@ TEST_F(RunCliTest, DoctorOnThisHost) {
   RunResult r = Cli({"doctor", "--json"});
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["cwsc"]["command"], "doctor");
+  EXPECT_EQ(j["exit_code"], r.exit_code);
+  j = j["result"];
   RunResult probe = RunWithEnv(
       {"/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev",
        "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--chdir", "/", "--", "/bin/true"},
@@ -441,7 +449,7 @@ TEST_F(RunCliTest, DoctorOnThisHost) {
                                                      : "sandbox: none (unavailable)\n"));
   // prefer_bwrap = false: bwrap works but is not selected.
   r = Cli({"doctor", "--json"}, {"CODEWHALE_PREFER_BWRAP=0"});
-  j = nlohmann::json::parse(r.out, nullptr, false);
+  j = nlohmann::json::parse(r.out, nullptr, false)["result"];
   EXPECT_EQ(j["sandbox"]["available"], false);
   EXPECT_EQ(j["wrapper"]["preferred"], false);
   EXPECT_EQ(j["wrapper"]["preference_origin"], "env CODEWHALE_PREFER_BWRAP");
@@ -513,6 +521,7 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   EXPECT_EQ(doc.exit_code, 1) << doc.out << doc.err;
   nlohmann::json j = nlohmann::json::parse(doc.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << doc.out << doc.err;
+  j = j["result"];
   EXPECT_EQ(j["sandbox"]["available"], false);
   EXPECT_TRUE(j["sandbox"]["kind"].is_null());
   EXPECT_THAT(j["wrapper"]["probe"]["message"].get<std::string>(), StartsWith("bwrap: "));

@@ -79,7 +79,12 @@ class SandboxTree : public ::testing::Test {
   nlohmann::json Result() const {
     std::string text = ReadFileOr(*base_ / "result.json");
     if (text.empty()) return nlohmann::json();
-    return nlohmann::json::parse(text, nullptr, false);
+    // The --json report (docs/cli.md): the run's own result is its "result".
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) return j;
+    EXPECT_EQ(j["cwsc"]["command"], "run");
+    EXPECT_EQ(j["exit_code"], j["result"]["cwsc_exit_code"]);
+    return j["result"];
   }
 
   std::unique_ptr<TempDir> base_;
