@@ -100,8 +100,7 @@ absl::StatusOr<ParsedConfig> ParseConfigText(std::string text, const std::string
 
 absl::StatusOr<ParsedConfig> ReadConfig(const CompileOptions& options) {
   CWSC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(options.config_path));
-  return ParseConfigText(std::move(text), options.config_path, options.format,
-                         options.policy_name);
+  return ParseConfigText(std::move(text), options.config_path, options.format, options.policy_name);
 }
 
 absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts) {

@@ -235,10 +235,10 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   static const cwsc_options kDefaults;
   const cwsc_options& o = options ? *options : kDefaults;
   if (!o.policy_name.empty() && o.policy_name != policy.policy_name) {
-    return sink.Error(CWSC_E_USAGE, "usage",
-                      absl::StrCat("the options name policy '", o.policy_name,
-                                   "' but the policy was loaded as '", policy.policy_name,
-                                   "': the policy name is read when the policy is loaded"));
+    return sink.Error(
+        CWSC_E_USAGE, "usage",
+        absl::StrCat("the options name policy '", o.policy_name, "' but the policy was loaded as '",
+                     policy.policy_name, "': the policy name is read when the policy is loaded"));
   }
   if (!compiler::NormalizeMode(mode)) {
     return sink.Error(CWSC_E_INPUT, "mode",
@@ -269,13 +269,12 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   if (facts->recorded && !unlisted.empty() && !o.unlisted_as_missing) {
     return sink.Error(
         CWSC_E_INPUT, "input",
-        absl::StrCat("the facts do not record '", unlisted.front(), "'",
-                     unlisted.size() > 1
-                         ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)")
-                         : "",
-                     ", which this compile asks about: the policy changed since the facts were "
-                     "recorded; record them again with `cwsc facts --for CONFIG`, or set "
-                     "unlisted-as-missing to treat unrecorded paths as missing"));
+        absl::StrCat(
+            "the facts do not record '", unlisted.front(), "'",
+            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+            ", which this compile asks about: the policy changed since the facts were "
+            "recorded; record them again with `cwsc facts --for CONFIG`, or set "
+            "unlisted-as-missing to treat unrecorded paths as missing"));
   }
   Remarks(sink, *r);
   auto plan = std::make_unique<cwsc_plan>();
@@ -429,8 +428,7 @@ cwsc_status cwsc_options_set_unlisted_as_missing(cwsc_options* options, int as_m
   options->unlisted_as_missing = as_missing != 0;
   return CWSC_OK;
 }
-cwsc_status cwsc_options_set_program(cwsc_options* options, const char* const* argv,
-                                     size_t argc) {
+cwsc_status cwsc_options_set_program(cwsc_options* options, const char* const* argv, size_t argc) {
   if (!options || (argc > 0 && !argv)) return CWSC_E_USAGE;
   try {
     std::vector<std::string> program;
@@ -491,9 +489,8 @@ cwsc_status cwsc_facts_parse(const char* text, size_t len, const char* name, cws
 
 void cwsc_facts_free(cwsc_facts* facts) { delete facts; }
 
-cwsc_status cwsc_policy_load_file(const char* path, cwsc_format format,
-                                  const cwsc_options* options, cwsc_policy** out,
-                                  cwsc_diagnostics** diags) {
+cwsc_status cwsc_policy_load_file(const char* path, cwsc_format format, const cwsc_options* options,
+                                  cwsc_policy** out, cwsc_diagnostics** diags) {
   if (out) *out = nullptr;
   return Guard(diags, [&](Sink& sink) {
     if (!path) return Missing(sink, "path");
@@ -627,10 +624,10 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
           bwrap ? backends::EmitBwrapArgv(p, plan->program)
                 : backends::EmitSeatbeltArgv(p, plan->program);
       if (!emitted.ok()) {
-        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                          absl::StrCat("--target ", bwrap ? "bwrap" : "seatbelt", ": ",
-                                       emitted.status().message(),
-                                       cwsc::lib::LocalWrapperReason(p)));
+        return sink.Error(
+            CWSC_E_NOT_APPLICABLE, "not-applicable",
+            absl::StrCat("--target ", bwrap ? "bwrap" : "seatbelt", ": ",
+                         emitted.status().message(), cwsc::lib::LocalWrapperReason(p)));
       }
       argv->tokens = backends::Texts(*emitted);
     }
@@ -655,7 +652,8 @@ cwsc_status cwsc_plan_sbpl(const cwsc_plan* plan, char** out, size_t* len,
                                      " has no Seatbelt profile"));
     }
     absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(p);
-    if (!lines.ok()) return sink.FromStatus(lines.status(), CWSC_E_NOT_APPLICABLE, "not-applicable");
+    if (!lines.ok())
+      return sink.FromStatus(lines.status(), CWSC_E_NOT_APPLICABLE, "not-applicable");
     return cwsc::lib::NewText(backends::SeatbeltProfileText(*lines), out, len);
   });
 }
@@ -702,9 +700,9 @@ cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const cha
     } else if (a == "network") {
       kind = backends::AccessKind::kNetwork;
     } else {
-      return sink.Error(CWSC_E_USAGE, "usage",
-                        absl::StrCat("unknown access '", a,
-                                     "': expected read, write, exec, create or network"));
+      return sink.Error(
+          CWSC_E_USAGE, "usage",
+          absl::StrCat("unknown access '", a, "': expected read, write, exec, create or network"));
     }
     std::string target;
     if (kind == backends::AccessKind::kNetwork) {
