@@ -20,7 +20,9 @@
 #include "backends/emitted.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
+#include "backends/seccomp_filter.h"
 #include "backends/verify/expect_eval.h"
+#include "backends/verify/seccomp_eval.h"
 #include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
@@ -635,6 +637,31 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
     argv->pointers.push_back(nullptr);
     *out = argv.release();
     return CWSC_OK;
+  });
+}
+
+cwsc_status cwsc_plan_seccomp_bpf(const cwsc_plan* plan, char** out, size_t* len,
+                                  cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    if (!len) return Missing(sink, "len");
+    const ir::LaunchPlan& p = plan->plan;
+    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    if (!p.syscall_filter) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        absl::StrCat("--target seccomp-bpf: plan kind ", ir::PlanKindName(p.kind),
+                                     " has no syscall filter"));
+    }
+    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*p.syscall_filter);
+    // The program is read back against the filter's intent, as `cwsc compile` does.
+    absl::Status checked =
+        bpf.ok() ? backends::CheckSeccompProgram(*p.syscall_filter, *bpf) : bpf.status();
+    if (!checked.ok() && !absl::IsUnimplemented(checked)) {
+      return sink.FromStatus(checked, CWSC_E_INTERNAL, "internal");
+    }
+    return cwsc::lib::NewText(*bpf, out, len);
   });
 }
 

@@ -230,6 +230,13 @@ CWSC_API cwsc_status cwsc_plan_json(const cwsc_plan* plan, char** out, size_t* l
  * gives CWSC_E_REFUSED; a target the plan does not emit CWSC_E_NOT_APPLICABLE. */
 CWSC_API cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv** out,
                                     cwsc_diagnostics** diags);
+/* cwsc_plan_seccomp_bpf is the plan's syscall filter as the BPF program
+ * bwrap reads: a bwrap argv holding `--seccomp 3` needs these bytes on file
+ * descriptor 3 of the bwrap process (`cwsc compile --target seccomp-bpf`).
+ * Binary: `*len` bytes (a NUL follows them). CWSC_E_NOT_APPLICABLE when the
+ * plan has no syscall filter. */
+CWSC_API cwsc_status cwsc_plan_seccomp_bpf(const cwsc_plan* plan, char** out, size_t* len,
+                                           cwsc_diagnostics** diags);
 /* cwsc_plan_sbpl is a Seatbelt plan's profile text, the output of
  * `cwsc compile --format sbpl` without the newline the program adds. */
 CWSC_API cwsc_status cwsc_plan_sbpl(const cwsc_plan* plan, char** out, size_t* len,

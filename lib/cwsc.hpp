@@ -175,6 +175,7 @@ class Plan {
     return Text(cwsc_plan_json);
   }
   Result<std::string> Sbpl() const { return Text(cwsc_plan_sbpl); }
+  Result<std::string> SeccompBpf() const { return Text(cwsc_plan_seccomp_bpf); }
   Result<std::string> OpenSandboxJson() const { return Text(cwsc_plan_opensandbox_json); }
   Result<std::vector<std::string>> Argv(cwsc_target target = CWSC_TARGET_AUTO) const {
     cwsc_argv* a = nullptr;

@@ -152,6 +152,41 @@ TEST(LibAgreement, PlanJsonIsTheProgramsPlanBytes) {
   }
 }
 
+TEST(LibAgreement, SeccompProgramIsTheProgramsBpf) {
+  for (const Case& c : kLinuxCases) {
+    SCOPED_TRACE(std::string(c.config) + " " + c.mode);
+    Owned o;
+    cwsc_plan* plan = CompileFile(o, Src(c.config), c.mode, Facts(o, Src(c.facts)));
+    ASSERT_NE(plan, nullptr);
+    char* bpf = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(cwsc_plan_seccomp_bpf(plan, &bpf, &len, nullptr), CWSC_OK);
+    RunResult cli = Cli({Bin(), "compile", Src(c.config), "--facts", Src(c.facts), "--mode", c.mode,
+                         "--target", "seccomp-bpf"});
+    ASSERT_EQ(cli.exit_code, 0) << cli.err;
+    EXPECT_EQ(std::string(bpf, len), cli.out);
+    EXPECT_EQ(len % 8, 0u);  // whole sock_filter instructions
+    EXPECT_GT(len, 0u);
+    cwsc_string_free(bpf);
+  }
+  // A plan without a filter (none) has no program.
+  const std::string dir = Src("tests/golden/bwrap/probe_failed");
+  Owned o;
+  cwsc_plan* none = CompileFile(o, dir + "/config.toml", "ask", Facts(o, dir + "/facts.yaml"));
+  char* bpf = nullptr;
+  size_t len = 0;
+  cwsc_diagnostics* d = nullptr;
+  EXPECT_EQ(cwsc_plan_seccomp_bpf(none, &bpf, &len, &d), CWSC_E_NOT_APPLICABLE);
+  EXPECT_STREQ(cwsc_diagnostic_message(d, 0),
+               "--target seccomp-bpf: plan kind none has no syscall filter");
+  cwsc_diagnostics_free(d);
+  d = nullptr;
+  EXPECT_EQ(cwsc_plan_seccomp_bpf(none, &bpf, nullptr, &d), CWSC_E_USAGE);
+  EXPECT_STREQ(cwsc_diagnostic_message(d, 0), "len must not be NULL");
+  cwsc_diagnostics_free(d);
+  EXPECT_EQ(bpf, nullptr);
+}
+
 TEST(LibAgreement, SeatbeltProfileAndArgvAreThePrograms) {
   for (const char* config : {"examples/workspace.cwsp", "examples/readonly.toml"}) {
     SCOPED_TRACE(config);
@@ -500,6 +535,7 @@ TEST(LibErrors, NullArgumentsAreUsageErrorsNamingTheArgument) {
   expect_usage(cwsc_plan_argv(plan, static_cast<cwsc_target>(9), &a, &d),
                "unknown cwsc_target value");
   expect_usage(cwsc_plan_sbpl(nullptr, &t, nullptr, &d), "plan must not be NULL");
+  expect_usage(cwsc_plan_seccomp_bpf(nullptr, &t, nullptr, &d), "plan must not be NULL");
   expect_usage(cwsc_plan_opensandbox_json(nullptr, &t, nullptr, &d), "plan must not be NULL");
   expect_usage(cwsc_plan_check(nullptr, "read", "/", &v, &d), "plan must not be NULL");
   expect_usage(cwsc_plan_check(plan, nullptr, "/", &v, &d), "access must not be NULL");
@@ -817,6 +853,11 @@ TEST(LibCpp, TheCppApiGivesTheCApisResults) {
   EXPECT_EQ(bad.diagnostics()[0].file, "b.toml");
   EXPECT_EQ(bad.diagnostics()[0].line, 1);
   EXPECT_EQ(bad.diagnostics().error_count(), 1u);
+  cwsc::Result<std::string> bpf = plan->SeccompBpf();
+  ASSERT_TRUE(bpf.ok());
+  EXPECT_EQ(bpf.value(), Cli({Bin(), "compile", cfg, "--facts", facts_file, "--mode", "ask",
+                              "--target", "seccomp-bpf"})
+                             .out);
   cwsc::Result<std::string> sbpl = plan->Sbpl();
   EXPECT_EQ(sbpl.status(), CWSC_E_NOT_APPLICABLE);
   cwsc::Result<std::string> remote = plan->OpenSandboxJson();
