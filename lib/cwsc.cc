@@ -33,7 +33,7 @@
 #include "ir/plan.h"
 #include "ir/plan_json.h"
 #include "lib/version.h"
-#include "runtime/host/live_facts.h"
+#include "runtime/host/probe_cache.h"
 
 using cwsc::ir::Diagnostic;
 
@@ -260,7 +260,7 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   std::unique_ptr<cwsc_facts> own;
   if (!facts) {
     own = std::make_unique<cwsc_facts>();
-    own->facts = runtime::MakeLiveFacts();
+    own->facts = runtime::MakeRuntimeFacts();
     facts = own.get();
   }
   std::lock_guard<std::mutex> lock(facts->mu);
@@ -449,7 +449,7 @@ void cwsc_options_free(cwsc_options* options) { delete options; }
 cwsc_facts* cwsc_facts_live(void) {
   try {
     auto f = std::make_unique<cwsc_facts>();
-    f->facts = cwsc::runtime::MakeLiveFacts();
+    f->facts = cwsc::runtime::MakeRuntimeFacts();
     return f.release();
   } catch (...) {
     return nullptr;

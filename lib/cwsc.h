@@ -171,9 +171,12 @@ CWSC_API void cwsc_options_free(cwsc_options* options);
 
 /* ---- facts ------------------------------------------------------------------ */
 
-/* cwsc_facts_live answers from the running host; answers (and the bwrap
- * probe) are memoized in the handle, so a handle reused across compiles is
- * the fast path, and a new handle sees a changed host. NULL only when out of memory. */
+/* cwsc_facts_live answers from the running host; answers are memoized in
+ * the handle, so a handle reused across compiles is the fast path, and a new
+ * handle sees a changed host (a created directory, a changed environment).
+ * The bwrap probe's passing verdict is cached between processes of the same
+ * user as `cwsc run` caches it (docs/runtime.md; CWSC_PROBE_CACHE=0 turns it
+ * off). NULL only when out of memory. */
 CWSC_API cwsc_facts* cwsc_facts_live(void);
 /* cwsc_facts_load_file reads a recorded facts file (YAML or JSON, `cwsc facts`). */
 CWSC_API cwsc_status cwsc_facts_load_file(const char* path, cwsc_facts** out,
