@@ -161,8 +161,8 @@ void BM_LibCompileFileWarmLive(benchmark::State& state) {
   size_t n = 0;
   for (auto _ : state) {
     cwsc_plan* plan = nullptr;
-    n = cwsc_compile_file(Ws().config.c_str(), CWSC_FORMAT_AUTO, "ask", facts, o, &plan,
-                          nullptr) == CWSC_OK;
+    n = cwsc_compile_file(Ws().config.c_str(), CWSC_FORMAT_AUTO, "ask", facts, o, &plan, nullptr) ==
+        CWSC_OK;
     cwsc_plan_free(plan);
   }
   if (n == 0) state.SkipWithError("the compile failed");

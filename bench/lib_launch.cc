@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
     if (fd >= 0) close(fd);
     return rc;
   };
-  const std::vector<std::string> run_argv_s = {cwsc_bin, "run", config, "--mode", "ask",
-                                               "--cwd", ws, "--", "/bin/true"};
+  const std::vector<std::string> run_argv_s = {cwsc_bin, "run", config, "--mode",   "ask",
+                                               "--cwd",  ws,    "--",   "/bin/true"};
   std::vector<const char*> run_argv;
   for (const std::string& s : run_argv_s) run_argv.push_back(s.c_str());
   run_argv.push_back(nullptr);
@@ -203,12 +203,13 @@ int main(int argc, char** argv) {
   const char* names[] = {"", "libcwsc compile + spawn bwrap", "cwsc run"};
   for (size_t j = 1; j < launchers.size(); ++j) {
     const double w = Median(times[j]), c = mean(cpu[j]);
-    std::printf("| %s | %d | %.2f | %.2fx (%+.2f ms) | %.2f | %.2fx (%+.2f ms) |\n", names[j],
-                runs, w, w / b, w - b, c, c / bc, c - bc);
+    std::printf("| %s | %d | %.2f | %.2fx (%+.2f ms) | %.2f | %.2fx (%+.2f ms) |\n", names[j], runs,
+                w, w / b, w - b, c, c / bc, c - bc);
   }
-  std::printf("\nlibrary share per launch (compile, argv, seccomp program into a memfd): "
-              "median %.3f ms\n",
-              Median(compile_times));
+  std::printf(
+      "\nlibrary share per launch (compile, argv, seccomp program into a memfd): "
+      "median %.3f ms\n",
+      Median(compile_times));
   cwsc_options_free(options);
   cwsc_facts_free(facts);
   cwsc_policy_free(policy);

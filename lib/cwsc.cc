@@ -68,6 +68,7 @@ struct cwsc_facts {
   std::mutex mu;  // compiles sharing the handle take turns (HostFacts memoizes)
   std::unique_ptr<cwsc::compiler::HostFacts> facts;
   bool recorded = false;
+  std::string name;  // recorded facts: the file or the name given
 };
 
 struct cwsc_plan {
@@ -272,11 +273,12 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
     return sink.Error(
         CWSC_E_INPUT, "input",
         absl::StrCat(
-            "the facts do not record '", unlisted.front(), "'",
+            "the facts file does not record '", unlisted.front(), "'",
             unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
             ", which this compile asks about: the policy changed since the facts were "
             "recorded; record them again with `cwsc facts --for CONFIG`, or set "
-            "unlisted-as-missing to treat unrecorded paths as missing"));
+            "cwsc_options_set_unlisted_as_missing to treat unrecorded paths as missing"),
+        facts->name);
   }
   Remarks(sink, *r);
   auto plan = std::make_unique<cwsc_plan>();
@@ -467,6 +469,7 @@ cwsc_status cwsc_facts_load_file(const char* path, cwsc_facts** out, cwsc_diagno
     auto h = std::make_unique<cwsc_facts>();
     h->facts = *std::move(f);
     h->recorded = true;
+    h->name = path;
     *out = h.release();
     return CWSC_OK;
   });
@@ -484,6 +487,7 @@ cwsc_status cwsc_facts_parse(const char* text, size_t len, const char* name, cws
     auto h = std::make_unique<cwsc_facts>();
     h->facts = *std::move(f);
     h->recorded = true;
+    h->name = name ? name : "<facts>";
     *out = h.release();
     return CWSC_OK;
   });

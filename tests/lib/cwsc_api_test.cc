@@ -493,6 +493,52 @@ TEST(LibErrors, BadFactsTextGivesLineAndColumn) {
   cwsc_facts_free(facts);
 }
 
+TEST(LibErrors, FactsThatLackAPathFailUnlessUnlistedAsMissing) {
+  TempDir dir;
+  WriteFile(dir / "a.toml", "");
+  WriteFile(dir / "b.toml", "sandbox_writable_roots = [\"/opt/extra\"]\n");
+  // Facts recorded for a.toml (`unlisted: error`), used for b.toml.
+  RunResult rec = Cli({Bin(), "facts", "--for", dir / "a.toml", "-o", dir / "f.yaml"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  Owned o;
+  cwsc_facts* facts = Facts(o, dir / "f.yaml");
+  const std::string b = dir / "b.toml";
+  cwsc_plan* plan = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  EXPECT_EQ(cwsc_compile_file(b.c_str(), CWSC_FORMAT_AUTO, "ask", facts, nullptr, &plan, &d),
+            CWSC_E_INPUT);
+  EXPECT_EQ(plan, nullptr);
+  EXPECT_STREQ(cwsc_diagnostic_file(d, 0), (dir / "f.yaml").c_str());
+  // The program's text (its own option named), on the same inputs.
+  RunResult cli = Cli({Bin(), "compile", b, "--facts", dir / "f.yaml"});
+  EXPECT_EQ(cli.exit_code, 2);
+  std::string want = cli.err;
+  const std::string prefix = dir / "f.yaml" + ": error: ";
+  ASSERT_EQ(want.rfind(prefix, 0), 0u) << want;
+  want = want.substr(prefix.size());
+  if (!want.empty() && want.back() == '\n') want.pop_back();
+  const std::string option = "pass --unlisted-as-missing";
+  ASSERT_NE(want.find(option), std::string::npos) << want;
+  want.replace(want.find(option), option.size(), "set cwsc_options_set_unlisted_as_missing");
+  EXPECT_EQ(std::string(cwsc_diagnostic_message(d, 0)), want);
+  EXPECT_THAT(want, HasSubstr("the facts file does not record '"));
+  cwsc_diagnostics_free(d);
+  // Unlisted as missing: the plan of `--unlisted-as-missing`.
+  cwsc_facts* fresh = Facts(o, dir / "f.yaml");
+  cwsc_options* opts = cwsc_options_new();
+  ASSERT_EQ(cwsc_options_set_unlisted_as_missing(opts, 1), CWSC_OK);
+  plan = CompileFile(o, b, "ask", fresh, opts);
+  cwsc_options_free(opts);
+  ASSERT_NE(plan, nullptr);
+  char* json = nullptr;
+  ASSERT_EQ(cwsc_plan_json(plan, &json, nullptr, nullptr), CWSC_OK);
+  cli = Cli({Bin(), "compile", b, "--facts", dir / "f.yaml", "--unlisted-as-missing", "--mode",
+             "ask", "--target", "plan"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(std::string(json), cli.out);
+  cwsc_string_free(json);
+}
+
 TEST(LibErrors, NullArgumentsAreUsageErrorsNamingTheArgument) {
   Owned o;
   cwsc_facts* facts = Facts(o, Src("examples/facts/linux-workspace.yaml"));
