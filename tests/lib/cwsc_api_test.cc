@@ -423,6 +423,57 @@ TEST(LibErrors, BadDslGivesEveryErrorWithItsPosition) {
   cwsc_diagnostics_free(d);
 }
 
+TEST(LibErrors, TooManyErrorsAreEachADiagnosticAndTheProgramsText) {
+  // Errors that come as text (the closing "too many errors" line) are read
+  // back into diagnostics; the rendering is the text the program prints.
+  TempDir dir;
+  std::string text = "policy p {\n";
+  for (int i = 0; i < 25; ++i) text += "  writable \"relative" + std::to_string(i) + "\"\n";
+  text += "}\n";
+  const std::string file = dir / "many.cwsp";
+  WriteFile(file, text);
+  cwsc_policy* policy = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  EXPECT_EQ(cwsc_policy_load_file(file.c_str(), CWSC_FORMAT_AUTO, nullptr, &policy, &d),
+            CWSC_E_INPUT);
+  EXPECT_EQ(policy, nullptr);
+  EXPECT_EQ(cwsc_diagnostics_error_count(d), 20u);  // ir::Diagnostics::kMaxErrors
+  EXPECT_STREQ(cwsc_diagnostic_file(d, 0), file.c_str());
+  EXPECT_EQ(cwsc_diagnostic_line(d, 0), 2);  // "expected ';' after ..." at the end of line 2
+  EXPECT_GT(cwsc_diagnostic_col(d, 0), 0);
+  EXPECT_THAT(cwsc_diagnostic_message(d, 0), HasSubstr("expected ';'"));
+  EXPECT_EQ(cwsc_diagnostic_line(d, 19), 21);
+  RunResult cli =
+      Cli({Bin(), "compile", file, "--facts", Src("examples/facts/linux-workspace.yaml")});
+  EXPECT_EQ(cli.exit_code, 2);
+  EXPECT_EQ(std::string(cwsc_diagnostics_render(d)), cli.err);
+  EXPECT_THAT(cli.err, HasSubstr("too many errors; stopping\n"));
+  cwsc_diagnostics_free(d);
+}
+
+TEST(LibErrors, AnEmptyCwdIsTheProgramsError) {
+  Owned o;
+  cwsc_options* opts = cwsc_options_new();
+  ASSERT_EQ(cwsc_options_set_cwd(opts, ""), CWSC_OK);
+  cwsc_plan* plan = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  const std::string cfg = Src("examples/workspace.toml");
+  EXPECT_EQ(
+      cwsc_compile_file(cfg.c_str(), CWSC_FORMAT_AUTO, "ask",
+                        Facts(o, Src("examples/facts/linux-workspace.yaml")), opts, &plan, &d),
+      CWSC_E_INPUT);
+  cwsc_options_free(opts);
+  EXPECT_EQ(plan, nullptr);
+  ASSERT_EQ(cwsc_diagnostics_count(d), 1u);
+  EXPECT_STREQ(cwsc_diagnostic_message(d, 0), "--cwd must not be empty");
+  EXPECT_STREQ(cwsc_diagnostic_file(d, 0), "");
+  EXPECT_EQ(cwsc_diagnostic_line(d, 0), 0);
+  RunResult cli = Cli({Bin(), "compile", cfg, "--cwd", ""});
+  EXPECT_EQ(cli.exit_code, 2);
+  EXPECT_EQ("cwsc: " + std::string(cwsc_diagnostics_render(d)), cli.err);
+  cwsc_diagnostics_free(d);
+}
+
 TEST(LibErrors, UnknownModeIsTheProgramsMessage) {
   Owned o;
   cwsc_facts* facts = Facts(o, Src("examples/facts/linux-workspace.yaml"));
