@@ -228,7 +228,18 @@ cwsc_status Missing(Sink& sink, const char* what) {
   return sink.Error(CWSC_E_USAGE, "usage", absl::StrCat(what, " must not be NULL"));
 }
 
-std::optional<compiler::ConfigFormat> FormatOf(cwsc_format f) {
+// Raw is an enum argument's value as the caller passed it. A C caller may
+// pass any int in an enum parameter; in C++ reading such a value through
+// the enum type is undefined, so the bits are copied out instead.
+template <typename E>
+int Raw(const E& e) {
+  static_assert(sizeof(E) == sizeof(int));
+  int raw;
+  std::memcpy(&raw, &e, sizeof raw);
+  return raw;
+}
+
+std::optional<compiler::ConfigFormat> FormatOf(int f) {
   switch (f) {
     case CWSC_FORMAT_AUTO:
       return compiler::ConfigFormat::kAuto;
@@ -318,7 +329,7 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   return CWSC_OK;
 }
 
-cwsc_status LoadPolicy(std::string text, const std::string& name, cwsc_format format,
+cwsc_status LoadPolicy(std::string text, const std::string& name, int format,
                        const cwsc_options* options, cwsc_policy** out, Sink& sink) {
   std::optional<compiler::ConfigFormat> f = FormatOf(format);
   if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
@@ -377,7 +388,7 @@ const char* cwsc_version(void) { return CWSC_LIB_VERSION; }
 int cwsc_abi_version(void) { return CWSC_ABI_VERSION; }
 
 const char* cwsc_status_name(cwsc_status status) {
-  switch (status) {
+  switch (cwsc::lib::Raw(status)) {
     case CWSC_OK:
       return "ok";
     case CWSC_E_USAGE:
@@ -534,7 +545,7 @@ cwsc_status cwsc_policy_load_file(const char* path, cwsc_format format, const cw
     cwsc::compiler::CompileOptions read;
     read.config_path = path;
     read.format = cwsc::compiler::ConfigFormat::kToml;  // format checked below
-    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(format);
+    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(cwsc::lib::Raw(format));
     if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
     read.format = *f;
     read.policy_name = options ? options->policy_name : "";
@@ -556,8 +567,9 @@ cwsc_status cwsc_policy_parse(const char* text, size_t len, const char* name, cw
   return Guard(diags, [&](Sink& sink) {
     if (!text) return Missing(sink, "text");
     if (!out) return Missing(sink, "out");
-    std::string n = name ? name : format == CWSC_FORMAT_DSL ? "<policy>.cwsp" : "<policy>.toml";
-    return cwsc::lib::LoadPolicy(std::string(text, len), n, format, options, out, sink);
+    const int f = cwsc::lib::Raw(format);
+    std::string n = name ? name : f == CWSC_FORMAT_DSL ? "<policy>.cwsp" : "<policy>.toml";
+    return cwsc::lib::LoadPolicy(std::string(text, len), n, f, options, out, sink);
   });
 }
 
@@ -582,7 +594,7 @@ cwsc_status cwsc_compile_file(const char* path, cwsc_format format, const char* 
     if (!path) return Missing(sink, "path");
     if (!mode) return Missing(sink, "mode");
     if (!out) return Missing(sink, "out");
-    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(format);
+    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(cwsc::lib::Raw(format));
     if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
     // An unknown mode is reported before the file is read, as `cwsc compile` does.
     if (!cwsc::compiler::NormalizeMode(mode)) {
@@ -627,13 +639,13 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
     if (!plan) return Missing(sink, "plan");
     if (!out) return Missing(sink, "out");
     const ir::LaunchPlan& p = plan->plan;
-    if (target != CWSC_TARGET_AUTO && target != CWSC_TARGET_BWRAP &&
-        target != CWSC_TARGET_SEATBELT) {
+    const int raw = cwsc::lib::Raw(target);
+    if (raw != CWSC_TARGET_AUTO && raw != CWSC_TARGET_BWRAP && raw != CWSC_TARGET_SEATBELT) {
       return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_target value");
     }
     if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
     auto argv = std::make_unique<cwsc_argv>();
-    cwsc_target t = target;
+    cwsc_target t = static_cast<cwsc_target>(raw);
     if (t == CWSC_TARGET_AUTO) {
       switch (p.kind) {
         case ir::PlanKind::kLinuxBwrap:
