@@ -104,6 +104,8 @@ absl::StatusOr<ParsedConfig> ReadConfig(const CompileOptions& options) {
 }
 
 absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts) {
+  // An unknown mode is reported before the config is read (CompileParsed's
+  // first check gives the error).
   if (!NormalizeMode(options.mode)) return CompileParsed(ParsedConfig{}, options, facts);
   CWSC_ASSIGN_OR_RETURN(ParsedConfig parsed, ReadConfig(options));
   return CompileParsed(parsed, options, facts);
