@@ -321,6 +321,46 @@ TEST(LibPolicy, ParsedFromAStringIsTheSameAsFromTheFile) {
   cwsc_argv_free(y);
 }
 
+TEST(LibPolicy, StringsInJsonFactsAndTomlGiveTheProgramsArgv) {
+  // Recorded facts as a JSON string, the policy as a TOML string: the argv
+  // of the program given the same texts as files.
+  const std::string facts_json = R"({"cwsc_facts": 1, "platform": "linux",
+    "user": {"uid": 1000, "gid": 1000, "groups": [1000], "name": "dev", "home": "/home/dev"},
+    "cwd": "/home/dev/proj", "env": {"HOME": "/home/dev"}, "secrets_set": {},
+    "paths": {
+      "/home/dev": {"type": "directory", "canonical": "/home/dev", "mode": "0750", "uid": 1000, "gid": 1000},
+      "/home/dev/proj": {"type": "directory", "canonical": "/home/dev/proj", "mode": "0755", "uid": 1000, "gid": 1000},
+      "/usr/bin/bwrap": {"type": "file", "canonical": "/usr/bin/bwrap", "mode": "0755", "uid": 0, "gid": 0}},
+    "bwrap_probe": {"ran": true, "ok": true, "exit_code": 0, "message": ""}})";
+  const std::string toml = "sandbox_mode = \"workspace-write\"\n";
+  TempDir dir;
+  WriteFile(dir / "facts.json", facts_json);
+  WriteFile(dir / "policy.toml", toml);
+  cwsc_facts* facts = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  ASSERT_EQ(cwsc_facts_parse(facts_json.data(), facts_json.size(), "facts.json", &facts, &d),
+            CWSC_OK)
+      << cwsc_diagnostics_render(d);
+  cwsc_diagnostics_free(d);
+  cwsc_policy* policy = nullptr;
+  ASSERT_EQ(cwsc_policy_parse(toml.data(), toml.size(), nullptr, CWSC_FORMAT_TOML, nullptr, &policy,
+                              nullptr),
+            CWSC_OK);
+  cwsc_plan* plan = nullptr;
+  ASSERT_EQ(cwsc_compile(policy, "auto-review", facts, nullptr, &plan, nullptr), CWSC_OK);
+  cwsc_argv* argv = nullptr;
+  ASSERT_EQ(cwsc_plan_argv(plan, CWSC_TARGET_BWRAP, &argv, nullptr), CWSC_OK);
+  RunResult cli = Cli({Bin(), "compile", dir / "policy.toml", "--facts", dir / "facts.json",
+                       "--mode", "auto-review", "--target", "bwrap", "--format", "nul"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(Tokens(argv), SplitNul(cli.out));
+  EXPECT_THAT(Tokens(argv), ::testing::Contains("/home/dev/proj"));
+  cwsc_argv_free(argv);
+  cwsc_plan_free(plan);
+  cwsc_policy_free(policy);
+  cwsc_facts_free(facts);
+}
+
 TEST(LibPolicy, ANamedDslPolicyIsTheProgramsPolicy) {
   const std::string config = Src("examples/team.cwsp");
   const std::string facts = Src("examples/facts/linux-team.yaml");
