@@ -74,7 +74,53 @@ std::optional<std::string> NormalizeMode(const std::string& mode) {
   return std::nullopt;
 }
 
+absl::StatusOr<ParsedConfig> ParseConfigText(std::string text, const std::string& path,
+                                             ConfigFormat format, const std::string& policy_name) {
+  ParsedConfig parsed;
+  parsed.path = path;
+  if (format == ConfigFormat::kAuto) {
+    format = absl::EndsWith(path, ".cwsp") ? ConfigFormat::kDsl : ConfigFormat::kToml;
+  }
+  if (format == ConfigFormat::kDsl) {
+    CWSC_ASSIGN_OR_RETURN(DslResult dsl, ReadDslPolicy(text, path, policy_name, Layer::kUser));
+    parsed.user = std::move(dsl.spec);
+  } else {
+    if (!policy_name.empty()) {
+      return ir::ErrorAt(path, 0, 0,
+                         "--policy selects a policy of a .cwsp file; this is a TOML config (use "
+                         "--input dsl if it is a policy)");
+    }
+    CWSC_ASSIGN_OR_RETURN(ConfigLayer layer, ReadTomlConfig(text, path, Layer::kUser));
+    parsed.user = std::move(layer.spec);
+    parsed.notes = std::move(layer.notes);
+  }
+  parsed.text = std::move(text);
+  return parsed;
+}
+
+absl::StatusOr<ParsedConfig> ReadConfig(const CompileOptions& options) {
+  std::string text;
+  if (options.config_text) {  // the CLI read it already (stdin: `-`)
+    if (options.config_text->size() > kMaxConfigBytes) {
+      return ir::ErrorAt(options.config_path, 0, 0, "the config is larger than 4 MiB");
+    }
+    text = *options.config_text;
+  } else {
+    CWSC_ASSIGN_OR_RETURN(text, ReadConfigFile(options.config_path));
+  }
+  return ParseConfigText(std::move(text), options.config_path, options.format, options.policy_name);
+}
+
 absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts) {
+  // An unknown mode is reported before the config is read (CompileParsed's
+  // first check gives the error).
+  if (!NormalizeMode(options.mode)) return CompileParsed(ParsedConfig{}, options, facts);
+  CWSC_ASSIGN_OR_RETURN(ParsedConfig parsed, ReadConfig(options));
+  return CompileParsed(parsed, options, facts);
+}
+
+absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
+                                            const CompileOptions& options, HostFacts* facts) {
   CompileResult result;
   std::optional<std::string> mode = NormalizeMode(options.mode);
   if (!mode) {
@@ -83,36 +129,9 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
                      "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
                      "bypass, yolo)\n"));
   }
-  std::string text;
-  if (options.config_text) {
-    if (options.config_text->size() > kMaxConfigBytes) {
-      return ir::ErrorAt(options.config_path, 0, 0, "the config is larger than 4 MiB");
-    }
-    text = *options.config_text;
-  } else {
-    CWSC_ASSIGN_OR_RETURN(text, ReadConfigFile(options.config_path));
-  }
-  ConfigFormat format = options.format;
-  if (format == ConfigFormat::kAuto) {
-    format =
-        absl::EndsWith(options.config_path, ".cwsp") ? ConfigFormat::kDsl : ConfigFormat::kToml;
-  }
-  PolicySpec user;
-  if (format == ConfigFormat::kDsl) {
-    CWSC_ASSIGN_OR_RETURN(
-        DslResult dsl, ReadDslPolicy(text, options.config_path, options.policy_name, Layer::kUser));
-    user = std::move(dsl.spec);
-  } else {
-    if (!options.policy_name.empty()) {
-      return ir::ErrorAt(options.config_path, 0, 0,
-                         "--policy selects a policy of a .cwsp file; this is a TOML config (use "
-                         "--input dsl if it is a policy)");
-    }
-    CWSC_ASSIGN_OR_RETURN(ConfigLayer layer,
-                          ReadTomlConfig(text, options.config_path, Layer::kUser));
-    user = std::move(layer.spec);
-    result.notes = std::move(layer.notes);
-  }
+  const PolicySpec& user = parsed.user;
+  const std::string& text = parsed.text;
+  result.notes = parsed.notes;
   CWSC_ASSIGN_OR_RETURN(PolicySpec env, EnvOverrides(*facts, &result.notes));
   PolicySpec merged = user;
   Overlay(merged, env);
@@ -147,7 +166,7 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
       return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
     }
     std::optional<std::string> src =
-        o.file == options.config_path ? std::optional<std::string>(text) : facts->ReadFile(o.file);
+        o.file == parsed.path ? std::optional<std::string>(text) : facts->ReadFile(o.file);
     return ir::ErrorAt(o.file, o.line, o.col, msg,
                        src ? ir::SourceLineAt(MaskSecrets(*src), o.line) : "");
   }

@@ -50,6 +50,30 @@ struct CompileResult {
 
 absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts);
 
+// ParsedConfig is the user config read and parsed once (the frontend's
+// part of CompileConfig), so an embedding engine can compile it for many
+// commands without parsing again (lib/cwsc.h):
+//
+//   absl::StatusOr<ParsedConfig> p = ParseConfigText(text, "inline.toml", ConfigFormat::kToml, "");
+//   absl::StatusOr<CompileResult> r = CompileParsed(*p, options, facts.get());
+struct ParsedConfig {
+  std::string path;  // the name errors and origins carry
+  std::string text;  // the source (for the caret line of a later error)
+  PolicySpec user;
+  std::vector<ir::Diagnostic> notes;
+};
+
+// ParseConfigText parses `text` as a config named `path`; kAuto decides by
+// the extension of `path`. `policy_name` selects a .cwsp policy.
+absl::StatusOr<ParsedConfig> ParseConfigText(std::string text, const std::string& path,
+                                             ConfigFormat format, const std::string& policy_name);
+// ReadConfig reads and parses options.config_path (with its format and policy name).
+absl::StatusOr<ParsedConfig> ReadConfig(const CompileOptions& options);
+// CompileParsed is CompileConfig after the frontend: options.config_path,
+// format and policy_name are not read again.
+absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
+                                            const CompileOptions& options, HostFacts* facts);
+
 // NormalizeMode maps a permission mode or alias to its canonical name
 // ("plan", "ask", "auto-review", "full-access"), or nullopt when unknown.
 std::optional<std::string> NormalizeMode(const std::string& mode);

@@ -5,7 +5,7 @@ set -eu
 pkgs="meson ninja-build pkg-config g++ git python3 antlr4 libantlr4-runtime-dev libyaml-cpp-dev
 nlohmann-json3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libtomlplusplus-dev
 libcurl4-openssl-dev libseccomp-dev bubblewrap sudo ca-certificates time bsdutils libc6-dev
-groff-base zsh fish
+groff-base zsh fish rustc cargo
 clang libclang-rt-14-dev gcovr clang-format python3-jsonschema"
 missing=""
 for p in $pkgs; do

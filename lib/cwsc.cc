@@ -1,0 +1,821 @@
+// The C ABI of libcwsc (lib/cwsc.h) over the compiler, the backends and the
+// verifiers. Every exported function catches every exception: nothing C++
+// crosses the boundary. No state outside the objects handed out.
+#include "lib/cwsc.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "backends/bwrap.h"
+#include "backends/emitted.h"
+#include "backends/opensandbox.h"
+#include "backends/seatbelt.h"
+#include "backends/seccomp_filter.h"
+#include "backends/verify/expect_eval.h"
+#include "backends/verify/seccomp_eval.h"
+#include "cli/verify.h"
+#include "compiler/compile.h"
+#include "compiler/facts/host_facts.h"
+#include "compiler/file_text.h"
+#include "compiler/paths.h"
+#include "ir/diagnostic_status.h"
+#include "ir/diagnostics.h"
+#include "ir/plan.h"
+#include "ir/plan_json.h"
+#include "lib/version.h"
+#include "runtime/host/probe_cache.h"
+
+using cwsc::ir::Diagnostic;
+
+struct cwsc_diagnostics {
+  struct Item {
+    cwsc_severity severity = CWSC_SEVERITY_ERROR;
+    std::string code;
+    std::string message;
+    std::string file;
+    int line = 0;
+    int col = 0;
+  };
+  std::vector<Item> items;
+  std::string rendered;
+};
+
+struct cwsc_options {
+  std::optional<std::string> cwd;
+  std::string policy_name;
+  std::optional<std::string> escalate;
+  bool no_project_config = false;
+  bool unlisted_as_missing = false;
+  std::vector<std::string> program;
+};
+
+struct cwsc_policy {
+  cwsc::compiler::ParsedConfig parsed;
+  std::string policy_name;
+};
+
+struct cwsc_facts {
+  std::mutex mu;  // compiles sharing the handle take turns (HostFacts memoizes)
+  std::unique_ptr<cwsc::compiler::HostFacts> facts;
+  bool recorded = false;
+  std::string name;  // recorded facts: the file or the name given
+};
+
+struct cwsc_plan {
+  cwsc::ir::LaunchPlan plan;
+  std::vector<std::string> program;
+  cwsc::compiler::PathVars vars;
+};
+
+struct cwsc_argv {
+  std::vector<std::string> tokens;
+  std::vector<const char*> pointers;  // tokens' c_str(), then NULL
+};
+
+struct cwsc_verdict {
+  bool allowed = false;
+  std::string rule, detail, where, origin, path;
+};
+
+namespace cwsc::lib {
+namespace {
+
+// Sink collects the diagnostics of one call and hands them out at the end.
+class Sink {
+ public:
+  explicit Sink(cwsc_diagnostics** out) : out_(out) {
+    if (out_) *out_ = nullptr;
+  }
+  Sink(const Sink&) = delete;
+  Sink& operator=(const Sink&) = delete;
+  ~Sink() {
+    if (!out_) return;
+    try {
+      *out_ = new cwsc_diagnostics(std::move(list_));
+    } catch (...) {
+      *out_ = nullptr;  // out of memory: no list rather than a partial one
+    }
+  }
+
+  // Add records `d`; `rendered` is its text when it came as text (else it
+  // is rendered here, source line and caret included).
+  void Add(const Diagnostic& d, const std::string& code, const std::string* rendered = nullptr) {
+    if (!out_) return;
+    cwsc_diagnostics::Item it;
+    it.severity = d.severity == Diagnostic::Severity::kError     ? CWSC_SEVERITY_ERROR
+                  : d.severity == Diagnostic::Severity::kWarning ? CWSC_SEVERITY_WARNING
+                                                                 : CWSC_SEVERITY_NOTE;
+    it.code = code;
+    it.message = d.message;
+    it.file = d.file;
+    it.line = d.line;
+    it.col = d.col;
+    list_.items.push_back(std::move(it));
+    list_.rendered += rendered ? *rendered : d.Render();
+  }
+
+  cwsc_status Error(cwsc_status status, const std::string& code, const std::string& message,
+                    const std::string& file = "") {
+    Diagnostic d;
+    d.file = file;
+    d.message = message;
+    Add(d, code);
+    return status;
+  }
+
+  // FromStatus records a failed status: the diagnostics it carries, else
+  // those its rendered text holds (`[file[:line:col]: ]error: message`
+  // lines, each with its source and caret lines), else its message as one
+  // error. The rendering is the status's own text then.
+  cwsc_status FromStatus(const absl::Status& s, cwsc_status status, const std::string& code) {
+    if (std::optional<std::vector<Diagnostic>> ds = ir::DiagnosticsOf(s)) {
+      for (const Diagnostic& d : *ds) Add(d, code);
+      if (!ds->empty()) return status;
+    }
+    std::string text(s.message());
+    if (text.empty()) text = "unknown error";
+    if (text.back() != '\n') text += '\n';
+    std::vector<Diagnostic> parsed;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      std::string line = text.substr(start, end - start);
+      start = end + 1;
+      if (std::optional<Diagnostic> d = ParseRendered(line)) parsed.push_back(*std::move(d));
+    }
+    if (parsed.empty()) {
+      Diagnostic d;
+      d.message = text.substr(0, text.size() - 1);
+      parsed.push_back(d);
+    }
+    for (size_t i = 0; i < parsed.size(); ++i) {
+      const std::string none;
+      Add(parsed[i], code, i == 0 ? &text : &none);  // the text once, with the first
+    }
+    return status;
+  }
+
+ private:
+  // ParseRendered reads one `[FILE[:LINE:COL]: ]SEVERITY: MESSAGE` line.
+  static std::optional<Diagnostic> ParseRendered(const std::string& line) {
+    static constexpr std::pair<const char*, Diagnostic::Severity> kSeverities[] = {
+        {"error: ", Diagnostic::Severity::kError},
+        {"warning: ", Diagnostic::Severity::kWarning},
+        {"note: ", Diagnostic::Severity::kNote}};
+    if (line.empty() || line[0] == ' ') return std::nullopt;  // a source or caret line
+    for (const auto& [word, severity] : kSeverities) {
+      size_t at = line.rfind(word, 0) == 0 ? 0 : line.find(std::string(": ") + word);
+      if (at == std::string::npos) continue;
+      Diagnostic d;
+      d.severity = severity;
+      std::string head = at == 0 ? "" : line.substr(0, at);
+      d.message = line.substr(at == 0 ? std::strlen(word) : at + 2 + std::strlen(word));
+      d.file = head;
+      // FILE:LINE:COL, both numbers short.
+      size_t c2 = head.rfind(':');
+      size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : head.rfind(':', c2 - 1);
+      if (c1 != std::string::npos) {
+        std::string l = head.substr(c1 + 1, c2 - c1 - 1), c = head.substr(c2 + 1);
+        auto number = [](const std::string& n) {
+          return !n.empty() && n.size() < 9 &&
+                 n.find_first_not_of("0123456789") == std::string::npos;
+        };
+        if (number(l) && number(c)) {
+          d.file = head.substr(0, c1);
+          d.line = std::atoi(l.c_str());
+          d.col = std::atoi(c.c_str());
+        }
+      }
+      return d;
+    }
+    return std::nullopt;
+  }
+
+  cwsc_diagnostics** out_;
+  cwsc_diagnostics list_;
+};
+
+// Guard runs `body` with every exception turned into CWSC_E_INTERNAL.
+template <typename F>
+cwsc_status Guard(cwsc_diagnostics** diags, F&& body) {
+  try {
+    Sink sink(diags);
+    try {
+      return body(sink);
+    } catch (const std::bad_alloc&) {
+      return sink.Error(CWSC_E_INTERNAL, "internal", "out of memory");
+    } catch (const std::exception& e) {
+      return sink.Error(CWSC_E_INTERNAL, "internal", absl::StrCat("internal error: ", e.what()));
+    } catch (...) {
+      return sink.Error(CWSC_E_INTERNAL, "internal", "internal error");
+    }
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+
+cwsc_status Missing(Sink& sink, const char* what) {
+  return sink.Error(CWSC_E_USAGE, "usage", absl::StrCat(what, " must not be NULL"));
+}
+
+// Raw is an enum argument's value as the caller passed it. A C caller may
+// pass any int in an enum parameter; in C++ reading such a value through
+// the enum type is undefined, so the bits are copied out instead.
+template <typename E>
+int Raw(const E& e) {
+  static_assert(sizeof(E) == sizeof(int));
+  int raw;
+  std::memcpy(&raw, &e, sizeof raw);
+  return raw;
+}
+
+std::optional<compiler::ConfigFormat> FormatOf(int f) {
+  switch (f) {
+    case CWSC_FORMAT_AUTO:
+      return compiler::ConfigFormat::kAuto;
+    case CWSC_FORMAT_TOML:
+      return compiler::ConfigFormat::kToml;
+    case CWSC_FORMAT_DSL:
+      return compiler::ConfigFormat::kDsl;
+  }
+  return std::nullopt;
+}
+
+cwsc_status SetString(cwsc_options* o, std::optional<std::string> cwsc_options::*field,
+                      const char* value) {
+  if (!o) return CWSC_E_USAGE;
+  try {
+    o->*field = value ? std::optional<std::string>(value) : std::nullopt;
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+
+// Remarks hands the config's notes and the plan's warnings to the caller.
+void Remarks(Sink& sink, const compiler::CompileResult& r) {
+  for (const Diagnostic& d : r.notes) sink.Add(d, "note");
+  for (const ir::Warning& w : r.plan.warnings) {
+    Diagnostic d;
+    d.severity = Diagnostic::Severity::kWarning;
+    d.message = w.message;
+    sink.Add(d, w.code);
+  }
+}
+
+cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* facts,
+                    const cwsc_options* options, cwsc_plan** out, Sink& sink) {
+  static const cwsc_options kDefaults;
+  const cwsc_options& o = options ? *options : kDefaults;
+  if (!o.policy_name.empty() && o.policy_name != policy.policy_name) {
+    return sink.Error(
+        CWSC_E_USAGE, "usage",
+        absl::StrCat("the options name policy '", o.policy_name, "' but the policy was loaded as '",
+                     policy.policy_name, "': the policy name is read when the policy is loaded"));
+  }
+  if (!compiler::NormalizeMode(mode)) {
+    return sink.Error(CWSC_E_INPUT, "mode",
+                      absl::StrCat("unknown permission mode '", mode,
+                                   "': expected plan, ask, auto-review or full-access (aliases: "
+                                   "suggest, auto, bypass, yolo)"));
+  }
+  compiler::CompileOptions copts;
+  copts.config_path = policy.parsed.path;
+  copts.mode = mode;
+  copts.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", mode));
+  copts.cwd = o.cwd;
+  copts.policy_name = policy.policy_name;
+  copts.escalate = o.escalate;
+  copts.read_project_config = !o.no_project_config;
+
+  std::unique_ptr<cwsc_facts> own;
+  if (!facts) {
+    own = std::make_unique<cwsc_facts>();
+    own->facts = runtime::MakeRuntimeFacts();
+    facts = own.get();
+  }
+  std::lock_guard<std::mutex> lock(facts->mu);
+  absl::StatusOr<compiler::CompileResult> r =
+      compiler::CompileParsed(policy.parsed, copts, facts->facts.get());
+  if (!r.ok()) return sink.FromStatus(r.status(), CWSC_E_INPUT, "input");
+  std::vector<std::string> unlisted = facts->facts->UnlistedPaths();
+  if (facts->recorded && !unlisted.empty() && !o.unlisted_as_missing) {
+    return sink.Error(
+        CWSC_E_INPUT, "input",
+        absl::StrCat(
+            "the facts file does not record '", unlisted.front(), "'",
+            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+            ", which this compile asks about: the policy changed since the facts were "
+            "recorded; record them again with `cwsc facts --for CONFIG`, or set "
+            "cwsc_options_set_unlisted_as_missing to treat unrecorded paths as missing"),
+        facts->name);
+  }
+  Remarks(sink, *r);
+  auto plan = std::make_unique<cwsc_plan>();
+  plan->plan = std::move(r->plan);
+  plan->program = o.program;
+  plan->vars = cli::VarsFor(plan->plan, facts->facts.get());
+  *out = plan.release();
+  return CWSC_OK;
+}
+
+cwsc_status LoadPolicy(std::string text, const std::string& name, int format,
+                       const cwsc_options* options, cwsc_policy** out, Sink& sink) {
+  std::optional<compiler::ConfigFormat> f = FormatOf(format);
+  if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
+  std::string policy_name = options ? options->policy_name : "";
+  absl::StatusOr<compiler::ParsedConfig> p =
+      compiler::ParseConfigText(std::move(text), name, *f, policy_name);
+  if (!p.ok()) return sink.FromStatus(p.status(), CWSC_E_INPUT, "input");
+  for (const Diagnostic& d : p->notes) sink.Add(d, "note");
+  auto policy = std::make_unique<cwsc_policy>();
+  policy->parsed = *std::move(p);
+  policy->policy_name = std::move(policy_name);
+  *out = policy.release();
+  return CWSC_OK;
+}
+
+cwsc_status NewText(const std::string& text, char** out, size_t* len) {
+  char* buf = static_cast<char*>(std::malloc(text.size() + 1));
+  if (!buf) return CWSC_E_INTERNAL;
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  *out = buf;
+  if (len) *len = text.size();
+  return CWSC_OK;
+}
+
+std::string LocalWrapperReason(const ir::LaunchPlan& plan) {
+  std::string why;
+  for (const auto& s : plan.skipped) {
+    if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
+  }
+  return why;
+}
+
+cwsc_status Refused(Sink& sink, const ir::LaunchPlan& plan) {
+  return sink.Error(CWSC_E_REFUSED, "refused",
+                    absl::StrCat("refused: ", plan.refusal ? plan.refusal->reason : "", " (",
+                                 plan.refusal ? plan.refusal->origin.Describe() : "", ")"));
+}
+
+const cwsc_diagnostics::Item* ItemAt(const cwsc_diagnostics* d, size_t i) {
+  return d && i < d->items.size() ? &d->items[i] : nullptr;
+}
+
+}  // namespace
+}  // namespace cwsc::lib
+
+using cwsc::lib::Guard;
+using cwsc::lib::Missing;
+using cwsc::lib::Sink;
+namespace ir = cwsc::ir;
+namespace backends = cwsc::backends;
+
+extern "C" {
+
+const char* cwsc_version(void) { return CWSC_LIB_VERSION; }
+int cwsc_abi_version(void) { return CWSC_ABI_VERSION; }
+
+const char* cwsc_status_name(cwsc_status status) {
+  switch (cwsc::lib::Raw(status)) {
+    case CWSC_OK:
+      return "ok";
+    case CWSC_E_USAGE:
+      return "usage";
+    case CWSC_E_INPUT:
+      return "input";
+    case CWSC_E_REFUSED:
+      return "refused";
+    case CWSC_E_NOT_APPLICABLE:
+      return "not-applicable";
+    case CWSC_E_INTERNAL:
+      return "internal";
+  }
+  return "unknown";
+}
+
+void cwsc_string_free(char* text) { std::free(text); }
+
+size_t cwsc_diagnostics_count(const cwsc_diagnostics* diags) {
+  return diags ? diags->items.size() : 0;
+}
+size_t cwsc_diagnostics_error_count(const cwsc_diagnostics* diags) {
+  size_t n = 0;
+  if (diags) {
+    for (const auto& it : diags->items) n += it.severity == CWSC_SEVERITY_ERROR;
+  }
+  return n;
+}
+cwsc_severity cwsc_diagnostic_severity(const cwsc_diagnostics* diags, size_t i) {
+  const auto* it = cwsc::lib::ItemAt(diags, i);
+  return it ? it->severity : CWSC_SEVERITY_ERROR;
+}
+const char* cwsc_diagnostic_code(const cwsc_diagnostics* diags, size_t i) {
+  const auto* it = cwsc::lib::ItemAt(diags, i);
+  return it ? it->code.c_str() : "";
+}
+const char* cwsc_diagnostic_message(const cwsc_diagnostics* diags, size_t i) {
+  const auto* it = cwsc::lib::ItemAt(diags, i);
+  return it ? it->message.c_str() : "";
+}
+const char* cwsc_diagnostic_file(const cwsc_diagnostics* diags, size_t i) {
+  const auto* it = cwsc::lib::ItemAt(diags, i);
+  return it ? it->file.c_str() : "";
+}
+int cwsc_diagnostic_line(const cwsc_diagnostics* diags, size_t i) {
+  const auto* it = cwsc::lib::ItemAt(diags, i);
+  return it ? it->line : 0;
+}
+int cwsc_diagnostic_col(const cwsc_diagnostics* diags, size_t i) {
+  const auto* it = cwsc::lib::ItemAt(diags, i);
+  return it ? it->col : 0;
+}
+const char* cwsc_diagnostics_render(const cwsc_diagnostics* diags) {
+  return diags ? diags->rendered.c_str() : "";
+}
+void cwsc_diagnostics_free(cwsc_diagnostics* diags) { delete diags; }
+
+cwsc_options* cwsc_options_new(void) { return new (std::nothrow) cwsc_options(); }
+cwsc_status cwsc_options_set_cwd(cwsc_options* options, const char* cwd) {
+  return cwsc::lib::SetString(options, &cwsc_options::cwd, cwd);
+}
+cwsc_status cwsc_options_set_policy_name(cwsc_options* options, const char* name) {
+  if (!options) return CWSC_E_USAGE;
+  try {
+    options->policy_name = name ? name : "";
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+cwsc_status cwsc_options_set_escalate(cwsc_options* options, const char* target) {
+  return cwsc::lib::SetString(options, &cwsc_options::escalate, target);
+}
+cwsc_status cwsc_options_set_no_project_config(cwsc_options* options, int no_project) {
+  if (!options) return CWSC_E_USAGE;
+  options->no_project_config = no_project != 0;
+  return CWSC_OK;
+}
+cwsc_status cwsc_options_set_unlisted_as_missing(cwsc_options* options, int as_missing) {
+  if (!options) return CWSC_E_USAGE;
+  options->unlisted_as_missing = as_missing != 0;
+  return CWSC_OK;
+}
+cwsc_status cwsc_options_set_program(cwsc_options* options, const char* const* argv, size_t argc) {
+  if (!options || (argc > 0 && !argv)) return CWSC_E_USAGE;
+  try {
+    std::vector<std::string> program;
+    for (size_t i = 0; i < argc; ++i) {
+      if (!argv[i]) return CWSC_E_USAGE;
+      program.emplace_back(argv[i]);
+    }
+    options->program = std::move(program);
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+void cwsc_options_free(cwsc_options* options) { delete options; }
+
+cwsc_facts* cwsc_facts_live(void) {
+  try {
+    auto f = std::make_unique<cwsc_facts>();
+    f->facts = cwsc::runtime::MakeRuntimeFacts();
+    return f.release();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+cwsc_status cwsc_facts_load_file(const char* path, cwsc_facts** out, cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!path) return Missing(sink, "path");
+    if (!out) return Missing(sink, "out");
+    absl::StatusOr<std::unique_ptr<cwsc::compiler::HostFacts>> f =
+        cwsc::compiler::LoadRecordedFacts(path);
+    if (!f.ok()) return sink.FromStatus(f.status(), CWSC_E_INPUT, "input");
+    auto h = std::make_unique<cwsc_facts>();
+    h->facts = *std::move(f);
+    h->recorded = true;
+    h->name = path;
+    *out = h.release();
+    return CWSC_OK;
+  });
+}
+
+cwsc_status cwsc_facts_parse(const char* text, size_t len, const char* name, cwsc_facts** out,
+                             cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!text) return Missing(sink, "text");
+    if (!out) return Missing(sink, "out");
+    absl::StatusOr<std::unique_ptr<cwsc::compiler::HostFacts>> f =
+        cwsc::compiler::ParseRecordedFacts(std::string(text, len), name ? name : "<facts>");
+    if (!f.ok()) return sink.FromStatus(f.status(), CWSC_E_INPUT, "input");
+    auto h = std::make_unique<cwsc_facts>();
+    h->facts = *std::move(f);
+    h->recorded = true;
+    h->name = name ? name : "<facts>";
+    *out = h.release();
+    return CWSC_OK;
+  });
+}
+
+void cwsc_facts_free(cwsc_facts* facts) { delete facts; }
+
+cwsc_status cwsc_policy_load_file(const char* path, cwsc_format format, const cwsc_options* options,
+                                  cwsc_policy** out, cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!path) return Missing(sink, "path");
+    if (!out) return Missing(sink, "out");
+    // The limit and messages of `cwsc compile` (compiler/compile.cc).
+    cwsc::compiler::CompileOptions read;
+    read.config_path = path;
+    read.format = cwsc::compiler::ConfigFormat::kToml;  // format checked below
+    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(cwsc::lib::Raw(format));
+    if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
+    read.format = *f;
+    read.policy_name = options ? options->policy_name : "";
+    absl::StatusOr<cwsc::compiler::ParsedConfig> p = cwsc::compiler::ReadConfig(read);
+    if (!p.ok()) return sink.FromStatus(p.status(), CWSC_E_INPUT, "input");
+    for (const Diagnostic& d : p->notes) sink.Add(d, "note");
+    auto policy = std::make_unique<cwsc_policy>();
+    policy->parsed = *std::move(p);
+    policy->policy_name = read.policy_name;
+    *out = policy.release();
+    return CWSC_OK;
+  });
+}
+
+cwsc_status cwsc_policy_parse(const char* text, size_t len, const char* name, cwsc_format format,
+                              const cwsc_options* options, cwsc_policy** out,
+                              cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!text) return Missing(sink, "text");
+    if (!out) return Missing(sink, "out");
+    const int f = cwsc::lib::Raw(format);
+    std::string n = name ? name : f == CWSC_FORMAT_DSL ? "<policy>.cwsp" : "<policy>.toml";
+    return cwsc::lib::LoadPolicy(std::string(text, len), n, f, options, out, sink);
+  });
+}
+
+void cwsc_policy_free(cwsc_policy* policy) { delete policy; }
+
+cwsc_status cwsc_compile(const cwsc_policy* policy, const char* mode, cwsc_facts* facts,
+                         const cwsc_options* options, cwsc_plan** out, cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!policy) return Missing(sink, "policy");
+    if (!mode) return Missing(sink, "mode");
+    if (!out) return Missing(sink, "out");
+    return cwsc::lib::Compile(*policy, mode, facts, options, out, sink);
+  });
+}
+
+cwsc_status cwsc_compile_file(const char* path, cwsc_format format, const char* mode,
+                              cwsc_facts* facts, const cwsc_options* options, cwsc_plan** out,
+                              cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!path) return Missing(sink, "path");
+    if (!mode) return Missing(sink, "mode");
+    if (!out) return Missing(sink, "out");
+    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(cwsc::lib::Raw(format));
+    if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
+    // An unknown mode is reported before the file is read, as `cwsc compile` does.
+    if (!cwsc::compiler::NormalizeMode(mode)) {
+      cwsc_policy none;
+      return cwsc::lib::Compile(none, mode, facts, nullptr, out, sink);
+    }
+    cwsc::compiler::CompileOptions read;
+    read.config_path = path;
+    read.format = *f;
+    read.policy_name = options ? options->policy_name : "";
+    absl::StatusOr<cwsc::compiler::ParsedConfig> p = cwsc::compiler::ReadConfig(read);
+    if (!p.ok()) return sink.FromStatus(p.status(), CWSC_E_INPUT, "input");
+    cwsc_policy policy;
+    policy.parsed = *std::move(p);
+    policy.policy_name = read.policy_name;
+    return cwsc::lib::Compile(policy, mode, facts, options, out, sink);
+  });
+}
+
+void cwsc_plan_free(cwsc_plan* plan) { delete plan; }
+
+const char* cwsc_plan_kind(const cwsc_plan* plan) {
+  return plan ? ir::PlanKindName(plan->plan.kind) : "";
+}
+
+cwsc_status cwsc_plan_json(const cwsc_plan* plan, char** out, size_t* len,
+                           cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    absl::StatusOr<std::string> json = ir::PlanToJson(plan->plan);
+    if (!json.ok()) return sink.FromStatus(json.status(), CWSC_E_INTERNAL, "internal");
+    return cwsc::lib::NewText(*json, out, len);
+  });
+}
+
+cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv** out,
+                           cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    const ir::LaunchPlan& p = plan->plan;
+    const int raw = cwsc::lib::Raw(target);
+    if (raw != CWSC_TARGET_AUTO && raw != CWSC_TARGET_BWRAP && raw != CWSC_TARGET_SEATBELT) {
+      return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_target value");
+    }
+    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    auto argv = std::make_unique<cwsc_argv>();
+    cwsc_target t = static_cast<cwsc_target>(raw);
+    if (t == CWSC_TARGET_AUTO) {
+      switch (p.kind) {
+        case ir::PlanKind::kLinuxBwrap:
+        case ir::PlanKind::kLauncherBwrap:
+          t = CWSC_TARGET_BWRAP;
+          break;
+        case ir::PlanKind::kMacosSeatbelt:
+          t = CWSC_TARGET_SEATBELT;
+          break;
+        case ir::PlanKind::kNone:
+          argv->tokens = plan->program;  // no OS sandbox: the program alone
+          break;
+        default:
+          return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                            absl::StrCat("plan kind ", ir::PlanKindName(p.kind),
+                                         " has no argv (a remote plan: "
+                                         "cwsc_plan_opensandbox_json)"));
+      }
+    }
+    if (t != CWSC_TARGET_AUTO) {
+      const bool bwrap = t == CWSC_TARGET_BWRAP;
+      absl::StatusOr<backends::EmittedArgv> emitted =
+          bwrap ? backends::EmitBwrapArgv(p, plan->program)
+                : backends::EmitSeatbeltArgv(p, plan->program);
+      if (!emitted.ok()) {
+        return sink.Error(
+            CWSC_E_NOT_APPLICABLE, "not-applicable",
+            absl::StrCat("--target ", bwrap ? "bwrap" : "seatbelt", ": ",
+                         emitted.status().message(), cwsc::lib::LocalWrapperReason(p)));
+      }
+      argv->tokens = backends::Texts(*emitted);
+    }
+    for (const std::string& s : argv->tokens) argv->pointers.push_back(s.c_str());
+    argv->pointers.push_back(nullptr);
+    *out = argv.release();
+    return CWSC_OK;
+  });
+}
+
+cwsc_status cwsc_plan_seccomp_bpf(const cwsc_plan* plan, char** out, size_t* len,
+                                  cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    if (!len) return Missing(sink, "len");
+    const ir::LaunchPlan& p = plan->plan;
+    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    if (!p.syscall_filter) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        absl::StrCat("--target seccomp-bpf: plan kind ", ir::PlanKindName(p.kind),
+                                     " has no syscall filter"));
+    }
+    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*p.syscall_filter);
+    // The program is read back against the filter's intent, as `cwsc compile` does.
+    absl::Status checked =
+        bpf.ok() ? backends::CheckSeccompProgram(*p.syscall_filter, *bpf) : bpf.status();
+    if (!checked.ok() && !absl::IsUnimplemented(checked)) {
+      return sink.FromStatus(checked, CWSC_E_INTERNAL, "internal");
+    }
+    return cwsc::lib::NewText(*bpf, out, len);
+  });
+}
+
+cwsc_status cwsc_plan_sbpl(const cwsc_plan* plan, char** out, size_t* len,
+                           cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    const ir::LaunchPlan& p = plan->plan;
+    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    if (p.kind != ir::PlanKind::kMacosSeatbelt || !p.seatbelt) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        absl::StrCat("--format sbpl: plan kind ", ir::PlanKindName(p.kind),
+                                     " has no Seatbelt profile"));
+    }
+    absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(p);
+    if (!lines.ok())
+      return sink.FromStatus(lines.status(), CWSC_E_NOT_APPLICABLE, "not-applicable");
+    return cwsc::lib::NewText(backends::SeatbeltProfileText(*lines), out, len);
+  });
+}
+
+cwsc_status cwsc_plan_opensandbox_json(const cwsc_plan* plan, char** out, size_t* len,
+                                       cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    const ir::LaunchPlan& p = plan->plan;
+    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    if (p.kind != ir::PlanKind::kOpenSandbox || !p.remote) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        absl::StrCat("--target opensandbox: plan kind ", ir::PlanKindName(p.kind),
+                                     " does not use OpenSandbox"));
+    }
+    if (absl::Status s = backends::CheckRemoteProgram(plan->program); !s.ok()) {
+      return sink.FromStatus(s, CWSC_E_INPUT, "input");
+    }
+    std::vector<backends::RemoteRequest> reqs =
+        backends::ReviewRequests(p, plan->program, std::nullopt);
+    return cwsc::lib::NewText(backends::FormatReviewJson(p, reqs), out, len);
+  });
+}
+
+cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const char* path,
+                            cwsc_verdict** out, cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!access) return Missing(sink, "access");
+    if (!out) return Missing(sink, "out");
+    const std::string a = access;
+    backends::AccessKind kind;
+    if (a == "read") {
+      kind = backends::AccessKind::kRead;
+    } else if (a == "write") {
+      kind = backends::AccessKind::kWrite;
+    } else if (a == "exec") {
+      kind = backends::AccessKind::kExec;
+    } else if (a == "create") {
+      kind = backends::AccessKind::kCreate;
+    } else if (a == "network") {
+      kind = backends::AccessKind::kNetwork;
+    } else {
+      return sink.Error(
+          CWSC_E_USAGE, "usage",
+          absl::StrCat("unknown access '", a, "': expected read, write, exec, create or network"));
+    }
+    std::string target;
+    if (kind == backends::AccessKind::kNetwork) {
+      target = path ? path : "";
+    } else {
+      if (!path) return Missing(sink, "path");
+      absl::StatusOr<std::string> expanded = cwsc::compiler::ExpandPath(path, plan->vars);
+      if (!expanded.ok()) return sink.FromStatus(expanded.status(), CWSC_E_INPUT, "input");
+      target = *expanded;
+    }
+    absl::StatusOr<cwsc::cli::PlanArtifact> art = cwsc::cli::ArtifactOf(plan->plan);
+    if (!art.ok()) return sink.FromStatus(art.status(), CWSC_E_INTERNAL, "internal");
+    cwsc::cli::Decision d = cwsc::cli::DecideOn(*art, kind, target);
+    if (!d.checkable) return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable", d.rule);
+    auto v = std::make_unique<cwsc_verdict>();
+    v->allowed = d.allowed;
+    v->rule = d.rule;
+    v->detail = d.detail;
+    v->where = d.where;
+    v->origin = d.origin ? d.origin->Describe() : "";
+    v->path = target;
+    *out = v.release();
+    return CWSC_OK;
+  });
+}
+
+size_t cwsc_argv_count(const cwsc_argv* argv) { return argv ? argv->tokens.size() : 0; }
+const char* cwsc_argv_at(const cwsc_argv* argv, size_t i) {
+  return argv && i < argv->tokens.size() ? argv->tokens[i].c_str() : nullptr;
+}
+const char* const* cwsc_argv_data(const cwsc_argv* argv) {
+  return argv ? argv->pointers.data() : nullptr;
+}
+void cwsc_argv_free(cwsc_argv* argv) { delete argv; }
+
+int cwsc_verdict_allowed(const cwsc_verdict* v) { return v && v->allowed ? 1 : 0; }
+const char* cwsc_verdict_rule(const cwsc_verdict* v) { return v ? v->rule.c_str() : ""; }
+const char* cwsc_verdict_detail(const cwsc_verdict* v) { return v ? v->detail.c_str() : ""; }
+const char* cwsc_verdict_where(const cwsc_verdict* v) { return v ? v->where.c_str() : ""; }
+const char* cwsc_verdict_origin(const cwsc_verdict* v) { return v ? v->origin.c_str() : ""; }
+const char* cwsc_verdict_path(const cwsc_verdict* v) { return v ? v->path.c_str() : ""; }
+void cwsc_verdict_free(cwsc_verdict* v) { delete v; }
+
+}  // extern "C"
