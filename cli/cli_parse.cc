@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/cli_help.h"
+#include "compiler/edit_distance.h"
 
 namespace cwsc::cli {
 
@@ -33,24 +34,6 @@ std::vector<std::string> ParsedArgs::All(absl::string_view name) const {
 
 namespace {
 
-// Distance is the optimal string alignment distance: insertions, deletions,
-// substitutions and transpositions of neighbours each cost 1.
-size_t Distance(absl::string_view a, absl::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 std::string UnknownOption(const Command& c, const std::string& name) {
   std::vector<absl::string_view> names = {"--help"};
   for (const Flag& f : c.flags) {
@@ -75,7 +58,8 @@ std::string DidYouMean(absl::string_view word, const std::vector<absl::string_vi
   std::string best;
   size_t best_d = SIZE_MAX;
   for (absl::string_view c : candidates) {
-    size_t d = Distance(word, c);
+    // Only a distance of 2 or less is ever named: 3 stands for "farther".
+    size_t d = compiler::EditDistance(word, c, 3);
     if (d < best_d) {
       best_d = d;
       best = std::string(c);

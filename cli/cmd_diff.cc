@@ -160,6 +160,9 @@ int CmdDiff(const Args& args) {
     return PrintUsageError("diff",
                            absl::StrCat("diff compares two files (A and B), got ", files.size()));
   }
+  if (files[0] == "-" && files[1] == "-") {
+    return PrintUsageError("diff", "only one of A and B can be - (stdin is read once)");
+  }
   Side a, b;
   if (int rc = Load(files[0], *o, o->facts, &a); rc != kExitOk) return rc;
   if (int rc = Load(files[1], *o, facts_b ? facts_b : o->facts, &b); rc != kExitOk) return rc;

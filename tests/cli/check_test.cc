@@ -515,6 +515,26 @@ TEST(Diff, SpellingAndOrderGiveNothing) {
   }
 }
 
+// `-` reads one side from stdin (a policy, TOML unless --input dsl), as
+// compile does; both sides cannot be stdin.
+TEST(Diff, OneSideFromStdin) {
+  const std::string facts = Src() + "/examples/facts/linux-workspace.yaml";
+  RunResult files = Cwsc({"diff", "examples/readonly.toml", "examples/workspace.toml", "--facts",
+                          facts, "--unlisted-as-missing"});
+  ASSERT_EQ(files.exit_code, 0) << files.err;
+  ASSERT_NE(files.out, "no access changes\n");
+  RunResult piped = testing::Run(
+      {Bin(), "diff", "-", "examples/workspace.toml", "--facts", facts, "--unlisted-as-missing"},
+      testing::ReadFileOr(Src() + "/examples/readonly.toml"), {}, Src());
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out, files.out);
+  RunResult both = Cwsc({"diff", "-", "-"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err,
+            "cwsc: error: only one of A and B can be - (stdin is read once)\n"
+            "Try 'cwsc diff --help'.\n");
+}
+
 TEST(Diff, WideningIsReportedFirstAndFailsWithExitCode) {
   TempDir t;
   std::string a = Example("workspace.cwsp");

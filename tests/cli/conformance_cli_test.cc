@@ -232,6 +232,14 @@ TEST(FactsCli, UnrecordedPathIsAnError) {
   EXPECT_NE(testing::ReadFileOr(t / "f.yaml").find("unlisted: error\n"), std::string::npos);
   RunResult same = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
   EXPECT_EQ(same.exit_code, 0) << same.err;
+  // `--for -` reads the config from stdin: the same facts, the same compile.
+  RunResult piped = testing::Run({Bin(), "facts", "--for", "-", "--cwd", t / "ws", "-o", "p.yaml"},
+                                 testing::ReadFileOr(t / "c.toml"), {}, t.path());
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  RunResult from_piped =
+      Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "p.yaml"}, t.path());
+  EXPECT_EQ(from_piped.exit_code, 0) << from_piped.err;
+  EXPECT_EQ(from_piped.out, same.out);
   WriteFile(t / "c.toml",
             "sandbox_read_denylist_defaults = false\nbwrap_ro_roots = [\"/opt/cwsc-x\"]\n");
   RunResult changed = Cwsc({"compile", "c.toml", "--cwd", t / "ws", "--facts", "f.yaml"}, t.path());
