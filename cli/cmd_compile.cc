@@ -9,7 +9,6 @@
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
 #include "backends/seccomp_filter.h"
-#include "backends/verify/seccomp_eval.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
@@ -141,12 +140,10 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
                               " has no syscall filter"));
       return kExitNotApplicable;
     }
-    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
-    absl::Status checked =
-        bpf.ok() ? backends::CheckSeccompProgram(*plan.syscall_filter, *bpf) : bpf.status();
-    if (!checked.ok() && !absl::IsUnimplemented(checked)) {  // another architecture: unchecked
+    absl::StatusOr<std::string> bpf = EmitCheckedSeccompBpf(*plan.syscall_filter);
+    if (!bpf.ok()) {
       std::fprintf(stderr, "cwsc: internal error: --target %s: %s\n", t.c_str(),
-                   std::string(checked.message()).c_str());
+                   std::string(bpf.status().message()).c_str());
       return kExitCheckFailed;
     }
     if (t == "seccomp-bpf") {

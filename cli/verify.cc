@@ -8,9 +8,19 @@
 #include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
 #include "backends/seatbelt.h"
+#include "backends/seccomp_filter.h"
+#include "backends/verify/seccomp_eval.h"
 #include "compiler/dsl_frontend.h"
 
 namespace cwsc::cli {
+
+absl::StatusOr<std::string> EmitCheckedSeccompBpf(const ir::SyscallFilter& filter) {
+  absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(filter);
+  if (!bpf.ok()) return bpf.status();
+  absl::Status checked = backends::CheckSeccompProgram(filter, *bpf);
+  if (!checked.ok() && !absl::IsUnimplemented(checked)) return checked;
+  return bpf;
+}
 
 absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
   PlanArtifact art;

@@ -33,6 +33,12 @@ struct PlanArtifact {
 // when the emitted artifact is not understood by its own interpreter).
 absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan);
 
+// EmitCheckedSeccompBpf is the program bwrap reads on fd 3, emitted and read
+// back against the filter's intent (`cwsc compile --target seccomp-bpf`,
+// libcwsc's cwsc_plan_seccomp_bpf): an error when they disagree; on an
+// architecture the checker does not know, the program unchecked.
+absl::StatusOr<std::string> EmitCheckedSeccompBpf(const ir::SyscallFilter& filter);
+
 // Decision is a verdict with where it came from.
 struct Decision {
   bool checkable = true;  // false: the artifact cannot be evaluated here (remote)

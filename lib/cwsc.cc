@@ -20,9 +20,7 @@
 #include "backends/emitted.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
-#include "backends/seccomp_filter.h"
 #include "backends/verify/expect_eval.h"
-#include "backends/verify/seccomp_eval.h"
 #include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
@@ -699,13 +697,9 @@ cwsc_status cwsc_plan_seccomp_bpf(const cwsc_plan* plan, char** out, size_t* len
                         absl::StrCat("--target seccomp-bpf: plan kind ", ir::PlanKindName(p.kind),
                                      " has no syscall filter"));
     }
-    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*p.syscall_filter);
     // The program is read back against the filter's intent, as `cwsc compile` does.
-    absl::Status checked =
-        bpf.ok() ? backends::CheckSeccompProgram(*p.syscall_filter, *bpf) : bpf.status();
-    if (!checked.ok() && !absl::IsUnimplemented(checked)) {
-      return sink.FromStatus(checked, CWSC_E_INTERNAL, "internal");
-    }
+    absl::StatusOr<std::string> bpf = cwsc::cli::EmitCheckedSeccompBpf(*p.syscall_filter);
+    if (!bpf.ok()) return sink.FromStatus(bpf.status(), CWSC_E_INTERNAL, "internal");
     return cwsc::lib::NewText(*bpf, out, len);
   });
 }
