@@ -63,6 +63,9 @@ absl::Status CheckPolicySize(const PolicySpec& spec) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig& parsed,
+                                          const CompileOptions& options, HostFacts* facts);
+
 }  // namespace
 
 std::optional<std::string> NormalizeMode(const std::string& mode) {
@@ -116,11 +119,21 @@ absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostF
   // first check gives the error).
   if (!NormalizeMode(options.mode)) return CompileParsed(ParsedConfig{}, options, facts);
   CWSC_ASSIGN_OR_RETURN(ParsedConfig parsed, ReadConfig(options));
-  return CompileParsed(parsed, options, facts);
+  PolicySpec user = std::move(parsed.user);  // read once: moved, not copied
+  return CompileSpec(std::move(user), parsed, options, facts);
 }
 
 absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
                                             const CompileOptions& options, HostFacts* facts) {
+  return CompileSpec(parsed.user, parsed, options, facts);
+}
+
+namespace {
+
+// CompileSpec compiles `merged` (the user layer of `parsed`, which it does
+// not read again) for `options`.
+absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig& parsed,
+                                          const CompileOptions& options, HostFacts* facts) {
   CompileResult result;
   std::optional<std::string> mode = NormalizeMode(options.mode);
   if (!mode) {
@@ -129,11 +142,10 @@ absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
                      "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
                      "bypass, yolo)\n"));
   }
-  const PolicySpec& user = parsed.user;
   const std::string& text = parsed.text;
   result.notes = parsed.notes;
+  std::vector<ir::Expectation> expectations = merged.expectations;  // only the DSL writes them
   CWSC_ASSIGN_OR_RETURN(PolicySpec env, EnvOverrides(*facts, &result.notes));
-  PolicySpec merged = user;
   Overlay(merged, env);
   CWSC_ASSIGN_OR_RETURN(ManagedLayer managed, ReadManagedLayer(*facts, merged, &result.notes));
   LauncherTrust trust;  // compiler/launcher.h: only a trusted managed file may set tool_launcher
@@ -189,9 +201,11 @@ absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
     result.plan.warnings.insert(result.plan.warnings.end(), trust.warnings.begin(),
                                 trust.warnings.end());
   }
-  result.plan.expectations = user.expectations;  // only the DSL writes them
+  result.plan.expectations = std::move(expectations);
   result.merged = std::move(merged);
   return result;
 }
+
+}  // namespace
 
 }  // namespace cwsc::compiler

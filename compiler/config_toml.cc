@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -34,7 +35,7 @@ class Reader {
   // `text` is the file as read; excerpts come from its redacted form, so a
   // secret value never reaches a message (compiler/facts/config_secrets.h).
   Reader(const std::string& text, const std::string& file, Layer layer)
-      : text_(text), shown_(MaskSecrets(text)), file_(file), layer_(layer) {}
+      : text_(text), file_(file), layer_(layer) {}
 
   ir::Origin OriginOf(const std::string& key, const toml::node& n) const {
     const auto& b = n.source().begin;
@@ -46,7 +47,7 @@ class Reader {
     const auto& b = n.source().begin;
     diags_.Add(Diagnostic{Diagnostic::Severity::kError, file_, static_cast<int>(b.line),
                           static_cast<int>(b.column), ScrubSecrets(text_, message),
-                          ir::SourceLineAt(shown_, static_cast<int>(b.line))});
+                          ir::SourceLineAt(Shown(), static_cast<int>(b.line))});
   }
   void Warn(const toml::node& n, const std::string& message) {
     const auto& b = n.source().begin;
@@ -76,6 +77,7 @@ class Reader {
       return std::nullopt;
     }
     Setting<PathList> out{{}, OriginOf(key, n)};
+    out.value.reserve(arr->size());
     bool ok = true;
     for (const toml::node& item : *arr) {
       const auto* s = item.as_string();
@@ -144,8 +146,15 @@ class Reader {
   const std::string& file() const { return file_; }
 
  private:
+  // Shown is the redacted text, made on the first error: a config without
+  // errors never pays for a scan of its secrets.
+  const std::string& Shown() {
+    if (!shown_) shown_ = MaskSecrets(text_);
+    return *shown_;
+  }
+
   const std::string& text_;
-  std::string shown_;
+  std::optional<std::string> shown_;
   const std::string& file_;
   Layer layer_;
   bool in_profile_ = false;

@@ -39,6 +39,8 @@ bool Plain(absl::string_view path) {
 
 }  // namespace
 
+bool IsPlainPath(absl::string_view path) { return Plain(path); }
+
 std::string LexicalNormalize(absl::string_view path) {
   if (Plain(path)) return std::string(path);
   bool absolute = absl::StartsWith(path, "/");

@@ -26,6 +26,10 @@ bool PathStartsWith(absl::string_view path, absl::string_view prefix);
 // JoinPath appends `rel` to `base` with one separator.
 std::string JoinPath(absl::string_view base, absl::string_view rel);
 
+// IsPlainPath: `path` is absolute and lexically normal already (no empty,
+// "." or ".." component, no trailing separator but in "/" itself).
+bool IsPlainPath(absl::string_view path);
+
 // ParentPath is the lexical parent ("/" for "/" and "/x").
 std::string ParentPath(absl::string_view path);
 

@@ -1,6 +1,7 @@
 #include "compiler/resolve.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -350,13 +351,22 @@ class Resolver {
     return false;
   }
 
-  Origin ProtectedOrigin(const std::string& name) const {
+  // ProtectedOrigin: where the protection of `name` comes from; made once
+  // per name (a policy with thousands of roots asks for each root).
+  const Origin& ProtectedOrigin(const std::string& name) {
+    for (const auto& [n, o] : protected_origins_) {
+      if (n == name) return o;
+    }
+    Origin o = Origin::Default(absl::StrCat("protected name ", name));
     if (in_.spec.sandbox_protected_names) {
       for (const auto& n : in_.spec.sandbox_protected_names->value) {
-        if (n.value == name) return n.origin;
+        if (n.value == name) {
+          o = n.origin;
+          break;
+        }
       }
     }
-    return Origin::Default(absl::StrCat("protected name ", name));
+    return protected_origins_.emplace_back(name, std::move(o)).second;
   }
 
   // ComputeRoots builds the docs/behavior.md B-20 list in order, with the bwrap verdict on each.
@@ -375,9 +385,11 @@ class Resolver {
       }
     }
     absl::flat_hash_set<std::string> bound;  // canonical paths already bound writable
+    const std::vector<std::string> names = ProtectedNames();
     for (ir::Root& r : roots) {
       DecideBind(r, bound);
-      for (const std::string& name : ProtectedNames()) AddProtected(r, name);
+      r.protected_paths.reserve(names.size());
+      for (const std::string& name : names) AddProtected(r, name);
       AddProtectedGit(r);
       if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
         AddSkipped(SkipKind::kWritableRoot, "writable root", r.path, r.skip_reason, r.origin);
@@ -399,14 +411,14 @@ class Resolver {
       r.origin = i < workspace_entries
                      ? Origin::Mode(absl::StrCat("workspace of permission mode ", in_.mode))
                      : configured_origins_[i - workspace_entries];
-      roots.push_back(r);
+      roots.push_back(std::move(r));
     }
     ir::Root cwd;
     std::string canon = facts_.Path(in_.cwd).canonical;
     cwd.path = canon.empty() ? in_.cwd : canon;
     cwd.source = ir::RootSource::kCwd;
     cwd.origin = Origin::Fact(absl::StrCat("working directory ", in_.cwd));
-    roots.push_back(cwd);
+    roots.push_back(std::move(cwd));
     return roots;
   }
 
@@ -702,6 +714,11 @@ class Resolver {
   // roots, writable binds, protected descendants, the read-only view of a
   // working directory under /tmp, extra read-only roots, then deny masks.
   absl::Status BuildMounts() {
+    // Room for every mount a large policy makes: a bind and two per
+    // protected name per root, one per denied path, a few dozen others.
+    size_t protected_count = 0;
+    for (const ir::Root& r : plan_.roots) protected_count += r.protected_paths.size();
+    plan_.mounts.reserve(32 + plan_.roots.size() + 2 * protected_count + plan_.denied_read.size());
     Origin base = Origin::Default("bwrap base view");
     AddMount(MountOp::kReadOnlyBind, "/", "/", "read-only root view", base);
     AddMount(MountOp::kDev, "", "/dev", "private /dev", base);
@@ -709,7 +726,7 @@ class Resolver {
     AddKernelMasks();
     AddMount(MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
     CWSC_RETURN_IF_ERROR(AddDeviceRoots());
-    absl::flat_hash_set<std::string> bound = AddWritableBinds();
+    absl::flat_hash_set<absl::string_view> bound = AddWritableBinds();
     AddProtectedMounts(bound);
     if (plan_.policy.type == PolicyType::kReadOnly) AddReadOnlyTmpCwd();
     CWSC_RETURN_IF_ERROR(AddReadOnlyRoots());
@@ -747,18 +764,20 @@ class Resolver {
 
   // AddWritableBinds: the roots bound writable, canonical, sorted by
   // component, deduplicated; returns the canonical paths bound.
-  absl::flat_hash_set<std::string> AddWritableBinds() {
-    std::vector<const ir::Root*> writable;
-    for (const ir::Root& r : plan_.roots) {
-      if (r.writable_bind) writable.push_back(&r);
+  absl::flat_hash_set<absl::string_view> AddWritableBinds() {
+    std::vector<std::pair<std::string, ir::Root*>> by_key;  // PathLess order by keys
+    for (ir::Root& r : plan_.roots) {
+      if (r.writable_bind) by_key.emplace_back(PathSortKey(r.canonical), &r);
     }
-    std::vector<std::pair<std::string, const ir::Root*>> by_key;  // PathLess order by keys
-    by_key.reserve(writable.size());
-    for (const ir::Root* r : writable) by_key.emplace_back(PathSortKey(r->canonical), r);
     std::stable_sort(by_key.begin(), by_key.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    absl::flat_hash_set<std::string> bound;
+    sorted_writable_.clear();
+    sorted_writable_.reserve(by_key.size());
+    // Views of plan_.roots' paths, which stay put until the plan is done.
+    absl::flat_hash_set<absl::string_view> bound;
+    bound.reserve(by_key.size());
     for (const auto& [key, r] : by_key) {
+      sorted_writable_.push_back(r);
       if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
         continue;
       AddMount(MountOp::kWritableBind, r->canonical, r->canonical,
@@ -771,7 +790,7 @@ class Resolver {
   // AddProtectedMounts: protected descendants, canonical, sorted,
   // deduplicated. A missing name gets an empty read-only directory (tmpfs,
   // then remount-read-only).
-  void AddProtectedMounts(const absl::flat_hash_set<std::string>& bound) {
+  void AddProtectedMounts(const absl::flat_hash_set<absl::string_view>& bound) {
     struct Prot {
       std::string path;
       Origin origin;
@@ -779,8 +798,10 @@ class Resolver {
     };
     std::vector<Prot> prot;
     absl::flat_hash_set<std::string> prot_seen;  // a scan of `prot` made this quadratic
-    for (ir::Root& r : plan_.roots) {
-      if (!r.writable_bind) continue;
+    // Root by root in bind order (AddWritableBinds), which is often already
+    // the order of the mounts: then no sort is needed (checked below).
+    for (ir::Root* bound_root : sorted_writable_) {
+      ir::Root& r = *bound_root;
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
         if (p.placeholder && !bound.count(r.canonical)) {
@@ -798,14 +819,23 @@ class Resolver {
         if (r.skip == RootSkip::kDuplicate && p.skip_reason.empty()) p.applied = true;
       }
     }
-    // Sorted through indices and sort keys: swapping whole entries (a path
-    // and an origin each) cost more than the comparisons, and a key compares
-    // with one memcmp.
-    std::vector<std::pair<std::string, uint32_t>> order;
-    order.reserve(prot.size());
-    for (uint32_t i = 0; i < prot.size(); ++i) order.emplace_back(PathSortKey(prot[i].path), i);
-    std::sort(order.begin(), order.end());
-    for (const auto& [key, i] : order) {
+    // PathLess order. When the bind order did not give it, sorted through
+    // indices and sort keys: swapping whole entries (a path and an origin
+    // each) cost more than the comparisons, and a key compares with one memcmp.
+    std::vector<uint32_t> order(prot.size());
+    for (uint32_t i = 0; i < prot.size(); ++i) order[i] = i;
+    bool in_order = true;
+    for (size_t i = 1; i < prot.size() && in_order; ++i) {
+      in_order = PathLess(prot[i - 1].path, prot[i].path);
+    }
+    if (!in_order) {
+      std::vector<std::pair<std::string, uint32_t>> by_key;
+      by_key.reserve(prot.size());
+      for (uint32_t i = 0; i < prot.size(); ++i) by_key.emplace_back(PathSortKey(prot[i].path), i);
+      std::sort(by_key.begin(), by_key.end());
+      for (size_t i = 0; i < by_key.size(); ++i) order[i] = by_key[i].second;
+    }
+    for (uint32_t i : order) {
       const Prot& p = prot[i];
       if (p.placeholder) {
         AddMount(MountOp::kTmpfs, "", p.path,
@@ -904,8 +934,8 @@ class Resolver {
     PathInfo whole = facts_.Path(spelled);
     // Missing: nothing will be bound there. Canonical equals lexical: no
     // symlink changed the path.
-    if (!whole.is_symlink &&
-        (whole.type == FileType::kMissing || whole.canonical == LexicalNormalize(spelled))) {
+    if (!whole.is_symlink && (whole.type == FileType::kMissing || whole.canonical == spelled ||
+                              whole.canonical == LexicalNormalize(spelled))) {
       return "";
     }
     std::string cur = "/";
@@ -966,6 +996,8 @@ class Resolver {
   PathVars vars_;
   std::vector<Origin> configured_origins_;
   std::vector<std::string> protected_git_;  // main .git dirs of protected worktrees
+  std::deque<std::pair<std::string, Origin>> protected_origins_;  // ProtectedOrigin's
+  std::vector<ir::Root*> sorted_writable_;  // roots bound writable, in bind order
   std::optional<Identity> launcher_user_;   // set when a launcher probe passed
 };
 
@@ -991,6 +1023,8 @@ absl::Status ValidateSpecPaths(const PolicySpec& spec) {
         &spec.sandbox_denied_read_paths, &spec.sandbox_read_denylist_exempt}) {
     if (!*list) continue;
     for (const auto& p : (*list)->value) {
+      // An absolute path names no variable and no '~': it always expands.
+      if (!p.value.empty() && p.value[0] == '/') continue;
       CWSC_RETURN_IF_ERROR(ExpandSettingPath(p, vars).status());
     }
   }

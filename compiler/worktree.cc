@@ -29,10 +29,13 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
   std::string search = root_info.canonical.empty() ? root : root_info.canonical;
   std::string dir = search;
   std::vector<std::string> walked;  // for `memo`, when no .git file turns up
+  std::string dot_git;              // JoinPath(dir, ".git"), in one buffer
   while (true) {
     if (memo != nullptr && memo->contains(dir)) break;
     if (memo != nullptr) walked.push_back(dir);
-    std::string dot_git = JoinPath(dir, ".git");
+    dot_git.assign(dir);
+    if (dot_git.empty() || dot_git.back() != '/') dot_git.push_back('/');
+    dot_git.append(".git");
     PathInfo info = facts.Path(dot_git);
     if (info.type == FileType::kRegular) {
       out.dot_git = dot_git;
@@ -45,7 +48,12 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
       break;
     }
     if (dir == "/") break;
-    dir = ParentPath(dir);
+    if (IsPlainPath(dir)) {  // the usual case: the parent is a prefix
+      size_t slash = dir.rfind('/');
+      dir.resize(slash == 0 ? 1 : slash);
+    } else {
+      dir = ParentPath(dir);
+    }
   }
   if (out.dot_git.empty()) {
     if (memo != nullptr) memo->insert(walked.begin(), walked.end());

@@ -5,7 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "absl/strings/match.h"
 #include "compiler/layers.h"
+#include "compiler/paths.h"
 #include "tests/compiler/shares_network.h"
 #include "tests/compiler/test_facts.h"
 
@@ -386,6 +392,82 @@ TEST(Roots, OrderAndFiltering) {
   EXPECT_EQ(p.posture_label,
             "workspace-write (writes inside the workspace and approved roots; network allowed) "
             "(local OS sandbox applied)");
+}
+
+// Protected descendants are mounted in PathLess order of their paths,
+// each once, whatever the order of the roots: the resolver skips its sort
+// when the bind order already gives that order, so both ways are checked on
+// random nested roots with names that sort before and after "." ("-x",
+// ".a", "a b", "z") and protected names listed in any order.
+TEST(Roots, ProtectedMountsArePathOrderedWhateverTheRootOrder) {
+  const std::vector<std::string> names = {"-x", ".a", "a b", "z", "m"};
+  std::mt19937 rng(7);
+  int unsorted_bind_orders = 0;
+  for (int round = 0; round < 60; ++round) {
+    FactsBuilder f;
+    std::vector<std::string> roots;
+    for (int i = 0; i < 6; ++i) {
+      std::string p = "/srv";
+      int depth = 1 + static_cast<int>(rng() % 3);
+      for (int d = 0; d < depth; ++d) p += "/" + names[rng() % names.size()];
+      roots.push_back(p);
+    }
+    std::set<std::string> dirs;
+    for (const std::string& r : roots) {
+      for (size_t at = 1; at != std::string::npos; at = r.find('/', at + 1)) {
+        dirs.insert(r.substr(0, at == 0 ? 1 : at));
+      }
+      dirs.insert(r);
+    }
+    for (const std::string& d : dirs) f.Dir(d);
+    std::vector<std::string> protect = {"z-last", "a-first"};
+    for (const std::string& r : roots) {
+      if (rng() % 2) f.Dir(r + "/.codewhale");
+      if (rng() % 2) f.File(r + "/z-last");
+      if (rng() % 2) f.File(r + "/a-first");
+    }
+    std::string list;
+    for (const std::string& r : roots) list += (list.empty() ? "\"" : ", \"") + r + "\"";
+    ir::LaunchPlan p = Plan("sandbox_writable_roots = [" + list +
+                                "]\nsandbox_protected_names = [\"z-last\", \"a-first\"]\n",
+                            f, "ask");
+    std::vector<std::string> dests;  // a placeholder's tmpfs and remount count once
+    for (const ir::Mount& m : p.mounts) {
+      bool prot = absl::StartsWith(m.why, "protected descendant") ||
+                  absl::StartsWith(m.why, "protected name does not exist");
+      if (prot) dests.push_back(m.dest);
+    }
+    size_t applied = 0;
+    std::set<std::string> unique;
+    for (const ir::Root& r : p.roots) {
+      for (const ir::Protected& q : r.protected_paths) {
+        if (q.applied && r.writable_bind) unique.insert(q.placeholder ? q.path : q.canonical);
+      }
+    }
+    applied = unique.size();
+    ASSERT_EQ(dests.size(), applied) << list;
+    for (size_t i = 1; i < dests.size(); ++i) {
+      EXPECT_TRUE(PathLess(dests[i - 1], dests[i]))
+          << dests[i - 1] << " before " << dests[i] << " for roots " << list;
+    }
+    // Whether the roots' own (bind) order left the protected paths unsorted.
+    std::vector<std::string> bound;
+    for (const ir::Root& r : p.roots) {
+      if (r.writable_bind) bound.push_back(r.canonical);
+    }
+    std::sort(bound.begin(), bound.end(), PathLess);
+    std::vector<std::string> by_root;
+    for (const std::string& b : bound) {
+      for (const ir::Root& r : p.roots) {
+        if (r.canonical != b || !r.writable_bind) continue;
+        for (const ir::Protected& q : r.protected_paths) {
+          if (q.applied) by_root.push_back(q.placeholder ? q.path : q.canonical);
+        }
+      }
+    }
+    if (!std::is_sorted(by_root.begin(), by_root.end(), PathLess)) ++unsorted_bind_orders;
+  }
+  EXPECT_GT(unsorted_bind_orders, 5);  // the sort itself was needed, too
 }
 
 // Case 23: labels.
