@@ -2,6 +2,8 @@
 // roots or denied paths, against recorded facts (memory only) and live facts
 // (real directories under a temporary directory, stat and realpath per path).
 // `per_entry` is the time per root or path; linear growth keeps it flat.
+// The *Parse and *Resolve variants split the whole into reading the TOML
+// (toml++) and resolving the parsed policy.
 // Run: build/bench/scale_bench (or meson test -C build --benchmark scale_bench).
 #include <benchmark/benchmark.h>
 #include <sys/stat.h>
@@ -63,7 +65,13 @@ struct Scratch {
   }
 };
 
-void Scale(benchmark::State& state, Kind kind, bool live) {
+// What a loop iteration does: the whole compile (read the file, parse it,
+// resolve), the resolution of a policy parsed once (what an embedding that
+// keeps a parsed policy pays per command, and the root and deny-list
+// handling on their own), or the reading and parsing alone.
+enum class Stage { kAll, kResolve, kParse };
+
+void Scale(benchmark::State& state, Kind kind, bool live, Stage stage = Stage::kAll) {
   int n = static_cast<int>(state.range(0));
   Scratch s(kind, n);
   std::unique_ptr<cwsc::compiler::HostFacts> facts;
@@ -82,10 +90,21 @@ void Scale(benchmark::State& state, Kind kind, bool live) {
   o.cwd = s.dir;
   o.read_project_config = false;
   size_t mounts = 0;
+  auto parsed = cwsc::compiler::ReadConfig(o);
+  if (!parsed.ok()) {
+    state.SkipWithError(std::string(parsed.status().message()).c_str());
+    return;
+  }
   for (auto _ : state) {
+    if (stage == Stage::kParse) {
+      auto p = cwsc::compiler::ReadConfig(o);
+      benchmark::DoNotOptimize(p);
+      continue;
+    }
     // Live facts memoize: a fresh host view per compile, as `cwsc run` has.
     if (live) facts = cwsc::runtime::MakeLiveFacts();
-    auto r = cwsc::compiler::CompileConfig(o, facts.get());
+    auto r = stage == Stage::kAll ? cwsc::compiler::CompileConfig(o, facts.get())
+                                  : cwsc::compiler::CompileParsed(*parsed, o, facts.get());
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
       return;
@@ -102,6 +121,16 @@ void BM_RootsRecorded(benchmark::State& s) { Scale(s, Kind::kRoots, false); }
 void BM_RootsLive(benchmark::State& s) { Scale(s, Kind::kRoots, true); }
 void BM_DeniedRecorded(benchmark::State& s) { Scale(s, Kind::kDenied, false); }
 void BM_DeniedLive(benchmark::State& s) { Scale(s, Kind::kDenied, true); }
+void BM_RootsParse(benchmark::State& s) { Scale(s, Kind::kRoots, false, Stage::kParse); }
+void BM_DeniedParse(benchmark::State& s) { Scale(s, Kind::kDenied, false, Stage::kParse); }
+void BM_RootsRecordedResolve(benchmark::State& s) {
+  Scale(s, Kind::kRoots, false, Stage::kResolve);
+}
+void BM_RootsLiveResolve(benchmark::State& s) { Scale(s, Kind::kRoots, true, Stage::kResolve); }
+void BM_DeniedRecordedResolve(benchmark::State& s) {
+  Scale(s, Kind::kDenied, false, Stage::kResolve);
+}
+void BM_DeniedLiveResolve(benchmark::State& s) { Scale(s, Kind::kDenied, true, Stage::kResolve); }
 
 }  // namespace
 
@@ -109,4 +138,10 @@ BENCHMARK(BM_RootsRecorded)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kM
 BENCHMARK(BM_RootsLive)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeniedRecorded)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeniedLive)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RootsParse)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeniedParse)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RootsRecordedResolve)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RootsLiveResolve)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeniedRecordedResolve)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeniedLiveResolve)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();
