@@ -161,7 +161,7 @@ int CmdAudit(const Args& args) {
       if (e.kind != ir::Expectation::Kind::kNetwork) {
         absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, vars);
         if (!p.ok()) {
-          PrintError(absl::StrCat(e.origin.file, ":", e.origin.line, ":", e.origin.col,
+          PrintError(absl::StrCat(e.origin.file.str(), ":", e.origin.line, ":", e.origin.col,
                                   ": error: ", p.status().message()));
           return kExitUsage;
         }
@@ -182,7 +182,7 @@ int CmdAudit(const Args& args) {
                {"decision", DecisionJson(KindOf(e.kind), d)}});
       absl::StrAppend(&out, pass ? "pass" : "FAIL", "  expect ", ir::ExpectationKindName(e.kind),
                       path.empty() ? "" : " ", path, " ", e.allowed ? "allowed" : "denied", "  (",
-                      e.origin.file, ":", e.origin.line, ":", e.origin.col,
+                      e.origin.file.str(), ":", e.origin.line, ":", e.origin.col,
                       "): ", d.allowed ? "allowed" : "denied", " by ",
                       d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
     }

@@ -59,7 +59,7 @@ std::string OneLine(const std::string& rule) {
   return out;
 }
 
-std::string At(const ir::Origin& o) { return absl::StrCat(o.file, ":", o.line, ":", o.col); }
+std::string At(const ir::Origin& o) { return absl::StrCat(o.file.str(), ":", o.line, ":", o.col); }
 
 // Options of check beyond the common ones; --mode and --target may repeat.
 struct CheckOptions {

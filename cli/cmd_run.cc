@@ -254,7 +254,7 @@ int CmdExec(const Args& args) {
   // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
   std::optional<std::string> startup_mode;
   if (plan->policy.type == ir::PolicyType::kDangerFullAccess &&
-      absl::StrContains(plan->policy.origin.detail, "sandbox_mode")) {
+      absl::StrContains(plan->policy.origin.detail.str(), "sandbox_mode")) {
     startup_mode = "danger-full-access";
   }
   Harden(startup_mode, plan->kind == ir::PlanKind::kLauncherBwrap);

@@ -24,7 +24,7 @@ const char* const kSecrets[] = {".ssh/id_ed25519", ".ssh/id_rsa",          ".aws
 }  // namespace
 
 std::string LintLocation(const ir::Origin& o) {
-  if (!o.file.empty() && o.line > 0) return absl::StrCat(o.file, ":", o.line, ":", o.col);
+  if (!o.file.empty() && o.line > 0) return absl::StrCat(o.file.str(), ":", o.line, ":", o.col);
   return o.Describe();
 }
 
@@ -32,7 +32,8 @@ std::string RenderLintWarning(const Lint& l) {
   const ir::Origin& o = l.origin;
   std::string head =
       !o.file.empty() && o.line > 0
-          ? absl::StrCat(o.file, ":", o.line, ":", o.col, ": warning [", l.code, "]: ", l.message)
+          ? absl::StrCat(o.file.str(), ":", o.line, ":", o.col, ": warning [", l.code,
+                         "]: ", l.message)
           : absl::StrCat("cwsc: warning [", l.code, "]: ", l.message, " (", o.Describe(), ")");
   return absl::StrCat(head, "\n  fix: ", l.fix, "\n");
 }

@@ -178,7 +178,7 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
       return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
     }
     std::optional<std::string> src =
-        o.file == parsed.path ? std::optional<std::string>(text) : facts->ReadFile(o.file);
+        o.file == parsed.path ? std::optional<std::string>(text) : facts->ReadFile(o.file.str());
     return ir::ErrorAt(o.file, o.line, o.col, msg,
                        src ? ir::SourceLineAt(MaskSecrets(*src), o.line) : "");
   }

@@ -37,9 +37,12 @@ class Reader {
   Reader(const std::string& text, const std::string& file, Layer layer)
       : text_(text), file_(file), layer_(layer) {}
 
-  ir::Origin OriginOf(const std::string& key, const toml::node& n) const {
+  // OriginOf: the key and the file names are shared by every origin made
+  // here (a list of 10,000 paths makes 10,000 origins).
+  ir::Origin OriginOf(const std::string& key, const toml::node& n) {
     const auto& b = n.source().begin;
-    return ir::Origin{OriginKind(layer_), key, file_, static_cast<int>(b.line),
+    if (shared_key_ != key) shared_key_ = key;
+    return ir::Origin{OriginKind(layer_), shared_key_, shared_file_, static_cast<int>(b.line),
                       static_cast<int>(b.column)};
   }
 
@@ -156,6 +159,8 @@ class Reader {
   const std::string& text_;
   std::optional<std::string> shown_;
   const std::string& file_;
+  ir::SharedString shared_file_{file_};
+  ir::SharedString shared_key_;  // the key of the last origin made
   Layer layer_;
   bool in_profile_ = false;
   ir::Diagnostics diags_;

@@ -26,7 +26,7 @@ std::string Base(const std::string& path) {
 
 std::string Where(const Origin& o) {
   if (o.file.empty()) return o.Describe();
-  return absl::StrCat(o.file, ":", o.line, ":", o.col);
+  return absl::StrCat(o.file.str(), ":", o.line, ":", o.col);
 }
 
 // The path itself, then each directory above it, up to "/".

@@ -1,6 +1,7 @@
 #include "compiler/resolve.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 
 #include "absl/container/flat_hash_set.h"
@@ -705,7 +706,8 @@ class Resolver {
         Origin::Fact("platform"));
   }
 
-  void AddMount(MountOp op, std::string src, std::string dest, std::string why, Origin origin) {
+  void AddMount(MountOp op, std::string src, std::string dest, ir::SharedString why,
+                Origin origin) {
     plan_.mounts.push_back(
         Mount{op, std::move(src), std::move(dest), std::move(why), std::move(origin)});
   }
@@ -780,11 +782,18 @@ class Resolver {
       sorted_writable_.push_back(r);
       if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
         continue;
-      AddMount(MountOp::kWritableBind, r->canonical, r->canonical,
-               absl::StrCat("writable root (", ir::RootSourceName(r->source), ")"), r->origin);
+      AddMount(MountOp::kWritableBind, r->canonical, r->canonical, WritableRootWhy(r->source),
+               r->origin);
       bound.insert(r->canonical);
     }
     return bound;
+  }
+
+  // WritableRootWhy: the reason of a root's writable bind, made once per source.
+  const ir::SharedString& WritableRootWhy(ir::RootSource source) {
+    ir::SharedString& why = writable_root_whys_[static_cast<size_t>(source)];
+    if (why.empty()) why = absl::StrCat("writable root (", ir::RootSourceName(source), ")");
+    return why;
   }
 
   // AddProtectedMounts: protected descendants, canonical, sorted,
@@ -835,18 +844,21 @@ class Resolver {
       std::sort(by_key.begin(), by_key.end());
       for (size_t i = 0; i < by_key.size(); ++i) order[i] = by_key[i].second;
     }
+    // One copy of each reason, shared by every mount it explains.
+    const ir::SharedString placeholder_why =
+        "protected name does not exist: an empty placeholder takes it";
+    const ir::SharedString read_only_why = "the placeholder is read-only";
+    const ir::SharedString protected_why = "protected descendant stays read-only";
     for (uint32_t i : order) {
       const Prot& p = prot[i];
       if (p.placeholder) {
-        AddMount(MountOp::kTmpfs, "", p.path,
-                 "protected name does not exist: an empty placeholder takes it", p.origin);
-        AddMount(MountOp::kRemountReadOnly, "", p.path, "the placeholder is read-only", p.origin);
+        AddMount(MountOp::kTmpfs, "", p.path, placeholder_why, p.origin);
+        AddMount(MountOp::kRemountReadOnly, "", p.path, read_only_why, p.origin);
         continue;
       }
       if (!LauncherCanReach(p.path, SkipKind::kWritableRoot, "protected descendant", p.origin))
         continue;
-      AddMount(MountOp::kReadOnlyBind, p.path, p.path, "protected descendant stays read-only",
-               p.origin);
+      AddMount(MountOp::kReadOnlyBind, p.path, p.path, protected_why, p.origin);
     }
   }
 
@@ -998,7 +1010,9 @@ class Resolver {
   std::vector<std::string> protected_git_;  // main .git dirs of protected worktrees
   std::deque<std::pair<std::string, Origin>> protected_origins_;  // ProtectedOrigin's
   std::vector<ir::Root*> sorted_writable_;  // roots bound writable, in bind order
-  std::optional<Identity> launcher_user_;   // set when a launcher probe passed
+  static_assert(static_cast<size_t>(ir::RootSource::kTmpdir) == 5, "one reason per source");
+  std::array<ir::SharedString, 6> writable_root_whys_;  // by ir::RootSource
+  std::optional<Identity> launcher_user_;               // set when a launcher probe passed
 };
 
 }  // namespace
@@ -1008,7 +1022,7 @@ absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, con
   absl::StatusOr<std::string> p = ExpandPath(s.value, vars, lexical);
   if (p.ok()) return p;
   const Origin& o = s.origin;
-  std::string msg = absl::StrCat(o.detail, ": ", p.status().message());
+  std::string msg = absl::StrCat(o.detail.str(), ": ", p.status().message());
   if (o.file.empty()) {
     return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
   }

@@ -27,9 +27,9 @@ const char* Origin::KindName(Kind kind) {
 }
 
 std::string Origin::Describe() const {
-  std::string out = absl::StrCat(KindName(kind), " ", detail);
+  std::string out = absl::StrCat(KindName(kind), " ", detail.str());
   if (!file.empty()) {
-    absl::StrAppend(&out, " at ", file);
+    absl::StrAppend(&out, " at ", file.str());
     if (line > 0) absl::StrAppend(&out, ":", line, ":", col);
   }
   return out;

@@ -11,23 +11,25 @@
 
 #include <string>
 
+#include "ir/shared_string.h"
+
 namespace cwsc::ir {
 
 struct Origin {
   enum class Kind { kDefault, kConfig, kManaged, kProject, kEnv, kMode, kFact, kCli };
 
   Kind kind = Kind::kDefault;
-  std::string detail;  // key, variable, mode, fact or default being described
-  std::string file;    // config file for kConfig/kManaged/kProject, else empty
-  int line = 0;        // 1-based; 0 when there is no position
-  int col = 0;         // 1-based; 0 when there is no position
+  SharedString detail;  // key, variable, mode, fact or default being described
+  SharedString file;    // config file for kConfig/kManaged/kProject, else empty
+  int line = 0;         // 1-based; 0 when there is no position
+  int col = 0;          // 1-based; 0 when there is no position
 
   static Origin Default(std::string what) { return {Kind::kDefault, std::move(what), {}, 0, 0}; }
   static Origin Env(std::string var) { return {Kind::kEnv, std::move(var), {}, 0, 0}; }
   static Origin Mode(std::string what) { return {Kind::kMode, std::move(what), {}, 0, 0}; }
   static Origin Fact(std::string what) { return {Kind::kFact, std::move(what), {}, 0, 0}; }
   static Origin Cli(std::string what) { return {Kind::kCli, std::move(what), {}, 0, 0}; }
-  static Origin Config(std::string key, std::string file, int line, int col) {
+  static Origin Config(SharedString key, SharedString file, int line, int col) {
     return {Kind::kConfig, std::move(key), std::move(file), line, col};
   }
 

@@ -124,7 +124,7 @@ struct Mount {
   MountOp op = MountOp::kReadOnlyBind;
   std::string source;
   std::string dest;
-  std::string why;
+  SharedString why;
   Origin origin;
   bool operator==(const Mount&) const = default;
 };

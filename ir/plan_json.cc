@@ -408,6 +408,7 @@ std::vector<std::string> NamesOf(const Table& table) {
 }
 
 void Read(const Reader& r, std::string* out) { *out = r.Str(); }
+void Read(const Reader& r, SharedString* out) { *out = r.Str(); }
 void Read(const Reader& r, bool* out) { *out = r.Bool(); }
 void Read(const Reader& r, int* out) { *out = r.Int(); }
 void Read(const Reader& r, uint64_t* out) { *out = r.HexU64(); }

@@ -124,8 +124,8 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
                    view.Find(ParentOf(m.dest)).access == backends::Access::kWritable;
   if (d.type != FileType::kDirectory && !creatable) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ", m.why,
-                     ") expects a directory, but ", m.dest, " is now ",
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ",
+                     m.why.str(), ") expects a directory, but ", m.dest, " is now ",
                      d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
                      "; compile the plan again"));
   }
@@ -148,20 +148,20 @@ absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& 
   }
   if (!ok) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why,
-                     ") needs ", m.source, ", which is now ",
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ",
+                     m.why.str(), ") needs ", m.source, ", which is now ",
                      s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
                      "; compile the plan again"));
   }
   if (m.source != "/dev/null" && s.canonical != m.source) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ", m.why,
-                     "): ", m.source, " now resolves to ",
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ",
+                     m.why.str(), "): ", m.source, " now resolves to ",
                      s.canonical.empty() ? "nothing" : s.canonical, "; compile the plan again"));
   }
   if (m.source == "/dev/null" && facts.Path(m.dest).type == FileType::kDirectory) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", m.why, ") masks the file ", m.dest,
+        absl::StrCat("mount ", i + 1, " (", m.why.str(), ") masks the file ", m.dest,
                      ", which is now a directory; compile the plan again"));
   }
   return absl::OkStatus();

@@ -109,7 +109,7 @@ TEST(DenyList, MasksByType) {
                ->plan;
   std::vector<std::string> masks;
   for (const auto& m : p.mounts) {
-    if (m.why.rfind("deny read", 0) == 0) {
+    if (m.why.str().rfind("deny read", 0) == 0) {
       masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.source + " " + m.dest);
     }
   }

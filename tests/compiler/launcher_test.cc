@@ -258,7 +258,8 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   for (size_t i = 0; i < p.mounts.size(); ++i) {
     const ir::Mount& m = p.mounts[i];
     if (IsMaskMount(p.mounts, i))
-      masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.dest + " | " + m.why);
+      masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.dest + " | " +
+                      m.why.str());
   }
   EXPECT_EQ(masks, (std::vector<std::string>{
                        "--tmpfs /home/dev | deny read ~/.codewhale/secrets (masked at /home/dev: "

@@ -433,8 +433,8 @@ TEST(Roots, ProtectedMountsArePathOrderedWhateverTheRootOrder) {
                             f, "ask");
     std::vector<std::string> dests;  // a placeholder's tmpfs and remount count once
     for (const ir::Mount& m : p.mounts) {
-      bool prot = absl::StartsWith(m.why, "protected descendant") ||
-                  absl::StartsWith(m.why, "protected name does not exist");
+      bool prot = absl::StartsWith(m.why.str(), "protected descendant") ||
+                  absl::StartsWith(m.why.str(), "protected name does not exist");
       if (prot) dests.push_back(m.dest);
     }
     size_t applied = 0;
