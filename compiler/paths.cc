@@ -113,7 +113,7 @@ std::string ParentPath(absl::string_view path) {
   return out;
 }
 
-bool PathLess(const std::string& a, const std::string& b) {
+bool PathLess(absl::string_view a, absl::string_view b) {
   bool a_abs = absl::StartsWith(a, "/");
   bool b_abs = absl::StartsWith(b, "/");
   if (a_abs != b_abs) return a_abs;  // Rust: RootDir sorts before Normal components
@@ -133,8 +133,8 @@ bool PathLess(const std::string& a, const std::string& b) {
   if (i < n && a[i] != '/' && b[i] != '/') {
     return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
   }
-  size_t slash = i == 0 ? std::string::npos : a.rfind('/', i - 1);
-  size_t start = slash == std::string::npos ? 0 : slash + 1;
+  size_t slash = i == 0 ? absl::string_view::npos : a.rfind('/', i - 1);
+  size_t start = slash == absl::string_view::npos ? 0 : slash + 1;
   size_t x = start, y = start;
   for (;;) {
     absl::string_view p = NextComponent(a, &x);

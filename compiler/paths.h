@@ -34,7 +34,7 @@ bool IsPlainPath(absl::string_view path);
 std::string ParentPath(absl::string_view path);
 
 // PathLess orders paths component by component.
-bool PathLess(const std::string& a, const std::string& b);
+bool PathLess(absl::string_view a, absl::string_view b);
 
 // PathSortKey is a byte string whose plain (memcmp) order is PathLess's order:
 // a 0 byte for an absolute path (1 for a relative one), then the components

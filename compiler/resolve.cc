@@ -801,25 +801,35 @@ class Resolver {
   // then remount-read-only).
   void AddProtectedMounts(const absl::flat_hash_set<absl::string_view>& bound) {
     struct Prot {
-      std::string path;
-      Origin origin;
+      absl::string_view path;  // into plan_.roots, or into `made`
+      const Origin* origin;    // of an element of plan_.roots
       bool placeholder;
     };
     std::vector<Prot> prot;
-    absl::flat_hash_set<std::string> prot_seen;  // a scan of `prot` made this quadratic
+    std::deque<std::string> made;  // placeholder paths spelled from a root's canonical form
     // Root by root in bind order (AddWritableBinds), which is often already
     // the order of the mounts: then no sort is needed (checked below).
     for (ir::Root* bound_root : sorted_writable_) {
       ir::Root& r = *bound_root;
+      const bool mounted = bound.contains(r.canonical);
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
-        if (p.placeholder && !bound.count(r.canonical)) {
+        if (p.placeholder && !mounted) {
           p.skip_reason = "its root is not mounted";  // bwrap could not create it
           continue;
         }
         p.applied = true;
-        std::string path = p.placeholder ? JoinPath(r.canonical, Basename(p.path)) : p.canonical;
-        if (prot_seen.insert(path).second) prot.push_back(Prot{path, p.origin, p.placeholder});
+        absl::string_view path = p.canonical;
+        if (p.placeholder) {
+          // JoinPath(r.canonical, name): often p.path itself (the root was
+          // listed canonical), made only when it is not.
+          absl::string_view name = Basename(p.path);
+          absl::string_view spelled = p.path;
+          bool same = spelled.size() == r.canonical.size() + 1 + name.size() &&
+                      absl::StartsWith(spelled, r.canonical) && spelled[r.canonical.size()] == '/';
+          path = same ? spelled : absl::string_view(made.emplace_back(JoinPath(r.canonical, name)));
+        }
+        prot.push_back(Prot{path, &p.origin, p.placeholder});
       }
     }
     // Duplicate roots share their protected paths; mark those applied too.
@@ -828,9 +838,10 @@ class Resolver {
         if (r.skip == RootSkip::kDuplicate && p.skip_reason.empty()) p.applied = true;
       }
     }
-    // PathLess order. When the bind order did not give it, sorted through
-    // indices and sort keys: swapping whole entries (a path and an origin
-    // each) cost more than the comparisons, and a key compares with one memcmp.
+    // PathLess order. When the bind order did not give it (or a path came
+    // twice), sorted through indices and sort keys: a key compares with one
+    // memcmp, and equal paths (a worktree's .git inside two roots) end up
+    // side by side, the first listed first.
     std::vector<uint32_t> order(prot.size());
     for (uint32_t i = 0; i < prot.size(); ++i) order[i] = i;
     bool in_order = true;
@@ -849,16 +860,20 @@ class Resolver {
         "protected name does not exist: an empty placeholder takes it";
     const ir::SharedString read_only_why = "the placeholder is read-only";
     const ir::SharedString protected_why = "protected descendant stays read-only";
+    const Prot* last = nullptr;
     for (uint32_t i : order) {
       const Prot& p = prot[i];
+      if (last != nullptr && last->path == p.path) continue;  // once per path
+      last = &p;
+      std::string path(p.path);
       if (p.placeholder) {
-        AddMount(MountOp::kTmpfs, "", p.path, placeholder_why, p.origin);
-        AddMount(MountOp::kRemountReadOnly, "", p.path, read_only_why, p.origin);
+        AddMount(MountOp::kTmpfs, "", path, placeholder_why, *p.origin);
+        AddMount(MountOp::kRemountReadOnly, "", std::move(path), read_only_why, *p.origin);
         continue;
       }
-      if (!LauncherCanReach(p.path, SkipKind::kWritableRoot, "protected descendant", p.origin))
+      if (!LauncherCanReach(path, SkipKind::kWritableRoot, "protected descendant", *p.origin))
         continue;
-      AddMount(MountOp::kReadOnlyBind, p.path, p.path, protected_why, p.origin);
+      AddMount(MountOp::kReadOnlyBind, path, path, protected_why, *p.origin);
     }
   }
 
@@ -996,9 +1011,9 @@ class Resolver {
                         "; the sandboxed command could have planted it");
   }
 
-  static std::string Basename(const std::string& path) {
+  static absl::string_view Basename(absl::string_view path) {
     size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+    return slash == absl::string_view::npos ? path : path.substr(slash + 1);
   }
 
   const ResolveInput& in_;

@@ -24,7 +24,7 @@ class SharedString {
   // Implicit: a SharedString stands wherever a string did.
   SharedString(std::string s)  // NOLINT(google-explicit-constructor)
       : rep_(s.empty() ? nullptr : std::make_shared<const std::string>(std::move(s))) {}
-  SharedString(const char* s) : SharedString(std::string(s)) {}  // NOLINT
+  SharedString(const char* s) : SharedString(std::string(s)) {}       // NOLINT
   SharedString(std::string_view s) : SharedString(std::string(s)) {}  // NOLINT
 
   const std::string& str() const { return rep_ ? *rep_ : Empty(); }

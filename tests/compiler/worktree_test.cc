@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::compiler {
@@ -76,6 +77,33 @@ TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   EXPECT_EQ(binds,
             (std::vector<std::string>{"/tmp", "/x/feature-worktree/crates/cli", "/x/main-repo/.git",
                                       "/x/main-repo/.git/worktrees/feature"}));
+}
+
+// A protected worktree's main .git inside two nested writable roots is
+// listed under both (as the inner root's protected name and as the outer
+// root's worktree metadata), and mounted read-only once, in path order.
+TEST(Worktree, ProtectedMainGitInNestedRootsIsMountedOnce) {
+  FactsBuilder f = Worktree("/x/feature-worktree/.git");
+  f.Cwd("/x/feature-worktree");
+  auto r = cwsc::testing::CompileText(
+      "sandbox_writable_roots = [\"/x\", \"/x/main-repo\"]\n"
+      "sandbox_protected_names = [\".git\"]\n",
+      f, "ask");
+  ASSERT_TRUE(r.ok()) << r.status();
+  int listed = 0;
+  for (const ir::Root& root : r->plan.roots) {
+    for (const ir::Protected& p : root.protected_paths) {
+      listed += p.canonical == "/x/main-repo/.git" && p.applied;
+    }
+  }
+  EXPECT_EQ(listed, 2);
+  std::vector<std::string> read_only;
+  for (const auto& mnt : r->plan.mounts) {
+    if (mnt.op == ir::MountOp::kReadOnlyBind && absl::StartsWith(mnt.dest, "/x/")) {
+      read_only.push_back(mnt.dest);
+    }
+  }
+  EXPECT_EQ(read_only, (std::vector<std::string>{"/x/feature-worktree/.git", "/x/main-repo/.git"}));
 }
 
 TEST(Worktree, ForeignBackPointerIsRejected) {

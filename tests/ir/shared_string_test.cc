@@ -64,8 +64,8 @@ TEST(SharedString, TextWithNulBytesAndNonUtf8StaysWhole) {
 
 TEST(SharedString, OriginsCompareByTextNotByBuffer) {
   Origin a = Origin::Config("sandbox_writable_roots", "/etc/cfg.toml", 3, 7);
-  Origin b = Origin::Config(std::string("sandbox_writable_roots"), std::string("/etc/cfg.toml"), 3,
-                            7);
+  Origin b =
+      Origin::Config(std::string("sandbox_writable_roots"), std::string("/etc/cfg.toml"), 3, 7);
   EXPECT_EQ(a, b);
   b.col = 8;
   EXPECT_NE(a, b);
