@@ -91,7 +91,7 @@ std::string WhyChangeable(HostFacts& facts, const std::string& path, const Ident
   std::vector<std::string> chain = SelfAndAncestors(path);
   for (size_t i = 0; i < chain.size(); ++i) {
     const std::string& p = chain[i];
-    PathInfo info = facts.Path(p);
+    const PathInfo& info = facts.Path(p);
     if (info.type == FileType::kMissing) continue;
     if (info.uid == who.uid) {
       return absl::StrCat(p, " is owned by ", label, " (uid ", who.uid, ")");
@@ -116,7 +116,7 @@ std::optional<std::string> FirstUnsearchable(HostFacts& facts, const std::string
   std::vector<std::string> chain = SelfAndAncestors(path);
   // Highest first; the path itself is not an ancestor.
   for (size_t i = chain.size(); i-- > 1;) {
-    PathInfo info = facts.Path(chain[i]);
+    const PathInfo& info = facts.Path(chain[i]);
     if (info.type != FileType::kDirectory) return std::nullopt;
     if (!CanSearch(info, who)) return chain[i];
   }
@@ -156,7 +156,7 @@ LauncherTrust CheckLauncherTrust(HostFacts& facts, const ManagedLayer& managed,
   if (file.empty() || file[0] != '/') {
     return refuse("the managed path must be absolute");
   }
-  PathInfo info = facts.Path(file);
+  const PathInfo& info = facts.Path(file);
   if (info.is_symlink) {
     return refuse(absl::StrCat("the managed path is a symlink (to ",
                                info.canonical.empty() ? std::string("nothing") : info.canonical,
@@ -190,7 +190,7 @@ LauncherTrust CheckLauncherTrust(HostFacts& facts, const ManagedLayer& managed,
                      ") would skip the sandbox; it must be workspace-write or read-only"));
   }
   for (const std::string& p : SelfAndAncestors(file)) {
-    PathInfo pi = facts.Path(p);
+    const PathInfo& pi = facts.Path(p);
     if (pi.uid != 0) {
       t.warnings.push_back(ir::Warning{
           "managed-not-root-owned",
@@ -224,7 +224,7 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
         continue;
       }
     }
-    PathInfo info = facts.Path(d.path);
+    const PathInfo& info = facts.Path(d.path);
     if (info.type == FileType::kDirectory) {
       out.push_back(
           ir::Mount{ir::MountOp::kTmpfs, "", d.path, absl::StrCat("deny read ", d.rule), d.origin});
@@ -397,7 +397,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                                plan->wrapper.preferred_origin.Describe(), ")"),
                   plan->wrapper.preferred_origin);
   }
-  PathInfo bwrap = facts.Path(ir::kBwrapPath);
+  const PathInfo& bwrap = facts.Path(ir::kBwrapPath);
   plan->wrapper.executable = bwrap.type == FileType::kRegular && (bwrap.mode & 0111) != 0;
   if (!plan->wrapper.executable) {
     return refuse(absl::StrCat("tool_launcher (", loc,

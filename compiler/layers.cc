@@ -200,7 +200,7 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
     if (facts.Path(path).type == FileType::kMissing) path = kLegacyManagedConfigPath;
     out.from_env_or_default = true;
   }
-  PathInfo info = facts.Path(path);
+  const PathInfo& info = facts.Path(path);
   if (info.type == FileType::kMissing) return out;
   auto text = facts.ReadFile(path);
   if (!text) {

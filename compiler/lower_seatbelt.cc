@@ -28,7 +28,7 @@ std::string Join(const std::string& base, absl::string_view rel) {
 // CanonicalOrRaw is realpath when it resolves, else the path as given
 // (docs/behavior.md B-61: "canonicalised when possible else raw").
 std::string CanonicalOrRaw(HostFacts& facts, const std::string& path) {
-  PathInfo info = facts.Path(absl::string_view(path.data(), path.size()));
+  const PathInfo& info = facts.Path(absl::string_view(path.data(), path.size()));
   return info.canonical.empty() ? path : info.canonical;
 }
 
@@ -165,7 +165,7 @@ bool IsSchemeChar(char c) {
 ir::Wrapper SeatbeltWrapper(HostFacts& facts) {
   ir::Wrapper w;
   w.path = kSandboxExec;
-  PathInfo info = facts.Path(kSandboxExec);
+  const PathInfo& info = facts.Path(kSandboxExec);
   w.executable = info.type == FileType::kRegular && (info.mode & 0111) != 0;
   if (info.type == FileType::kMissing) {
     w.probe_message = "/usr/bin/sandbox-exec does not exist";

@@ -380,7 +380,7 @@ class Resolver {
     // planted by an earlier sandboxed command (docs/decisions.md).
     writable_.clear();
     for (const ir::Root& r : roots) {
-      PathInfo info = facts_.Path(r.path);
+      const PathInfo& info = facts_.Path(r.path);
       if (info.type == FileType::kDirectory && !info.canonical.empty() && info.canonical != "/") {
         writable_.push_back(info.canonical);
       }
@@ -506,7 +506,7 @@ class Resolver {
 
   // DecideBind: bind the root writable, or record why not.
   void DecideBind(ir::Root& r, absl::flat_hash_set<std::string>& bound) {
-    PathInfo info = facts_.Path(r.path);
+    const PathInfo& info = facts_.Path(r.path);
     r.canonical = info.canonical;
     std::string planted = PlantedSymlink(SpelledRoot(r));
     if (info.type == FileType::kMissing || info.canonical.empty()) {
@@ -530,7 +530,7 @@ class Resolver {
   // AddProtected records the protected name `name` under root `r`.
   void AddProtected(ir::Root& r, const std::string& name) {
     std::string p = JoinPath(r.path, name);
-    PathInfo pi = facts_.Path(p);
+    const PathInfo& pi = facts_.Path(p);
     if (pi.is_symlink) {
       // A symlink at a protected name inside a writable root: following
       // it would protect whatever it names, not the name.
@@ -656,7 +656,7 @@ class Resolver {
         plan_.wrapper.preferred = in_.spec.prefer_bwrap->value;
         plan_.wrapper.preferred_origin = in_.spec.prefer_bwrap->origin;
       }
-      PathInfo info = facts_.Path(ir::kBwrapPath);
+      const PathInfo& info = facts_.Path(ir::kBwrapPath);
       plan_.wrapper.executable = info.type == FileType::kRegular && (info.mode & 0111) != 0;
       if (!plan_.wrapper.preferred) {
         plan_.kind = PlanKind::kNone;
@@ -751,7 +751,7 @@ class Resolver {
     if (!in_.spec.bwrap_dev_roots) return absl::OkStatus();
     for (const auto& d : in_.spec.bwrap_dev_roots->value) {
       CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars_, /*lexical=*/false));
-      PathInfo info = facts_.Path(p);
+      const PathInfo& info = facts_.Path(p);
       if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
           LauncherCanReach(info.canonical, SkipKind::kSetting, "bwrap_dev_roots", d.origin)) {
         AddMount(MountOp::kDeviceBind, info.canonical, info.canonical, "device root", d.origin);
@@ -908,7 +908,7 @@ class Resolver {
     if (!in_.spec.bwrap_ro_roots) return absl::OkStatus();
     for (const auto& r : in_.spec.bwrap_ro_roots->value) {
       CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_, /*lexical=*/false));
-      PathInfo info = facts_.Path(p);
+      const PathInfo& info = facts_.Path(p);
       std::string planted = PlantedSymlink(p);
       if (!planted.empty() && info.type == FileType::kDirectory) {
         AddSkipped(SkipKind::kSetting, "bwrap_ro_roots", p, PlantedReason(planted), r.origin);
@@ -958,7 +958,7 @@ class Resolver {
   // changes them, and cost no extra question.
   std::string PlantedSymlink(const std::string& spelled) {
     if (spelled.empty() || spelled[0] != '/') return "";
-    PathInfo whole = facts_.Path(spelled);
+    const PathInfo& whole = facts_.Path(spelled);
     // Missing: nothing will be bound there. Canonical equals lexical: no
     // symlink changed the path.
     if (!whole.is_symlink && (whole.type == FileType::kMissing || whole.canonical == spelled ||
@@ -973,7 +973,7 @@ class Resolver {
         continue;
       }
       std::string next = JoinPath(cur, c);
-      PathInfo info = facts_.Path(next);
+      const PathInfo& info = facts_.Path(next);
       if (!info.is_symlink) {
         cur = next;
         continue;

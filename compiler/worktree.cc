@@ -25,7 +25,7 @@ std::string Resolve(HostFacts& facts, const std::string& base, const std::string
 WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
                                       NoWorktreeAbove* memo) {
   WorktreeMetadata out;
-  PathInfo root_info = facts.Path(root);
+  const PathInfo& root_info = facts.Path(root);
   std::string search = root_info.canonical.empty() ? root : root_info.canonical;
   std::string dir = search;
   std::vector<std::string> walked;  // for `memo`, when no .git file turns up
@@ -36,7 +36,7 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
     dot_git.assign(dir);
     if (dot_git.empty() || dot_git.back() != '/') dot_git.push_back('/');
     dot_git.append(".git");
-    PathInfo info = facts.Path(dot_git);
+    const PathInfo& info = facts.Path(dot_git);
     if (info.type == FileType::kRegular) {
       out.dot_git = dot_git;
       if (info.is_symlink) {

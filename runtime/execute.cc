@@ -87,7 +87,7 @@ absl::Status CheckHome(const LaunchPlan& plan, compiler::HostFacts& facts) {
 
 // CheckBwrapBinary: /usr/bin/bwrap is a regular executable file.
 absl::Status CheckBwrapBinary(compiler::HostFacts& facts) {
-  PathInfo bwrap = facts.Path(ir::kBwrapPath);
+  const PathInfo& bwrap = facts.Path(ir::kBwrapPath);
   if (bwrap.type == FileType::kMissing) {
     return absl::FailedPreconditionError(
         "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
@@ -119,7 +119,7 @@ absl::Status CheckBwrapWorks(const LaunchPlan& plan, compiler::HostFacts& facts)
 absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFacts& facts,
                                 const backends::BwrapView& view) {
   if (m.op != MountOp::kTmpfs || m.dest == "/tmp") return absl::OkStatus();
-  PathInfo d = facts.Path(m.dest);
+  const PathInfo& d = facts.Path(m.dest);
   bool creatable = d.type == FileType::kMissing && !d.is_symlink &&
                    view.Find(ParentOf(m.dest)).access == backends::Access::kWritable;
   if (d.type != FileType::kDirectory && !creatable) {
@@ -137,7 +137,7 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
 // that became a symlink would move the mount elsewhere); a /dev/null mask
 // still covers a file.
 absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& facts) {
-  PathInfo s = facts.Path(m.source);
+  const PathInfo& s = facts.Path(m.source);
   bool ok = s.type != FileType::kMissing;
   bool kernel = m.source == m.dest &&
                 (absl::StartsWith(m.source, "/proc/") || absl::StartsWith(m.source, "/sys/"));
@@ -238,7 +238,7 @@ absl::Status CheckNewProtectedDirs(const LaunchPlan& plan, compiler::HostFacts& 
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     for (const std::string& name : names) {
       std::string path = r.canonical + "/" + name;
-      PathInfo info = facts.Path(path);
+      const PathInfo& info = facts.Path(path);
       if (info.type != FileType::kDirectory || info.canonical.empty()) continue;
       if (view.Find(info.canonical).access == backends::Access::kWritable) {
         return absl::FailedPreconditionError(absl::StrCat(
@@ -277,7 +277,7 @@ absl::Status CheckProtectedLinks(const LaunchPlan& plan) {
 // the sandbox.
 absl::Status CheckWorkingDirectory(const LaunchPlan& plan, compiler::HostFacts& facts,
                                    const backends::BwrapView& view) {
-  PathInfo cwd = facts.Path(plan.cwd);
+  const PathInfo& cwd = facts.Path(plan.cwd);
   if (cwd.type != FileType::kDirectory) {
     return absl::FailedPreconditionError(
         absl::StrCat("the working directory ", plan.cwd, " is ",
@@ -411,7 +411,7 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
   }
   if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);
   if (plan.kind == PlanKind::kNone) {
-    PathInfo cwd = facts->Path(plan.cwd);
+    const PathInfo& cwd = facts->Path(plan.cwd);
     if (cwd.type != FileType::kDirectory) {
       return absl::FailedPreconditionError(
           absl::StrCat("the working directory ", plan.cwd, " is ",

@@ -27,7 +27,7 @@ absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
   if (plan.launcher.empty())
     return absl::FailedPreconditionError("the launcher plan has no launcher");
   const std::string& first = plan.launcher[0];
-  PathInfo l = facts.Path(first);
+  const PathInfo& l = facts.Path(first);
   if (first.empty() || first[0] != '/' || l.type != FileType::kRegular || (l.mode & 0111) == 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("the launcher ", first, " is not an executable file on this host"));

@@ -155,10 +155,11 @@ class RecordedFacts : public HostFacts {
     auto it = secrets.find(std::string(name));
     return it != secrets.end() && it->second;
   }
-  PathInfo Path(absl::string_view path) override {
+  const PathInfo& Path(absl::string_view path) override {
+    static const PathInfo* const kUnlisted = new PathInfo();  // missing
     auto it = paths.find(path);
     if (it == paths.end() && unlisted_is_error) unlisted.insert(std::string(path));
-    return it == paths.end() ? PathInfo{} : it->second;
+    return it == paths.end() ? *kUnlisted : it->second;
   }
   std::vector<std::string> UnlistedPaths() const override {
     return std::vector<std::string>(unlisted.begin(), unlisted.end());

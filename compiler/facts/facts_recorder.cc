@@ -51,8 +51,8 @@ bool FactsRecorder::EnvIsSet(absl::string_view name) {
   rec_->secrets[std::string(name)] = v;
   return v;
 }
-PathInfo FactsRecorder::Path(absl::string_view path) {
-  PathInfo v = inner_->Path(path);
+const PathInfo& FactsRecorder::Path(absl::string_view path) {
+  const PathInfo& v = inner_->Path(path);
   rec_->paths[std::string(path)] = v;
   return v;
 }

@@ -30,7 +30,7 @@ class ForwardingFacts : public HostFacts {
   std::string Cwd() override { return inner_->Cwd(); }
   std::optional<std::string> Env(absl::string_view name) override { return inner_->Env(name); }
   bool EnvIsSet(absl::string_view name) override { return inner_->EnvIsSet(name); }
-  PathInfo Path(absl::string_view path) override { return inner_->Path(path); }
+  const PathInfo& Path(absl::string_view path) override { return inner_->Path(path); }
   std::optional<std::string> ReadFile(absl::string_view path) override {
     return inner_->ReadFile(path);
   }

@@ -87,7 +87,8 @@ class HostFacts {
   // EnvIsSet says whether a secret-bearing variable is set without revealing it.
   virtual bool EnvIsSet(absl::string_view name) = 0;
   // Path describes `path` (absolute). Unknown paths are missing.
-  virtual PathInfo Path(absl::string_view path) = 0;
+  // The answer stays valid, unchanged, as long as the facts object lives.
+  virtual const PathInfo& Path(absl::string_view path) = 0;
   // ReadFile returns the content of a small regular file (at most 64 KiB),
   // or nullopt when it is missing, unreadable, not regular or larger.
   virtual std::optional<std::string> ReadFile(absl::string_view path) = 0;
@@ -133,7 +134,7 @@ class FactsRecorder : public HostFacts {
   std::string Cwd() override;
   std::optional<std::string> Env(absl::string_view name) override;
   bool EnvIsSet(absl::string_view name) override;
-  PathInfo Path(absl::string_view path) override;
+  const PathInfo& Path(absl::string_view path) override;
   std::optional<std::string> ReadFile(absl::string_view path) override;
   ProbeResult BwrapProbe() override;
   ProbeResult SeatbeltProbe() override;

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/facts/host_facts.h"
@@ -115,7 +116,7 @@ class LiveFacts : public HostFacts {
     return std::getenv(std::string(name).c_str()) != nullptr;
   }
 
-  PathInfo Path(absl::string_view path) override {
+  const PathInfo& Path(absl::string_view path) override {
     if (auto it = paths_.find(path); it != paths_.end()) return it->second;
     std::string key(path);
     PathInfo info;
@@ -145,8 +146,7 @@ class LiveFacts : public HostFacts {
       info.gid = st.st_gid;
       info.canonical = Canonical(key, info.is_symlink);
     }
-    paths_.emplace(key, info);
-    return info;
+    return paths_.emplace(std::move(key), std::move(info)).first->second;
   }
 
   // Canonical is realpath(3) of an existing path. For an absolute path spelled
@@ -158,7 +158,7 @@ class LiveFacts : public HostFacts {
     size_t slash = key.rfind('/');
     if (!is_symlink && PlainAbsolute(key) && slash != std::string::npos) {
       std::string parent = slash == 0 ? "/" : key.substr(0, slash);
-      PathInfo up = Path(parent);
+      const PathInfo& up = Path(parent);
       if (up.type == FileType::kDirectory && !up.canonical.empty()) {
         return absl::StrCat(up.canonical == "/" ? "" : up.canonical, key.substr(slash));
       }
@@ -246,7 +246,8 @@ class LiveFacts : public HostFacts {
   std::map<std::vector<std::string>, LauncherUser> launcher_users_;
   std::map<std::vector<std::string>, ProbeResult> launcher_probes_;
   std::optional<UserInfo> user_;
-  absl::flat_hash_map<std::string, PathInfo> paths_;
+  // Nodes: an answer keeps its address while later answers are added.
+  absl::node_hash_map<std::string, PathInfo> paths_;
   std::map<std::string, std::optional<std::string>> files_;
   std::optional<ProbeResult> bwrap_;
 };
