@@ -385,7 +385,9 @@ class Resolver {
         writable_.push_back(info.canonical);
       }
     }
-    absl::flat_hash_set<std::string> bound;  // canonical paths already bound writable
+    // Canonical paths already bound writable, viewed in the facts' answers.
+    absl::flat_hash_set<absl::string_view> bound;
+    bound.reserve(roots.size());
     const std::vector<std::string> names = ProtectedNames();
     for (ir::Root& r : roots) {
       DecideBind(r, bound);
@@ -505,7 +507,7 @@ class Resolver {
   }
 
   // DecideBind: bind the root writable, or record why not.
-  void DecideBind(ir::Root& r, absl::flat_hash_set<std::string>& bound) {
+  void DecideBind(ir::Root& r, absl::flat_hash_set<absl::string_view>& bound) {
     const PathInfo& info = facts_.Path(r.path);
     r.canonical = info.canonical;
     std::string planted = PlantedSymlink(SpelledRoot(r));
@@ -517,7 +519,7 @@ class Resolver {
       SkipRoot(r, RootSkip::kCanonicalizesToRoot, "canonicalizes to /");
     } else if (!planted.empty()) {
       SkipRoot(r, RootSkip::kPlantedSymlink, PlantedReason(planted));
-    } else if (bound.count(info.canonical)) {
+    } else if (bound.contains(info.canonical)) {
       SkipRoot(r, RootSkip::kDuplicate, "duplicate");
     } else if (Launcher() && IsHostTmp(info.canonical)) {
       SkipRoot(r, RootSkip::kLauncherPrivateTmp, kLauncherPrivateTmp);
@@ -545,31 +547,31 @@ class Resolver {
                                      "writable; replace it with a directory"),
                         ProtectedOrigin(name)});
       }
-      r.protected_paths.push_back(prot);
+      r.protected_paths.push_back(std::move(prot));
       return;
     }
     if (pi.type == FileType::kMissing) {
-      AddPlaceholder(r, name, p);
+      AddPlaceholder(r, name, std::move(p));
       return;
     }
     // .codewhale/.deepseek: directories (docs/behavior.md B-20); a name the
     // policy adds protects a regular file (.env) as well.
     bool file_ok = pi.type == FileType::kRegular && UserProtects(name);
     if (pi.type != FileType::kDirectory && !file_ok) return;
-    ir::Protected prot{p, pi.canonical, false, "", ProtectedOrigin(name)};
+    ir::Protected prot{std::move(p), pi.canonical, false, "", ProtectedOrigin(name)};
     if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
       prot.skip_reason = "resolves outside its root";
     } else if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
       prot.skip_reason = "its root is not mounted";
     }
-    r.protected_paths.push_back(prot);
+    r.protected_paths.push_back(std::move(prot));
   }
 
   // AddPlaceholder: a protected name that is not there yet: an empty
   // read-only directory takes the name, so the command cannot create it
   // (docs/decisions.md). Git metadata roots hold no project config: no
   // placeholder there.
-  void AddPlaceholder(ir::Root& r, const std::string& name, const std::string& p) {
+  void AddPlaceholder(ir::Root& r, const std::string& name, std::string p) {
     if (r.source == ir::RootSource::kWorktreeGitDir ||
         r.source == ir::RootSource::kWorktreeCommonDir) {
       return;
@@ -587,10 +589,10 @@ class Resolver {
       }
       return;
     }
-    ir::Protected prot{p, "", false, "", ProtectedOrigin(name), true};
+    ir::Protected prot{std::move(p), "", false, "", ProtectedOrigin(name), true};
     if (!r.writable_bind && r.skip != RootSkip::kDuplicate)
       prot.skip_reason = "its root is not mounted";
-    r.protected_paths.push_back(prot);
+    r.protected_paths.push_back(std::move(prot));
   }
 
   // AddProtectedGit: a protected worktree's main .git inside this root stays
@@ -956,7 +958,7 @@ class Resolver {
   // none): the command may have planted it there in an earlier run. Paths
   // whose canonical form is their lexical form traverse no symlink that
   // changes them, and cost no extra question.
-  std::string PlantedSymlink(const std::string& spelled) {
+  std::string PlantedSymlink(absl::string_view spelled) {
     if (spelled.empty() || spelled[0] != '/') return "";
     const PathInfo& whole = facts_.Path(spelled);
     // Missing: nothing will be bound there. Canonical equals lexical: no
@@ -978,7 +980,7 @@ class Resolver {
         cur = next;
         continue;
       }
-      for (const std::string& w : writable_) {
+      for (absl::string_view w : writable_) {
         if (next != w && PathStartsWith(next, w)) return next;
       }
       if (info.canonical.empty()) return "";
@@ -989,14 +991,15 @@ class Resolver {
 
   // SpelledRoot is a root's path as the user (or the environment) spelled
   // it, before any symlink was resolved.
-  std::string SpelledRoot(const ir::Root& r) {
+  absl::string_view SpelledRoot(const ir::Root& r) {
     switch (r.source) {
       case ir::RootSource::kCwd:
         return in_.cwd;
       case ir::RootSource::kSlashTmp:
         return "/tmp";
       case ir::RootSource::kTmpdir:
-        return facts_.Env("TMPDIR").value_or(r.path);
+        spelled_tmpdir_ = facts_.Env("TMPDIR").value_or(r.path);
+        return spelled_tmpdir_;
       default:
         return r.path;
     }
@@ -1004,8 +1007,8 @@ class Resolver {
 
   std::string PlantedReason(const std::string& link) const {
     std::string root;
-    for (const std::string& w : writable_) {
-      if (link != w && PathStartsWith(link, w)) root = w;
+    for (absl::string_view w : writable_) {
+      if (link != w && PathStartsWith(link, w)) root = std::string(w);
     }
     return absl::StrCat("passes through the symlink ", link, " inside the writable root ", root,
                         "; the sandboxed command could have planted it");
@@ -1018,7 +1021,9 @@ class Resolver {
 
   const ResolveInput& in_;
   HostFacts& facts_;
-  std::vector<std::string> writable_;  // canonical writable candidates (ComputeRoots)
+  // Canonical writable candidates (ComputeRoots), viewed in the facts' answers.
+  std::vector<absl::string_view> writable_;
+  std::string spelled_tmpdir_;  // SpelledRoot's answer for a TMPDIR root
   LaunchPlan plan_;
   PathVars vars_;
   std::vector<Origin> configured_origins_;
