@@ -26,13 +26,19 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
                                       NoWorktreeAbove* memo) {
   WorktreeMetadata out;
   const PathInfo& root_info = facts.Path(root);
-  std::string search = root_info.canonical.empty() ? root : root_info.canonical;
-  std::string dir = search;
+  std::string dir = root_info.canonical.empty() ? root : root_info.canonical;
   std::vector<std::string> walked;  // for `memo`, when no .git file turns up
-  std::string dot_git;              // JoinPath(dir, ".git"), in one buffer
+  bool walked_start = false;
+  std::string dot_git;  // JoinPath(dir, ".git"), in one buffer
   while (true) {
     if (memo != nullptr && memo->contains(dir)) break;
-    if (memo != nullptr) walked.push_back(dir);
+    // The directory asked about is remembered only when another root lies
+    // inside it: its ancestors are the ones roots share.
+    if (memo != nullptr && !walked_start) {
+      walked_start = true;
+    } else if (memo != nullptr) {
+      walked.push_back(dir);
+    }
     dot_git.assign(dir);
     if (dot_git.empty() || dot_git.back() != '/') dot_git.push_back('/');
     dot_git.append(".git");
@@ -56,7 +62,9 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
     }
   }
   if (out.dot_git.empty()) {
-    if (memo != nullptr) memo->insert(walked.begin(), walked.end());
+    if (memo != nullptr) {
+      for (std::string& w : walked) memo->insert(std::move(w));
+    }
     return out;
   }
   auto content = facts.ReadFile(out.dot_git);
