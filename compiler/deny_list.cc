@@ -161,21 +161,27 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
   if (spec.sandbox_denied_read_paths) {
     for (const auto& d : spec.sandbox_denied_read_paths->value) {
       CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars));
-      rules.push_back({p, d.value, d.origin});
+      rules.push_back({std::move(p), d.value, d.origin});
     }
   }
   // docs/behavior.md B-53: canonical spelling first when it differs, then the literal one;
   // no repeats.
+  // At most two entries a rule: `out` never moves its strings, so `listed`
+  // can view them (and the facts' answers, which stay put) instead of
+  // holding copies. A scan of `out` made this quadratic.
   std::vector<ir::DeniedPath> out;
-  out.reserve(rules.size());
-  absl::flat_hash_set<std::string> listed;  // paths in `out` (a scan made this quadratic)
+  out.reserve(rules.size() * 2);
+  absl::flat_hash_set<absl::string_view> listed;
   listed.reserve(rules.size() * 2);
-  for (const ir::DeniedPath& r : rules) {
-    std::string canon = facts.Path(r.path).canonical;
+  for (ir::DeniedPath& r : rules) {
+    const std::string& canon = facts.Path(r.path).canonical;
     if (!canon.empty() && canon != r.path && listed.insert(canon).second) {
       out.push_back({canon, r.rule, r.origin});
     }
-    if (listed.insert(r.path).second) out.push_back(r);
+    if (!listed.contains(r.path)) {
+      out.push_back(std::move(r));
+      listed.insert(out.back().path);
+    }
   }
   return out;
 }

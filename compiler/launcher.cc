@@ -208,6 +208,7 @@ LauncherTrust CheckLauncherTrust(HostFacts& facts, const ManagedLayer& managed,
 std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedPath>& denied,
                                  const Identity* launcher_user) {
   std::vector<ir::Mount> out;
+  out.reserve(denied.size());
   std::vector<std::string> raised;
   for (const ir::DeniedPath& d : denied) {
     if (launcher_user != nullptr) {

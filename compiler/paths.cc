@@ -205,7 +205,8 @@ absl::StatusOr<std::string> ExpandPath(absl::string_view raw, const PathVars& va
     return absl::InvalidArgumentError(
         absl::StrCat("path '", out, "' is relative; use an absolute path, ~ or a variable"));
   }
-  return lexical ? LexicalNormalize(out) : out;
+  if (!lexical || Plain(out)) return out;
+  return LexicalNormalize(out);
 }
 
 }  // namespace cwsc::compiler

@@ -321,7 +321,7 @@ class Resolver {
     if (in_.spec.sandbox_writable_roots) {
       for (const auto& r : in_.spec.sandbox_writable_roots->value) {
         CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(r, vars_));
-        plan_.policy.writable_roots.push_back(p);
+        plan_.policy.writable_roots.push_back(std::move(p));
         configured_origins_.push_back(r.origin);
       }
     }
