@@ -47,11 +47,14 @@ bool Under(const std::string& path, const std::string& dest, std::string* rel) {
 // for the root (Under compares the same way: extra slashes do not count).
 std::string DestKey(const std::string& dest) {
   std::string key;
+  key.reserve(dest.size() + 1);
   size_t at = 0;
   for (absl::string_view c = NextComponent(dest, &at); !c.empty(); c = NextComponent(dest, &at)) {
-    absl::StrAppend(&key, "/", c);
+    key.push_back('/');
+    key.append(c.data(), c.size());
   }
-  return key.empty() ? "/" : key;
+  if (key.empty()) key = "/";
+  return key;
 }
 
 // Decide is the lookup's result once layer `i` (covering `path`, with `rel`
@@ -113,6 +116,7 @@ Lookup BwrapView::FindByScan(const std::string& path) const {
 
 void BwrapView::IndexLayers() {
   by_dest.clear();
+  by_dest.reserve(layers.size());
   for (size_t i = 0; i < layers.size(); ++i) {
     by_dest[DestKey(layers[i].dest)].push_back(static_cast<int>(i));
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 
 namespace cwsc::backends {
@@ -66,7 +67,9 @@ struct BwrapView {
 
   // Layer indices by destination, components joined by one '/' ("/" for
   // the root), ascending.
-  absl::flat_hash_map<std::string, std::vector<int>> by_dest;
+  // Layer indices by destination; most destinations hold one or two
+  // (a placeholder's tmpfs and its remount), kept inline.
+  absl::flat_hash_map<std::string, absl::InlinedVector<int, 2>> by_dest;
   size_t indexed_layers = 0;  // layers.size() when by_dest was built
 };
 
