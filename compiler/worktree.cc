@@ -32,8 +32,8 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
   std::string dot_git;  // JoinPath(dir, ".git"), in one buffer
   while (true) {
     if (memo != nullptr && memo->contains(dir)) break;
-    // The directory asked about is remembered only when another root lies
-    // inside it: its ancestors are the ones roots share.
+    // The directory asked about is not remembered (ten thousand sibling
+    // roots would fill the memo); its ancestors, which roots share, are.
     if (memo != nullptr && !walked_start) {
       walked_start = true;
     } else if (memo != nullptr) {
