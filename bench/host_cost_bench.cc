@@ -1,10 +1,17 @@
 // What a launcher pays for on this host, the unit costs behind
 // bench/run_overhead.sh (docs/runtime.md, "Performance"): a first touch of a
 // fresh anonymous page (a page fault, counted per page) against one system
-// call. Run: build/bench/host_cost_bench.
+// call, and the stat calls a live compile makes per writable root (docs/
+// performance.md, "The floor on live facts"). Run: build/bench/host_cost_bench.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -36,6 +43,60 @@ void BM_Syscall(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 BENCHMARK(BM_Syscall);
+
+// N fresh directories under a temporary directory, removed at the end.
+struct Dirs {
+  std::string base;
+  std::vector<std::string> paths;
+  explicit Dirs(int n) {
+    char tmpl[] = "/tmp/cwsc-hostcost-XXXXXX";
+    base = mkdtemp(tmpl);
+    for (int i = 0; i < n; ++i) {
+      paths.push_back(base + "/d" + std::to_string(i));
+      mkdir(paths.back().c_str(), 0755);
+    }
+  }
+  ~Dirs() { std::system(("rm -rf '" + base + "'").c_str()); }
+};
+
+constexpr const char* kProtectedNames[] = {"/.git", "/.codewhale", "/.deepseek"};
+
+// What live facts ask the kernel per writable root: lstat of the root and of
+// its three protected names (absent here, as in most roots). Per root.
+void BM_RootStats(benchmark::State& state) {
+  Dirs d(static_cast<int>(state.range(0)));
+  std::vector<std::string> asked;
+  for (const std::string& p : d.paths) {
+    asked.push_back(p);
+    for (const char* name : kProtectedNames) asked.push_back(p + name);
+  }
+  struct stat st;
+  for (auto _ : state) {
+    for (const std::string& p : asked) benchmark::DoNotOptimize(lstat(p.c_str(), &st));
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * d.paths.size()));
+}
+BENCHMARK(BM_RootStats)->Arg(1000)->Arg(10000);
+
+// The same four answers through a descriptor of the root (open O_PATH,
+// fstat, three fstatat of one component, close): a shorter path walk, two
+// more calls. Per root.
+void BM_RootStatsAt(benchmark::State& state) {
+  Dirs d(static_cast<int>(state.range(0)));
+  struct stat st;
+  for (auto _ : state) {
+    for (const std::string& p : d.paths) {
+      int fd = open(p.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      benchmark::DoNotOptimize(fstat(fd, &st));
+      for (const char* name : kProtectedNames) {
+        benchmark::DoNotOptimize(fstatat(fd, name + 1, &st, AT_SYMLINK_NOFOLLOW));
+      }
+      close(fd);
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * d.paths.size()));
+}
+BENCHMARK(BM_RootStatsAt)->Arg(1000)->Arg(10000);
 
 }  // namespace
 

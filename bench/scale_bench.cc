@@ -6,6 +6,7 @@
 // (toml++) and resolving the parsed policy.
 // Run: build/bench/scale_bench (or meson test -C build --benchmark scale_bench).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +91,8 @@ void Scale(benchmark::State& state, Kind kind, bool live, Stage stage = Stage::k
   o.cwd = s.dir;
   o.read_project_config = false;
   size_t mounts = 0;
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
   auto parsed = cwsc::compiler::ReadConfig(o);
   if (!parsed.ok()) {
     state.SkipWithError(std::string(parsed.status().message()).c_str());
@@ -112,6 +115,15 @@ void Scale(benchmark::State& state, Kind kind, bool live, Stage stage = Stage::k
     mounts = r->plan.mounts.size();
     benchmark::DoNotOptimize(r);
   }
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  auto micros = [](const timeval& a, const timeval& b) {
+    return static_cast<double>(b.tv_sec - a.tv_sec) * 1e6 + static_cast<double>(b.tv_usec - a.tv_usec);
+  };
+  // The kernel's share (stat calls, page faults) and the program's, per entry.
+  double per = static_cast<double>(state.iterations()) * n;
+  state.counters["sys_per_entry_us"] = micros(before.ru_stime, after.ru_stime) / per;
+  state.counters["user_per_entry_us"] = micros(before.ru_utime, after.ru_utime) / per;
   state.counters["mounts"] = static_cast<double>(mounts);
   state.counters["per_entry"] = benchmark::Counter(
       n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
