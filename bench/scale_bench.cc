@@ -118,7 +118,8 @@ void Scale(benchmark::State& state, Kind kind, bool live, Stage stage = Stage::k
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
   auto micros = [](const timeval& a, const timeval& b) {
-    return static_cast<double>(b.tv_sec - a.tv_sec) * 1e6 + static_cast<double>(b.tv_usec - a.tv_usec);
+    return static_cast<double>(b.tv_sec - a.tv_sec) * 1e6 +
+           static_cast<double>(b.tv_usec - a.tv_usec);
   };
   // The kernel's share (stat calls, page faults) and the program's, per entry.
   double per = static_cast<double>(state.iterations()) * n;
