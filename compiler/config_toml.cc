@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "compiler/facts/config_secrets.h"
 #include "compiler/layers.h"
 #include "compiler/toml_checked.h"
+#include "compiler/toml_lists.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -30,37 +32,59 @@ ir::Origin::Kind OriginKind(Layer layer) {
   }
 }
 
+// Pos is a position in the config: toml++'s line and column (code points).
+struct Pos {
+  int line = 0;
+  int col = 0;
+  bool operator==(const Pos&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const Pos& p) {
+    return H::combine(std::move(h), p.line, p.col);
+  }
+};
+
+Pos PosOf(const toml::node& n) {
+  const auto& b = n.source().begin;
+  return Pos{static_cast<int>(b.line), static_cast<int>(b.column)};
+}
+
 class Reader {
  public:
   // `text` is the file as read; excerpts come from its redacted form, so a
   // secret value never reaches a message (compiler/facts/config_secrets.h).
-  Reader(const std::string& text, const std::string& file, Layer layer)
-      : text_(text), file_(file), layer_(layer) {}
+  // `fast` holds the lists the scanner read (compiler/toml_lists.h), which
+  // toml++ saw empty.
+  Reader(const std::string& text, const std::string& file, Layer layer,
+         const std::vector<FastList>& fast)
+      : text_(text), file_(file), layer_(layer) {
+    for (const FastList& l : fast) fast_.emplace(Pos{l.line, l.column}, &l);
+  }
 
   // OriginOf: the key and the file names are shared by every origin made
   // here (a list of 10,000 paths makes 10,000 origins).
   ir::Origin OriginOf(const std::string& key, const toml::node& n) {
     const auto& b = n.source().begin;
+    return OriginAt(key, Pos{static_cast<int>(b.line), static_cast<int>(b.column)});
+  }
+  ir::Origin OriginAt(const std::string& key, Pos at) {
     if (shared_key_ != key) shared_key_ = key;
-    return ir::Origin{OriginKind(layer_), shared_key_, shared_file_, static_cast<int>(b.line),
-                      static_cast<int>(b.column)};
+    return ir::Origin{OriginKind(layer_), shared_key_, shared_file_, at.line, at.col};
   }
 
-  void Error(const toml::node& n, const std::string& message) {
-    const auto& b = n.source().begin;
-    diags_.Add(Diagnostic{Diagnostic::Severity::kError, file_, static_cast<int>(b.line),
-                          static_cast<int>(b.column), ScrubSecrets(text_, message),
-                          ir::SourceLineAt(Shown(), static_cast<int>(b.line))});
+  void Error(const toml::node& n, const std::string& message) { Error(PosOf(n), message); }
+  void Error(Pos at, const std::string& message) {
+    diags_.Add(Diagnostic{Diagnostic::Severity::kError, file_, at.line, at.col,
+                          ScrubSecrets(text_, message), ir::SourceLineAt(Shown(), at.line)});
   }
   void Warn(const toml::node& n, const std::string& message) {
-    const auto& b = n.source().begin;
-    notes_.push_back(Diagnostic{Diagnostic::Severity::kWarning, file_, static_cast<int>(b.line),
-                                static_cast<int>(b.column), ScrubSecrets(text_, message), ""});
+    Pos at = PosOf(n);
+    notes_.push_back(Diagnostic{Diagnostic::Severity::kWarning, file_, at.line, at.col,
+                                ScrubSecrets(text_, message), ""});
   }
-  void Note(const toml::node& n, const std::string& message) {
-    const auto& b = n.source().begin;
-    notes_.push_back(Diagnostic{Diagnostic::Severity::kNote, file_, static_cast<int>(b.line),
-                                static_cast<int>(b.column), ScrubSecrets(text_, message), ""});
+  void Note(const toml::node& n, const std::string& message) { Note(PosOf(n), message); }
+  void Note(Pos at, const std::string& message) {
+    notes_.push_back(Diagnostic{Diagnostic::Severity::kNote, file_, at.line, at.col,
+                                ScrubSecrets(text_, message), ""});
   }
 
   std::optional<Setting<std::string>> String(const std::string& key, const toml::node& n) {
@@ -80,34 +104,46 @@ class Reader {
       return std::nullopt;
     }
     Setting<PathList> out{{}, OriginOf(key, n)};
-    out.value.reserve(arr->size());
     bool ok = true;
-    for (const toml::node& item : *arr) {
-      const auto* s = item.as_string();
-      if (s == nullptr) {
-        Error(item, absl::StrCat("'", key, "' entries must be path strings, not ", TypeName(item)));
-        ok = false;
-        continue;
+    if (const FastList* fast = arr->empty() ? ListAt(PosOf(n)) : nullptr) {
+      // The scanner read this list (compiler/toml_lists.h): printable ASCII strings.
+      out.value.reserve(fast->items.size());
+      for (const FastList::Item& item : fast->items) {
+        ok = AddPath(key, item.value, Pos{item.line, item.column}, out.value) && ok;
       }
-      if (s->get().empty() && key == "sandbox_denied_read_paths") {
-        // docs/behavior.md B-52: an empty denied path is skipped.
-        Note(item, absl::StrCat("ignoring an empty entry of '", key, "'"));
-        continue;
+    } else {
+      out.value.reserve(arr->size());
+      for (const toml::node& item : *arr) {
+        const auto* s = item.as_string();
+        if (s == nullptr) {
+          Error(item,
+                absl::StrCat("'", key, "' entries must be path strings, not ", TypeName(item)));
+          ok = false;
+          continue;
+        }
+        ok = AddPath(key, s->get(), PosOf(item), out.value) && ok;
       }
-      if (s->get().empty()) {
-        Error(item, absl::StrCat("'", key, "' entries must not be empty"));
-        ok = false;
-        continue;
-      }
-      if (s->get().find('\0') != std::string::npos) {
-        Error(item, absl::StrCat("'", key, "' entries must not contain NUL bytes"));
-        ok = false;
-        continue;
-      }
-      out.value.push_back(Setting<std::string>{s->get(), OriginOf(key, item)});
     }
     if (!ok) return std::nullopt;
     return out;
+  }
+  // AddPath checks one entry of a path list and appends it; false on an error.
+  bool AddPath(const std::string& key, const std::string& value, Pos at, PathList& out) {
+    if (value.empty() && key == "sandbox_denied_read_paths") {
+      // docs/behavior.md B-52: an empty denied path is skipped.
+      Note(at, absl::StrCat("ignoring an empty entry of '", key, "'"));
+      return true;
+    }
+    if (value.empty()) {
+      Error(at, absl::StrCat("'", key, "' entries must not be empty"));
+      return false;
+    }
+    if (value.find('\0') != std::string::npos) {
+      Error(at, absl::StrCat("'", key, "' entries must not contain NUL bytes"));
+      return false;
+    }
+    out.push_back(Setting<std::string>{value, OriginAt(key, at)});
+    return true;
   }
   std::optional<Setting<std::vector<std::string>>> Argv(const std::string& key,
                                                         const toml::node& n) {
@@ -156,7 +192,14 @@ class Reader {
     return *shown_;
   }
 
+  // ListAt: the list the scanner read at `at`, if any.
+  const FastList* ListAt(Pos at) const {
+    auto it = fast_.find(at);
+    return it == fast_.end() ? nullptr : it->second;
+  }
+
   const std::string& text_;
+  absl::flat_hash_map<Pos, const FastList*> fast_;
   std::optional<std::string> shown_;
   const std::string& file_;
   ir::SharedString shared_file_{file_};
@@ -391,11 +434,15 @@ absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
   return out;
 }
 
-absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,
-                                           Layer layer) {
+namespace {
+
+// ParseToml parses `parsed` (the config, or the config with its long string
+// lists taken out) with toml++; errors are reported on `text`, the config.
+absl::StatusOr<toml::table> ParseToml(const std::string& parsed, const std::string& text,
+                                      const std::string& file) {
   toml::table table;
   try {
-    table = toml::parse(std::string_view(text), std::string_view(file));
+    table = toml::parse(std::string_view(parsed), std::string_view(file));
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     int line = static_cast<int>(b.line), col = static_cast<int>(b.column);
@@ -430,7 +477,23 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
     return ir::ErrorAt(file, line, col, absl::StrCat("malformed TOML: ", what),
                        ir::SourceLineAt(MaskSecrets(text), line));
   }
-  Reader r(text, file, layer);
+  return table;
+}
+
+}  // namespace
+
+absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,
+                                           Layer layer, const TomlReadOptions& options) {
+  TakenOut fast = TakeOutStringLists(text, options.fast_list_min);
+  absl::StatusOr<toml::table> parsed = ParseToml(fast.lists.empty() ? text : fast.text, text, file);
+  if (!parsed.ok() && !fast.lists.empty()) {
+    // Whatever toml++ rejects is reported as toml++ finds it in the original.
+    fast = TakenOut{};
+    parsed = ParseToml(text, text, file);
+  }
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& table = *parsed;
+  Reader r(text, file, layer, fast.lists);
   ConfigLayer out;
   PolicySpec profile_spec;  // the selected profile's keys, over the top-level ones
   // toml++ keeps keys sorted; walk them in source order so errors and

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/policy_spec.h"
+#include "compiler/toml_lists.h"
 #include "ir/diagnostics.h"
 
 namespace cwsc::compiler {
@@ -20,8 +21,16 @@ struct ConfigLayer {
   std::vector<ir::Diagnostic> notes;  // ignored keys and the like
 };
 
+// TomlReadOptions: fast_list_min is the smallest list of plain strings read
+// without toml++'s DOM (compiler/toml_lists.h); SIZE_MAX leaves every list to
+// toml++. The result is the same either way (tests and the config_toml fuzz
+// target compare the two).
+struct TomlReadOptions {
+  size_t fast_list_min = kFastListMin;
+};
+
 absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,
-                                           Layer layer);
+                                           Layer layer, const TomlReadOptions& options = {});
 
 // RequirementsFile is a parsed requirements.toml: allowed_sandbox_modes,
 // normalized (trimmed, lowercased); other keys are ignored.
