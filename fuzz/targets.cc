@@ -18,6 +18,7 @@
 #include "backends/verify/bwrap_interp.h"
 #include "backends/verify/sbpl_eval.h"
 #include "compiler/compile.h"
+#include "compiler/config_toml.h"
 #include "compiler/dsl_format.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/plan_json.h"
@@ -165,6 +166,20 @@ void ConfigToml(std::string_view data) {
   // The input is the config itself (a regression file is a config.toml);
   // its length picks the recorded host.
   CompileAll(file.Write(data), compiler::ConfigFormat::kToml, data.size());
+  // The reader's fast path for string lists (compiler/toml_lists.h), taken
+  // on every list, reads what toml++ alone reads.
+  std::string text(data);
+  auto fast =
+      compiler::ReadTomlConfig(text, "c.toml", compiler::Layer::kUser, {.fast_list_min = 1});
+  auto slow =
+      compiler::ReadTomlConfig(text, "c.toml", compiler::Layer::kUser, {.fast_list_min = SIZE_MAX});
+  Check(fast.ok() == slow.ok(), "the string-list fast path changes whether a config reads");
+  if (slow.ok()) {
+    Check(fast->spec == slow->spec && fast->notes == slow->notes,
+          "the string-list fast path changes what a config says");
+  } else {
+    Check(fast.status() == slow.status(), "the string-list fast path changes an error");
+  }
 }
 
 void Dsl(std::string_view data) {
