@@ -23,16 +23,21 @@ namespace {
 // Plain reports whether `path` is absolute and already normal: no empty,
 // "." or ".." component and no trailing separator (but "/" itself).
 bool Plain(absl::string_view path) {
-  if (path.empty() || path[0] != '/') return false;
-  if (path.size() == 1) return true;
-  if (path.back() == '/') return false;
-  size_t i = 1;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == absl::string_view::npos) j = path.size();
-    absl::string_view part = path.substr(i, j - i);
-    if (part.empty() || part == "." || part == "..") return false;
-    i = j + 1;
+  const size_t n = path.size();
+  if (n == 0 || path[0] != '/') return false;
+  if (n == 1) return true;
+  if (path[n - 1] == '/') return false;
+  // Each '/' starts a component (the last byte is no '/', so one follows),
+  // which must not be empty, "." or ".."; memchr finds the separators.
+  const char* s = path.data();
+  const char* end = s + n;
+  for (const char* p = s; p != nullptr;
+       p = static_cast<const char*>(std::memchr(p + 1, '/', static_cast<size_t>(end - p - 1)))) {
+    char a = p[1];
+    if (a == '/') return false;
+    if (a != '.') continue;
+    if (p + 2 == end || p[2] == '/') return false;                   // "."
+    if (p[2] == '.' && (p + 3 == end || p[3] == '/')) return false;  // ".."
   }
   return true;
 }
@@ -144,16 +149,31 @@ bool PathLess(absl::string_view a, absl::string_view b) {
   }
 }
 
-std::string PathSortKey(absl::string_view path) {
-  std::string key(1, absl::StartsWith(path, "/") ? '\0' : '\1');
-  key.reserve(path.size() + 1);
-  size_t at = 0;
-  bool first = true;
-  for (absl::string_view c = NextComponent(path, &at); !c.empty(); c = NextComponent(path, &at)) {
-    if (!first) key.push_back('\0');
-    key.append(c.data(), c.size());
-    first = false;
+void AppendPathSortKey(absl::string_view path, std::string* out) {
+  // Written through a pointer into room made once, then cut to length.
+  size_t at = out->size();
+  out->resize(at + path.size() + 1);
+  char* w = out->data() + at;
+  *w++ = absl::StartsWith(path, "/") ? '\0' : '\1';
+  // Components separated by one 0 byte: separators before the first
+  // component, repeated ones and a trailing one add nothing.
+  bool started = false, pending = false;
+  for (char c : path) {
+    if (c == '/') {
+      pending = started;
+      continue;
+    }
+    if (pending) *w++ = '\0';
+    *w++ = c;
+    started = true;
+    pending = false;
   }
+  out->resize(static_cast<size_t>(w - out->data()));
+}
+
+std::string PathSortKey(absl::string_view path) {
+  std::string key;
+  AppendPathSortKey(path, &key);
   return key;
 }
 

@@ -41,6 +41,8 @@ bool PathLess(absl::string_view a, absl::string_view b);
 // separated by 0 bytes, which no path holds. Sorting many paths by their keys,
 // made once each, costs a memcmp per comparison.
 std::string PathSortKey(absl::string_view path);
+// AppendPathSortKey appends PathSortKey(path) to *out (many keys in one buffer).
+void AppendPathSortKey(absl::string_view path, std::string* out);
 
 // PathVars are the values a leading variable in a policy path expands to.
 struct PathVars {

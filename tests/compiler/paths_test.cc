@@ -170,5 +170,45 @@ TEST(PathsTest, LexicalNormalizeAndParentPathKeepTheirDefinition) {
   }
 }
 
+// The plain definitions of IsPlainPath and PathSortKey, from the components.
+bool OraclePlain(const std::string& p) {
+  if (p.empty() || p[0] != '/') return false;
+  if (p == "/") return true;
+  if (p.back() == '/') return false;
+  for (size_t i = 1, j; i <= p.size(); i = j + 1) {
+    j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    std::string part = p.substr(i, j - i);
+    if (part.empty() || part == "." || part == "..") return false;
+  }
+  return true;
+}
+
+std::string OracleSortKey(const std::string& p) {
+  std::string key(1, !p.empty() && p[0] == '/' ? '\0' : '\1');
+  std::vector<std::string> parts = Split(p);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) key.push_back('\0');
+    key += parts[i];
+  }
+  return key;
+}
+
+TEST(PathsTest, IsPlainPathAndPathSortKeyKeepTheirDefinition) {
+  std::vector<std::string> extra = {"/a/./b",  "/a/../b", "/../a", "/a/b/..", "/.a",   "/a/..b",
+                                    "/a/b./c", "/...",    "/a/.",  "/a/..",   "/a/.b", "/a/b/.",
+                                    "/.../a",  "/a/...",  "/..a",  "/a./b",   "./a",   "a/."};
+  std::vector<std::string> all = Spellings();
+  all.insert(all.end(), extra.begin(), extra.end());
+  std::string buffer = "x";
+  for (const std::string& p : all) {
+    EXPECT_EQ(IsPlainPath(p), OraclePlain(p)) << "'" << p << "'";
+    EXPECT_EQ(PathSortKey(p), OracleSortKey(p)) << "'" << p << "'";
+    AppendPathSortKey(p, &buffer);
+    EXPECT_EQ(buffer, "x" + OracleSortKey(p)) << "'" << p << "'";
+    buffer = "x";
+  }
+}
+
 }  // namespace
 }  // namespace cwsc::compiler
