@@ -708,10 +708,11 @@ class Resolver {
         Origin::Fact("platform"));
   }
 
-  void AddMount(MountOp op, std::string src, std::string dest, ir::SharedString why,
-                Origin origin) {
-    plan_.mounts.push_back(
-        Mount{op, std::move(src), std::move(dest), std::move(why), std::move(origin)});
+  // AddMount builds the mount in place: the reason and origin are copied
+  // once (shared, no text copy).
+  void AddMount(MountOp op, std::string src, std::string dest, const ir::SharedString& why,
+                const Origin& origin) {
+    plan_.mounts.emplace_back(op, std::move(src), std::move(dest), why, origin);
   }
 
   // BuildMounts lists the bwrap mounts in argv order: the base view, device
@@ -730,8 +731,8 @@ class Resolver {
     AddKernelMasks();
     AddMount(MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
     CWSC_RETURN_IF_ERROR(AddDeviceRoots());
-    absl::flat_hash_set<absl::string_view> bound = AddWritableBinds();
-    AddProtectedMounts(bound);
+    AddWritableBinds();
+    AddProtectedMounts();
     if (plan_.policy.type == PolicyType::kReadOnly) AddReadOnlyTmpCwd();
     CWSC_RETURN_IF_ERROR(AddReadOnlyRoots());
     // Deny masks (docs/behavior.md B-43); for a launcher plan computed for the launcher's user.
@@ -767,28 +768,45 @@ class Resolver {
   }
 
   // AddWritableBinds: the roots bound writable, canonical, sorted by
-  // component, deduplicated; returns the canonical paths bound.
-  absl::flat_hash_set<absl::string_view> AddWritableBinds() {
-    std::vector<std::pair<std::string, ir::Root*>> by_key;  // PathLess order by keys
-    for (ir::Root& r : plan_.roots) {
-      if (r.writable_bind) by_key.emplace_back(PathSortKey(r.canonical), &r);
+  // component, deduplicated; fills sorted_writable_ and writable_mounted_.
+  void AddWritableBinds() {
+    // PathLess order by sort keys, all written into one buffer.
+    struct Keyed {
+      size_t at, size;
+      ir::Root* root;
+    };
+    size_t room = 0, count = 0;
+    for (const ir::Root& r : plan_.roots) {
+      if (r.writable_bind) room += r.canonical.size() + 1, ++count;
     }
-    std::stable_sort(by_key.begin(), by_key.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string keys;
+    keys.reserve(room);
+    std::vector<Keyed> by_key;
+    by_key.reserve(count);
+    for (ir::Root& r : plan_.roots) {
+      if (!r.writable_bind) continue;
+      size_t at = keys.size();
+      AppendPathSortKey(r.canonical, &keys);
+      by_key.push_back(Keyed{at, keys.size() - at, &r});
+    }
+    const char* base = keys.data();
+    std::stable_sort(by_key.begin(), by_key.end(), [base](const Keyed& a, const Keyed& b) {
+      return absl::string_view(base + a.at, a.size) < absl::string_view(base + b.at, b.size);
+    });
     sorted_writable_.clear();
     sorted_writable_.reserve(by_key.size());
-    // Views of plan_.roots' paths, which stay put until the plan is done.
-    absl::flat_hash_set<absl::string_view> bound;
-    bound.reserve(by_key.size());
-    for (const auto& [key, r] : by_key) {
+    // Whether each root got its bind: writable roots have distinct canonical
+    // paths (DecideBind), so this is "its canonical path is bound".
+    writable_mounted_.assign(by_key.size(), false);
+    for (size_t i = 0; i < by_key.size(); ++i) {
+      ir::Root* r = by_key[i].root;
       sorted_writable_.push_back(r);
       if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
         continue;
       AddMount(MountOp::kWritableBind, r->canonical, r->canonical, WritableRootWhy(r->source),
                r->origin);
-      bound.insert(r->canonical);
+      writable_mounted_[i] = true;
     }
-    return bound;
   }
 
   // WritableRootWhy: the reason of a root's writable bind, made once per source.
@@ -801,19 +819,22 @@ class Resolver {
   // AddProtectedMounts: protected descendants, canonical, sorted,
   // deduplicated. A missing name gets an empty read-only directory (tmpfs,
   // then remount-read-only).
-  void AddProtectedMounts(const absl::flat_hash_set<absl::string_view>& bound) {
+  void AddProtectedMounts() {
     struct Prot {
       absl::string_view path;  // into plan_.roots, or into `made`
       const Origin* origin;    // of an element of plan_.roots
       bool placeholder;
     };
+    size_t protected_count = 0;
+    for (const ir::Root* r : sorted_writable_) protected_count += r->protected_paths.size();
     std::vector<Prot> prot;
+    prot.reserve(protected_count);
     std::deque<std::string> made;  // placeholder paths spelled from a root's canonical form
     // Root by root in bind order (AddWritableBinds), which is often already
     // the order of the mounts: then no sort is needed (checked below).
-    for (ir::Root* bound_root : sorted_writable_) {
-      ir::Root& r = *bound_root;
-      const bool mounted = bound.contains(r.canonical);
+    for (size_t w = 0; w < sorted_writable_.size(); ++w) {
+      ir::Root& r = *sorted_writable_[w];
+      const bool mounted = writable_mounted_[w];
       for (ir::Protected& p : r.protected_paths) {
         if (!p.skip_reason.empty()) continue;
         if (p.placeholder && !mounted) {
@@ -851,11 +872,21 @@ class Resolver {
       in_order = PathLess(prot[i - 1].path, prot[i].path);
     }
     if (!in_order) {
-      std::vector<std::pair<std::string, uint32_t>> by_key;
-      by_key.reserve(prot.size());
-      for (uint32_t i = 0; i < prot.size(); ++i) by_key.emplace_back(PathSortKey(prot[i].path), i);
-      std::sort(by_key.begin(), by_key.end());
-      for (size_t i = 0; i < by_key.size(); ++i) order[i] = by_key[i].second;
+      std::string keys;
+      size_t room = 0;
+      for (const Prot& p : prot) room += p.path.size() + 1;
+      keys.reserve(room);
+      std::vector<std::pair<size_t, size_t>> at(prot.size());  // a key's place in `keys`
+      for (uint32_t i = 0; i < prot.size(); ++i) {
+        at[i].first = keys.size();
+        AppendPathSortKey(prot[i].path, &keys);
+        at[i].second = keys.size() - at[i].first;
+      }
+      const char* base = keys.data();
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        absl::string_view x(base + at[a].first, at[a].second), y(base + at[b].first, at[b].second);
+        return x < y || (x == y && a < b);
+      });
     }
     // One copy of each reason, shared by every mount it explains.
     const ir::SharedString placeholder_why =
@@ -867,12 +898,13 @@ class Resolver {
       const Prot& p = prot[i];
       if (last != nullptr && last->path == p.path) continue;  // once per path
       last = &p;
-      std::string path(p.path);
       if (p.placeholder) {
-        AddMount(MountOp::kTmpfs, "", path, placeholder_why, *p.origin);
-        AddMount(MountOp::kRemountReadOnly, "", std::move(path), read_only_why, *p.origin);
+        AddMount(MountOp::kTmpfs, std::string(), std::string(p.path), placeholder_why, *p.origin);
+        AddMount(MountOp::kRemountReadOnly, std::string(), std::string(p.path), read_only_why,
+                 *p.origin);
         continue;
       }
+      std::string path(p.path);
       if (!LauncherCanReach(path, SkipKind::kWritableRoot, "protected descendant", *p.origin))
         continue;
       AddMount(MountOp::kReadOnlyBind, path, path, protected_why, *p.origin);
@@ -1030,6 +1062,7 @@ class Resolver {
   std::vector<std::string> protected_git_;  // main .git dirs of protected worktrees
   std::deque<std::pair<std::string, Origin>> protected_origins_;  // ProtectedOrigin's
   std::vector<ir::Root*> sorted_writable_;  // roots bound writable, in bind order
+  std::vector<bool> writable_mounted_;      // by sorted_writable_: its bind was added
   static_assert(static_cast<size_t>(ir::RootSource::kTmpdir) == 5, "one reason per source");
   std::array<ir::SharedString, 6> writable_root_whys_;  // by ir::RootSource
   std::optional<Identity> launcher_user_;               // set when a launcher probe passed

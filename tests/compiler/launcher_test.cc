@@ -275,6 +275,19 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   }
   EXPECT_TRUE(dropped);
   EXPECT_EQ(Argv(p).find("--bind /home/dev/ws"), std::string::npos);
+  // Nor do its protected names get a placeholder: bwrap could not make one there.
+  for (const ir::Mount& m : p.mounts) {
+    EXPECT_NE(m.dest.rfind("/home/dev/ws", 0), 0u) << m.dest;
+  }
+  size_t unmounted = 0;
+  for (const ir::Root& r : p.roots) {
+    if (r.path != "/home/dev/ws" || r.skip == ir::RootSkip::kDuplicate) continue;
+    for (const ir::Protected& q : r.protected_paths) {
+      EXPECT_FALSE(q.applied) << q.path;
+      unmounted += q.skip_reason == "its root is not mounted";
+    }
+  }
+  EXPECT_GT(unmounted, 0u);
   // The emitted argv hides everything below /home/dev.
   auto view = backends::InterpretBwrapArgv(backends::Texts(*backends::EmitBwrapArgv(p, {"id"})));
   ASSERT_TRUE(view.ok());
