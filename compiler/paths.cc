@@ -100,9 +100,16 @@ bool PathStartsWith(absl::string_view path, absl::string_view prefix) {
 
 std::string JoinPath(absl::string_view base, absl::string_view rel) {
   if (rel.empty()) return std::string(base);
-  if (absl::StartsWith(rel, "/")) return std::string(rel);
-  if (absl::EndsWith(base, "/")) return absl::StrCat(base, rel);
-  return absl::StrCat(base, "/", rel);
+  if (rel[0] == '/') return std::string(rel);
+  const bool slash = base.empty() || base.back() != '/';
+  std::string out;  // sized once: no StrCat
+  out.resize(base.size() + (slash ? 1 : 0) + rel.size());
+  char* w = out.data();
+  if (!base.empty()) std::memcpy(w, base.data(), base.size());
+  w += base.size();
+  if (slash) *w++ = '/';
+  std::memcpy(w, rel.data(), rel.size());
+  return out;
 }
 
 std::string ParentPath(absl::string_view path) {

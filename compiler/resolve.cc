@@ -379,8 +379,12 @@ class Resolver {
     // The writable candidates: a symlink inside one of them may have been
     // planted by an earlier sandboxed command (docs/decisions.md).
     writable_.clear();
+    writable_.reserve(roots.size());
+    std::vector<const PathInfo*> infos;  // each root's answer, asked once
+    infos.reserve(roots.size());
     for (const ir::Root& r : roots) {
       const PathInfo& info = facts_.Path(r.path);
+      infos.push_back(&info);
       if (info.type == FileType::kDirectory && !info.canonical.empty() && info.canonical != "/") {
         writable_.push_back(info.canonical);
       }
@@ -389,8 +393,9 @@ class Resolver {
     absl::flat_hash_set<absl::string_view> bound;
     bound.reserve(roots.size());
     const std::vector<std::string> names = ProtectedNames();
-    for (ir::Root& r : roots) {
-      DecideBind(r, bound);
+    for (size_t i = 0; i < roots.size(); ++i) {
+      ir::Root& r = roots[i];
+      DecideBind(r, *infos[i], bound);
       r.protected_paths.reserve(names.size());
       for (const std::string& name : names) AddProtected(r, name);
       AddProtectedGit(r);
@@ -406,15 +411,17 @@ class Resolver {
   std::vector<ir::Root> ListedRoots() {
     const ir::Policy& pol = plan_.policy;
     std::vector<ir::Root> roots;
+    // Room for the listed roots, the working directory and the two /tmp
+    // roots (a worktree's two metadata roots may grow it).
+    roots.reserve(pol.writable_roots.size() + 3);
     size_t workspace_entries = pol.writable_roots.size() - configured_origins_.size();
     for (size_t i = 0; i < pol.writable_roots.size(); ++i) {
-      ir::Root r;
+      ir::Root& r = roots.emplace_back();
       r.path = pol.writable_roots[i];
       r.source = ir::RootSource::kConfigured;
       r.origin = i < workspace_entries
                      ? Origin::Mode(absl::StrCat("workspace of permission mode ", in_.mode))
                      : configured_origins_[i - workspace_entries];
-      roots.push_back(std::move(r));
     }
     ir::Root cwd;
     std::string canon = facts_.Path(in_.cwd).canonical;
@@ -507,10 +514,12 @@ class Resolver {
   }
 
   // DecideBind: bind the root writable, or record why not.
-  void DecideBind(ir::Root& r, absl::flat_hash_set<absl::string_view>& bound) {
-    const PathInfo& info = facts_.Path(r.path);
+  // `info` is facts_.Path(r.path).
+  void DecideBind(ir::Root& r, const PathInfo& info,
+                  absl::flat_hash_set<absl::string_view>& bound) {
     r.canonical = info.canonical;
-    std::string planted = PlantedSymlink(SpelledRoot(r));
+    absl::string_view spelled = SpelledRoot(r);
+    std::string planted = PlantedSymlink(spelled, spelled == r.path ? &info : nullptr);
     if (info.type == FileType::kMissing || info.canonical.empty()) {
       SkipRoot(r, RootSkip::kMissing, "missing");
     } else if (info.type != FileType::kDirectory) {
@@ -519,9 +528,16 @@ class Resolver {
       SkipRoot(r, RootSkip::kCanonicalizesToRoot, "canonicalizes to /");
     } else if (!planted.empty()) {
       SkipRoot(r, RootSkip::kPlantedSymlink, PlantedReason(planted));
+    } else if (!Launcher()) {
+      // One hash: inserted when new, else a duplicate.
+      if (bound.insert(info.canonical).second) {
+        r.writable_bind = true;
+      } else {
+        SkipRoot(r, RootSkip::kDuplicate, "duplicate");
+      }
     } else if (bound.contains(info.canonical)) {
       SkipRoot(r, RootSkip::kDuplicate, "duplicate");
-    } else if (Launcher() && IsHostTmp(info.canonical)) {
+    } else if (IsHostTmp(info.canonical)) {
       SkipRoot(r, RootSkip::kLauncherPrivateTmp, kLauncherPrivateTmp);
     } else {
       r.writable_bind = true;
@@ -990,9 +1006,10 @@ class Resolver {
   // none): the command may have planted it there in an earlier run. Paths
   // whose canonical form is their lexical form traverse no symlink that
   // changes them, and cost no extra question.
-  std::string PlantedSymlink(absl::string_view spelled) {
+  // `known`, when given, is facts_.Path(spelled).
+  std::string PlantedSymlink(absl::string_view spelled, const PathInfo* known = nullptr) {
     if (spelled.empty() || spelled[0] != '/') return "";
-    const PathInfo& whole = facts_.Path(spelled);
+    const PathInfo& whole = known != nullptr ? *known : facts_.Path(spelled);
     // Missing: nothing will be bound there. Canonical equals lexical: no
     // symlink changed the path.
     if (!whole.is_symlink && (whole.type == FileType::kMissing || whole.canonical == spelled ||

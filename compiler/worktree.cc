@@ -15,7 +15,7 @@ std::string FirstLineTrimmed(const std::string& content) {
 }
 
 // Resolve makes `value` absolute against `base` and canonicalizes it.
-std::string Resolve(HostFacts& facts, const std::string& base, const std::string& value) {
+std::string Resolve(HostFacts& facts, absl::string_view base, const std::string& value) {
   std::string p = absl::StartsWith(value, "/") ? value : JoinPath(base, value);
   return facts.Path(p).canonical;
 }
@@ -26,7 +26,11 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
                                       NoWorktreeAbove* memo) {
   WorktreeMetadata out;
   const PathInfo& root_info = facts.Path(root);
-  std::string dir = root_info.canonical.empty() ? root : root_info.canonical;
+  // `dir` views the start directory and, while it is spelled plainly, is
+  // cut to its parent in place; `owned` holds a parent spelled anew.
+  std::string owned;
+  absl::string_view dir = root_info.canonical.empty() ? root : root_info.canonical;
+  bool plain = IsPlainPath(dir);    // the parent of a plain path is plain
   std::vector<std::string> walked;  // for `memo`, when no .git file turns up
   bool walked_start = false;
   std::string dot_git;  // JoinPath(dir, ".git"), in one buffer
@@ -37,9 +41,10 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
     if (memo != nullptr && !walked_start) {
       walked_start = true;
     } else if (memo != nullptr) {
-      walked.push_back(dir);
+      walked.emplace_back(dir);
     }
-    dot_git.assign(dir);
+    dot_git.reserve(dir.size() + 5);
+    dot_git.assign(dir.data(), dir.size());
     if (dot_git.empty() || dot_git.back() != '/') dot_git.push_back('/');
     dot_git.append(".git");
     const PathInfo& info = facts.Path(dot_git);
@@ -54,11 +59,13 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
       break;
     }
     if (dir == "/") break;
-    if (IsPlainPath(dir)) {  // the usual case: the parent is a prefix
+    if (plain) {  // the usual case: the parent is a prefix
       size_t slash = dir.rfind('/');
-      dir.resize(slash == 0 ? 1 : slash);
+      dir = dir.substr(0, slash == 0 ? 1 : slash);
     } else {
-      dir = ParentPath(dir);
+      owned = ParentPath(dir);
+      dir = owned;
+      plain = IsPlainPath(dir);
     }
   }
   if (out.dot_git.empty()) {

@@ -68,6 +68,26 @@ TEST(Worktree, MemoAnswersAsTheFullSearch) {
   EXPECT_FALSE(memo.contains("/x/feature-worktree"));  // it has a .git file
 }
 
+// A root that does not resolve is walked up as spelled: by components while
+// it is not plain ("/", ".", ".." or a trailing separator), then by cutting
+// the last component; the answer is the plain spelling's.
+TEST(Worktree, UnresolvedSpellingsWalkUpByComponents) {
+  auto facts = Worktree("/x/feature-worktree/.git").Dir("/x/plain").Dir("/x/plain/a").Build();
+  for (const std::string& r : {std::string("/x/feature-worktree/crates/cli/"),
+                               std::string("/x/feature-worktree/crates/../crates/cli/."),
+                               std::string("/x/feature-worktree//crates/cli")}) {
+    WorktreeMetadata m = FindWorktreeMetadata(*facts, r);
+    EXPECT_EQ(m.git_dir, "/x/main-repo/.git/worktrees/feature") << r << ": " << m.rejected;
+  }
+  NoWorktreeAbove memo;
+  WorktreeMetadata none = FindWorktreeMetadata(*facts, "/x/plain/a/", &memo);
+  EXPECT_TRUE(none.dot_git.empty());
+  // The parent of "/x/plain/a/" is "/x/plain", not "/x/plain/a".
+  EXPECT_FALSE(memo.contains("/x/plain/a"));
+  EXPECT_TRUE(memo.contains("/x/plain"));
+  EXPECT_TRUE(memo.contains("/"));
+}
+
 TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   FactsBuilder f = Worktree("/x/feature-worktree/.git");
   f.Cwd("/x/feature-worktree/crates/cli");
