@@ -117,9 +117,16 @@ class LiveFacts : public HostFacts {
   }
 
   const PathInfo& Path(absl::string_view path) override {
-    if (auto it = paths_.find(path); it != paths_.end()) return it->second;
-    std::string key(path);
-    PathInfo info;
+    // One hash finds the answer or makes room for it; the node (key and
+    // answer) keeps its address while Canonical asks about the parent.
+    bool fresh = false;
+    auto it = paths_.lazy_emplace(path, [&](const auto& ctor) {
+      fresh = true;
+      ctor(std::piecewise_construct, std::forward_as_tuple(path), std::forward_as_tuple());
+    });
+    PathInfo& info = it->second;
+    if (!fresh) return info;
+    const std::string& key = it->first;
     // lstat first: when it fails, stat would fail the same way (a missing
     // last component has nothing to follow), and when the path is no
     // symlink its result is stat's; only a symlink needs the second call.
@@ -146,7 +153,7 @@ class LiveFacts : public HostFacts {
       info.gid = st.st_gid;
       info.canonical = Canonical(key, info.is_symlink);
     }
-    return paths_.emplace(std::move(key), std::move(info)).first->second;
+    return info;
   }
 
   // Canonical is realpath(3) of an existing path. For an absolute path spelled
@@ -157,10 +164,18 @@ class LiveFacts : public HostFacts {
   std::string Canonical(const std::string& key, bool is_symlink) {
     size_t slash = key.rfind('/');
     if (!is_symlink && PlainAbsolute(key) && slash != std::string::npos) {
-      std::string parent = slash == 0 ? "/" : key.substr(0, slash);
+      absl::string_view parent =
+          slash == 0 ? absl::string_view("/") : absl::string_view(key).substr(0, slash);
       const PathInfo& up = Path(parent);
       if (up.type == FileType::kDirectory && !up.canonical.empty()) {
-        return absl::StrCat(up.canonical == "/" ? "" : up.canonical, key.substr(slash));
+        // up.canonical (none for "/") + "/name", sized once.
+        absl::string_view head = up.canonical == "/" ? absl::string_view() : up.canonical;
+        absl::string_view tail = absl::string_view(key).substr(slash);
+        std::string out;
+        out.reserve(head.size() + tail.size());
+        out.append(head.data(), head.size());
+        out.append(tail.data(), tail.size());
+        return out;
       }
     }
     std::string out;
@@ -172,10 +187,18 @@ class LiveFacts : public HostFacts {
     return out;
   }
 
+  // PlainAbsolute: absolute, not "/", and no empty, "." or ".." component
+  // nor a trailing slash; memchr finds the separators.
   static bool PlainAbsolute(absl::string_view p) {
     if (p.size() < 2 || p[0] != '/' || p.back() == '/') return false;
-    for (absl::string_view part : absl::StrSplit(p.substr(1), '/')) {
-      if (part.empty() || part == "." || part == "..") return false;
+    const char* end = p.data() + p.size();
+    for (const char* s = p.data(); s != nullptr;
+         s = static_cast<const char*>(std::memchr(s + 1, '/', static_cast<size_t>(end - s - 1)))) {
+      // s is a '/' that is not the last byte: a component follows.
+      if (s[1] == '/') return false;
+      if (s[1] != '.') continue;
+      if (s + 2 == end || s[2] == '/') return false;
+      if (s[2] == '.' && (s + 3 == end || s[3] == '/')) return false;
     }
     return true;
   }
