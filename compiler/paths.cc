@@ -157,23 +157,29 @@ bool PathLess(absl::string_view a, absl::string_view b) {
 }
 
 void AppendPathSortKey(absl::string_view path, std::string* out) {
-  // Written through a pointer into room made once, then cut to length.
+  // Written through a pointer into room made once, then cut to length;
+  // memchr finds each separator and a component is copied whole.
   size_t at = out->size();
   out->resize(at + path.size() + 1);
   char* w = out->data() + at;
   *w++ = absl::StartsWith(path, "/") ? '\0' : '\1';
   // Components separated by one 0 byte: separators before the first
   // component, repeated ones and a trailing one add nothing.
-  bool started = false, pending = false;
-  for (char c : path) {
-    if (c == '/') {
-      pending = started;
+  const char* s = path.data();
+  const char* end = s + path.size();
+  bool first = true;
+  while (s != end) {
+    if (*s == '/') {
+      ++s;
       continue;
     }
-    if (pending) *w++ = '\0';
-    *w++ = c;
-    started = true;
-    pending = false;
+    const char* slash = static_cast<const char*>(std::memchr(s, '/', static_cast<size_t>(end - s)));
+    const char* stop = slash == nullptr ? end : slash;
+    if (!first) *w++ = '\0';
+    std::memcpy(w, s, static_cast<size_t>(stop - s));
+    w += stop - s;
+    first = false;
+    s = stop;
   }
   out->resize(static_cast<size_t>(w - out->data()));
 }

@@ -34,6 +34,7 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
   std::vector<std::string> walked;  // for `memo`, when no .git file turns up
   bool walked_start = false;
   std::string dot_git;  // JoinPath(dir, ".git"), in one buffer
+  dot_git.reserve(dir.size() + 6);
   while (true) {
     if (memo != nullptr && memo->contains(dir)) break;
     // The directory asked about is not remembered (ten thousand sibling
@@ -43,7 +44,6 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
     } else if (memo != nullptr) {
       walked.emplace_back(dir);
     }
-    dot_git.reserve(dir.size() + 5);
     dot_git.assign(dir.data(), dir.size());
     if (dot_git.empty() || dot_git.back() != '/') dot_git.push_back('/');
     dot_git.append(".git");
