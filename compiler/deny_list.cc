@@ -159,6 +159,7 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
     }
   }
   if (spec.sandbox_denied_read_paths) {
+    rules.reserve(rules.size() + spec.sandbox_denied_read_paths->value.size());
     for (const auto& d : spec.sandbox_denied_read_paths->value) {
       CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars));
       rules.push_back({std::move(p), d.value, d.origin});
@@ -178,10 +179,9 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
     if (!canon.empty() && canon != r.path && listed.insert(canon).second) {
       out.push_back({canon, r.rule, r.origin});
     }
-    if (!listed.contains(r.path)) {
-      out.push_back(std::move(r));
-      listed.insert(out.back().path);
-    }
+    // One hash: listed (viewing its moved place in `out`) unless a repeat.
+    out.push_back(std::move(r));
+    if (!listed.insert(out.back().path).second) out.pop_back();
   }
   return out;
 }

@@ -226,12 +226,16 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
       }
     }
     const PathInfo& info = facts.Path(d.path);
+    if (info.type == FileType::kMissing) continue;
+    // "deny read <rule>", sized once.
+    constexpr absl::string_view kDeny = "deny read ";
+    std::string why;
+    why.reserve(kDeny.size() + d.rule.size());
+    why.append(kDeny.data(), kDeny.size()).append(d.rule);
     if (info.type == FileType::kDirectory) {
-      out.push_back(
-          ir::Mount{ir::MountOp::kTmpfs, "", d.path, absl::StrCat("deny read ", d.rule), d.origin});
-    } else if (info.type != FileType::kMissing) {
-      out.push_back(ir::Mount{ir::MountOp::kReadOnlyBind, "/dev/null", d.path,
-                              absl::StrCat("deny read ", d.rule), d.origin});
+      out.emplace_back(ir::MountOp::kTmpfs, std::string(), d.path, std::move(why), d.origin);
+    } else {
+      out.emplace_back(ir::MountOp::kReadOnlyBind, "/dev/null", d.path, std::move(why), d.origin);
     }
   }
   return out;
