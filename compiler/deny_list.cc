@@ -160,6 +160,7 @@ absl::StatusOr<std::vector<ir::DeniedPath>> BuildDenyList(HostFacts& facts, cons
   }
   if (spec.sandbox_denied_read_paths) {
     rules.reserve(rules.size() + spec.sandbox_denied_read_paths->value.size());
+    facts.ExpectPaths(spec.sandbox_denied_read_paths->value.size());
     for (const auto& d : spec.sandbox_denied_read_paths->value) {
       CWSC_ASSIGN_OR_RETURN(std::string p, ExpandSettingPath(d, vars));
       rules.push_back({std::move(p), d.value, d.origin});

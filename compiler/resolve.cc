@@ -374,6 +374,9 @@ class Resolver {
   void ComputeRoots() {
     if (plan_.policy.type != PolicyType::kWorkspaceWrite) return;
     std::vector<ir::Root> roots = ListedRoots();
+    const std::vector<std::string> names = ProtectedNames();
+    // Each root asks about itself, its .git and its protected names.
+    facts_.ExpectPaths(roots.size() * (2 + names.size()));
     AddWorktreeRoots(roots);
     AddTmpRoots(roots);
     // The writable candidates: a symlink inside one of them may have been
@@ -392,7 +395,6 @@ class Resolver {
     // Canonical paths already bound writable, viewed in the facts' answers.
     absl::flat_hash_set<absl::string_view> bound;
     bound.reserve(roots.size());
-    const std::vector<std::string> names = ProtectedNames();
     for (size_t i = 0; i < roots.size(); ++i) {
       ir::Root& r = roots[i];
       DecideBind(r, *infos[i], bound);

@@ -31,6 +31,7 @@ class ForwardingFacts : public HostFacts {
   std::optional<std::string> Env(absl::string_view name) override { return inner_->Env(name); }
   bool EnvIsSet(absl::string_view name) override { return inner_->EnvIsSet(name); }
   const PathInfo& Path(absl::string_view path) override { return inner_->Path(path); }
+  void ExpectPaths(size_t n) override { inner_->ExpectPaths(n); }
   std::optional<std::string> ReadFile(absl::string_view path) override {
     return inner_->ReadFile(path);
   }

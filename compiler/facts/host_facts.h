@@ -89,6 +89,9 @@ class HostFacts {
   // Path describes `path` (absolute). Unknown paths are missing.
   // The answer stays valid, unchanged, as long as the facts object lives.
   virtual const PathInfo& Path(absl::string_view path) = 0;
+  // ExpectPaths: about `n` more paths are about to be asked; facts that
+  // remember answers make room once. A hint only: it changes no answer.
+  virtual void ExpectPaths(size_t n) { (void)n; }
   // ReadFile returns the content of a small regular file (at most 64 KiB),
   // or nullopt when it is missing, unreadable, not regular or larger.
   virtual std::optional<std::string> ReadFile(absl::string_view path) = 0;
@@ -135,6 +138,7 @@ class FactsRecorder : public HostFacts {
   std::optional<std::string> Env(absl::string_view name) override;
   bool EnvIsSet(absl::string_view name) override;
   const PathInfo& Path(absl::string_view path) override;
+  void ExpectPaths(size_t n) override { inner_->ExpectPaths(n); }
   std::optional<std::string> ReadFile(absl::string_view path) override;
   ProbeResult BwrapProbe() override;
   ProbeResult SeatbeltProbe() override;

@@ -116,6 +116,8 @@ class LiveFacts : public HostFacts {
     return std::getenv(std::string(name).c_str()) != nullptr;
   }
 
+  void ExpectPaths(size_t n) override { paths_.reserve(paths_.size() + n); }
+
   const PathInfo& Path(absl::string_view path) override {
     // One hash finds the answer or makes room for it; the node (key and
     // answer) keeps its address while Canonical asks about the parent.
