@@ -233,9 +233,11 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
     why.reserve(kDeny.size() + d.rule.size());
     why.append(kDeny.data(), kDeny.size()).append(d.rule);
     if (info.type == FileType::kDirectory) {
-      out.emplace_back(ir::MountOp::kTmpfs, std::string(), d.path, std::move(why), d.origin);
+      out.push_back(
+          ir::Mount{ir::MountOp::kTmpfs, std::string(), d.path, std::move(why), d.origin});
     } else {
-      out.emplace_back(ir::MountOp::kReadOnlyBind, "/dev/null", d.path, std::move(why), d.origin);
+      out.push_back(
+          ir::Mount{ir::MountOp::kReadOnlyBind, "/dev/null", d.path, std::move(why), d.origin});
     }
   }
   return out;

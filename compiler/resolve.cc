@@ -726,11 +726,12 @@ class Resolver {
         Origin::Fact("platform"));
   }
 
-  // AddMount builds the mount in place: the reason and origin are copied
-  // once (shared, no text copy).
+  // AddMount: the reason and origin are copied once (shared, no text copy).
+  // Braces, not emplace_back's parentheses: clang 14 has no parenthesized
+  // aggregate initialization.
   void AddMount(MountOp op, std::string src, std::string dest, const ir::SharedString& why,
                 const Origin& origin) {
-    plan_.mounts.emplace_back(op, std::move(src), std::move(dest), why, origin);
+    plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), why, origin});
   }
 
   // BuildMounts lists the bwrap mounts in argv order: the base view, device
