@@ -68,9 +68,7 @@ class Scanner {
     return true;
   }
   // Triple: the quote at i_ opens a multi-line string.
-  bool Triple() const {
-    return i_ + 2 < t_.size() && t_[i_ + 1] == t_[i_] && t_[i_ + 2] == t_[i_];
-  }
+  bool Triple() const { return i_ + 2 < t_.size() && t_[i_ + 1] == t_[i_] && t_[i_ + 2] == t_[i_]; }
   void SkipBlanks() {
     while (!AtEnd() && (t_[i_] == ' ' || t_[i_] == '\t')) ++i_;
   }

@@ -35,7 +35,7 @@ inline constexpr size_t kFastListMin = 16;
 struct FastList {
   struct Item {
     std::string value;
-    int line = 0;  // of the opening quote; toml++'s positions: 1-based,
+    int line = 0;    // of the opening quote; toml++'s positions: 1-based,
     int column = 0;  // columns counted in code points
   };
   int line = 0;  // of the list's '['

@@ -26,9 +26,9 @@ std::string List(int n, const std::string& sep = ", ", char quote = '"') {
 }
 
 TEST(TomlLists, TakesOutALongListKeepingEveryPosition) {
-  std::string doc = absl::StrCat("sandbox_mode = \"workspace-write\"\n",
-                                 "sandbox_writable_roots = ", List(16), "  # roots\n",
-                                 "prefer_bwrap = true\n");
+  std::string doc =
+      absl::StrCat("sandbox_mode = \"workspace-write\"\n", "sandbox_writable_roots = ", List(16),
+                   "  # roots\n", "prefer_bwrap = true\n");
   TakenOut t = TakeOutStringLists(doc);
   ASSERT_EQ(t.lists.size(), 1u);
   EXPECT_EQ(t.text,
@@ -77,7 +77,7 @@ TEST(TomlLists, ListsItDoesNotReadAreLeftToToml) {
            absl::StrCat("[", inner, ", \"a\x7F\"]"),        // DEL
            absl::StrCat("[", inner, ", 1]"),                // another type
            absl::StrCat("[", inner, ", [\"x\"]]"),          // a nested list
-           absl::StrCat("[", inner, " # a comment\n]"),      // a comment
+           absl::StrCat("[", inner, " # a comment\n]"),     // a comment
            absl::StrCat("[", inner, ", \"\"\"x\"\"\"]"),    // a multi-line string
            absl::StrCat("[", inner, ",,]"),                 // two commas
            absl::StrCat("[", inner, "] x"),                 // more on the line
@@ -93,27 +93,26 @@ TEST(TomlLists, DocumentsItDoesNotFollowAreLeftToToml) {
   const std::string ok = absl::StrCat("a = ", List(20), "\n");
   ASSERT_EQ(TakeOutStringLists(ok).lists.size(), 1u);
   for (const std::string& doc : {
-           absl::StrCat("\xEF\xBB\xBF", ok),                      // a byte order mark
+           absl::StrCat("\xEF\xBB\xBF", ok),                              // a byte order mark
            absl::StrCat("s = \"\"\"\nx = ", List(20), "\n\"\"\"\n", ok),  // multi-line strings
-           absl::StrCat("s = '''x'''\n", ok),
-           absl::StrCat("s = 1\rt = 2\n", ok),  // a lone CR
-           absl::StrCat("just words\n", ok),    // a key without '='
-           absl::StrCat("s = \"open\n", ok),    // a string across lines
-           absl::StrCat("s = [1, 2\n", ok),     // a list never closed
+           absl::StrCat("s = '''x'''\n", ok), absl::StrCat("s = 1\rt = 2\n", ok),  // a lone CR
+           absl::StrCat("just words\n", ok),  // a key without '='
+           absl::StrCat("s = \"open\n", ok),  // a string across lines
+           absl::StrCat("s = [1, 2\n", ok),   // a list never closed
        }) {
     EXPECT_TRUE(TakeOutStringLists(doc).lists.empty()) << doc;
   }
 }
 
 TEST(TomlLists, ListsInStringsCommentsAndInlineTablesAreNotKeys) {
-  std::string doc = absl::StrCat(
-      "s = \"k = ", List(2, ", ", '\''), "\"\n",                     // in a string
-      "# k = ", List(20), "\n",                          // in a comment
-      "t = { k = ", List(20), " }\n",                    // in an inline table
-      "u = [", List(20), ", ", List(20), "]\n",          // nested
-      "[table.\"with = [\"]\n",                          // a header with '=' and '['
-      "v = [\n  1,  # one\n  2,\n]\n",                   // a list over lines, skipped
-      "w = ", List(20, ",\n    ", '\''), "\n");          // and the one to take out
+  std::string doc =
+      absl::StrCat("s = \"k = ", List(2, ", ", '\''), "\"\n",  // in a string
+                   "# k = ", List(20), "\n",                   // in a comment
+                   "t = { k = ", List(20), " }\n",             // in an inline table
+                   "u = [", List(20), ", ", List(20), "]\n",   // nested
+                   "[table.\"with = [\"]\n",                   // a header with '=' and '['
+                   "v = [\n  1,  # one\n  2,\n]\n",            // a list over lines, skipped
+                   "w = ", List(20, ",\n    ", '\''), "\n");   // and the one to take out
   TakenOut t = TakeOutStringLists(doc);
   ASSERT_EQ(t.lists.size(), 1u);
   EXPECT_EQ(t.lists[0].line, 10);
@@ -178,12 +177,12 @@ TEST(TomlLists, TheReaderReadsTheSameWithAndWithoutIt) {
 // Documents made of random pieces, many of them near the scanner's edges.
 TEST(TomlLists, RandomDocumentsReadTheSame) {
   const std::vector<std::string> keys = {"sandbox_writable_roots", "sandbox_denied_read_paths",
-                                         "bwrap_ro_roots", "sandbox_protected_names",
-                                         "tool_launcher", "other", "\"sandbox_mode\"", "a.b"};
-  const std::vector<std::string> items = {"\"/a\"", "'/b'", "\"\"", "''", "\"a b\"",
-                                          "\"x\\\"y\"", "\"\xC3\xA9\"", "1", "[\"/n\"]",
-                                          "\"'\"", "'\"'", "\"#\"", "'a\\b'",
-                                          "\"a\\\\\"", "\"\\u0041\""};
+                                         "bwrap_ro_roots",         "sandbox_protected_names",
+                                         "tool_launcher",          "other",
+                                         "\"sandbox_mode\"",       "a.b"};
+  const std::vector<std::string> items = {
+      "\"/a\"",   "'/b'",  "\"\"", "''",    "\"a b\"", "\"x\\\"y\"", "\"\xC3\xA9\"", "1",
+      "[\"/n\"]", "\"'\"", "'\"'", "\"#\"", "'a\\b'",  "\"a\\\\\"",  "\"\\u0041\""};
   const std::vector<std::string> seps = {", ", ",", ",\n", " ,\r\n  ", ",\n# c\n", ",,", " "};
   const std::vector<std::string> tails = {"\n", "\r\n", " # t\n", "", " x\n", "\r", "]\n"};
   std::mt19937 rng(17);
