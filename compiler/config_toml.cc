@@ -55,8 +55,8 @@ class Reader {
   // `fast` holds the lists the scanner read (compiler/toml_lists.h), which
   // toml++ saw empty.
   Reader(const std::string& text, const std::string& file, Layer layer,
-         const std::vector<FastList>& fast)
-      : text_(text), file_(file), layer_(layer) {
+         const std::vector<FastList>& fast, size_t* fast_lists_used)
+      : text_(text), file_(file), layer_(layer), fast_lists_used_(fast_lists_used) {
     for (const FastList& l : fast) fast_.emplace(Pos{l.line, l.column}, &l);
   }
 
@@ -107,6 +107,7 @@ class Reader {
     bool ok = true;
     if (const FastList* fast = arr->empty() ? ListAt(PosOf(n)) : nullptr) {
       // The scanner read this list (compiler/toml_lists.h): printable ASCII strings.
+      if (fast_lists_used_ != nullptr) ++*fast_lists_used_;
       out.value.reserve(fast->items.size());
       for (const FastList::Item& item : fast->items) {
         ok = AddPath(key, item.value, Pos{item.line, item.column}, out.value) && ok;
@@ -205,6 +206,7 @@ class Reader {
   ir::SharedString shared_file_{file_};
   ir::SharedString shared_key_;  // the key of the last origin made
   Layer layer_;
+  size_t* fast_lists_used_;
   bool in_profile_ = false;
   ir::Diagnostics diags_;
   std::vector<Diagnostic> notes_;
@@ -493,7 +495,7 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
   }
   if (!parsed.ok()) return parsed.status();
   const toml::table& table = *parsed;
-  Reader r(text, file, layer, fast.lists);
+  Reader r(text, file, layer, fast.lists, options.fast_lists_used);
   ConfigLayer out;
   PolicySpec profile_spec;  // the selected profile's keys, over the top-level ones
   // toml++ keeps keys sorted; walk them in source order so errors and

@@ -27,6 +27,8 @@ struct ConfigLayer {
 // target compare the two).
 struct TomlReadOptions {
   size_t fast_list_min = kFastListMin;
+  // When set, counts the lists whose entries came from the scanner.
+  size_t* fast_lists_used = nullptr;
 };
 
 absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::string& file,

@@ -208,3 +208,25 @@ TEST(TomlLists, RandomDocumentsReadTheSame) {
 
 }  // namespace
 }  // namespace cwsc::compiler
+
+namespace cwsc::compiler {
+namespace {
+
+// The reader takes its entries from the scanner by default: a config with a
+// long list reads it from there (counted), a short one through toml++.
+TEST(TomlLists, TheReaderUsesTheScannerByDefault) {
+  size_t used = 0;
+  TomlReadOptions o;
+  o.fast_lists_used = &used;
+  auto r = ReadTomlConfig(absl::StrCat("sandbox_writable_roots = ", List(20), "\n",
+                                       "sandbox_denied_read_paths = ", List(3), "\n"),
+                          "c.toml", Layer::kUser, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(used, 1u);
+  ASSERT_EQ(r->spec.sandbox_writable_roots->value.size(), 20u);
+  EXPECT_EQ(r->spec.sandbox_writable_roots->value[19].value, "/p19");
+  EXPECT_EQ(r->spec.sandbox_denied_read_paths->value.size(), 3u);
+}
+
+}  // namespace
+}  // namespace cwsc::compiler
