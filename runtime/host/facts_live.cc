@@ -10,10 +10,11 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <memory>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/facts/host_facts.h"
@@ -61,6 +62,34 @@ ProbeResult RunProbe(const std::vector<std::string>& argv) {
   }
   return r;
 }
+
+// KeyArena keeps copies of path strings, each followed by a NUL, in large
+// blocks that are never moved or freed before the arena: a view of a copy
+// stays valid, and a copy costs an allocation only when a block fills.
+class KeyArena {
+ public:
+  absl::string_view Copy(absl::string_view s) {
+    size_t need = s.size() + 1;
+    if (need > left_) {
+      size_t size = std::max(kBlock, need);
+      blocks_.push_back(std::make_unique<char[]>(size));
+      next_ = blocks_.back().get();
+      left_ = size;
+    }
+    char* out = next_;
+    if (!s.empty()) std::memcpy(out, s.data(), s.size());
+    out[s.size()] = '\0';
+    next_ += need;
+    left_ -= need;
+    return absl::string_view(out, s.size());
+  }
+
+ private:
+  static constexpr size_t kBlock = 64 * 1024;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+};
 
 class LiveFacts : public HostFacts {
  public:
@@ -116,46 +145,51 @@ class LiveFacts : public HostFacts {
     return std::getenv(std::string(name).c_str()) != nullptr;
   }
 
-  void ExpectPaths(size_t n) override { paths_.reserve(paths_.size() + n); }
+  void ExpectPaths(size_t n) override { index_.reserve(index_.size() + n); }
 
   const PathInfo& Path(absl::string_view path) override {
-    // One hash finds the answer or makes room for it; the node (key and
-    // answer) keeps its address while Canonical asks about the parent.
-    bool fresh = false;
-    auto it = paths_.lazy_emplace(path, [&](const auto& ctor) {
-      fresh = true;
-      ctor(std::piecewise_construct, std::forward_as_tuple(path), std::forward_as_tuple());
+    // One hash finds the answer or makes room for it. The key is copied
+    // into the arena and the answer placed in a deque, so neither moves
+    // while Canonical asks about the parent (which may grow the index).
+    PathInfo* info = nullptr;
+    absl::string_view key;
+    auto it = index_.lazy_emplace(path, [&](const auto& ctor) {
+      key = keys_.Copy(path);
+      info = &answers_.emplace_back();
+      ctor(key, info);
     });
-    PathInfo& info = it->second;
-    if (!fresh) return info;
-    const std::string& key = it->first;
+    if (info == nullptr) return *it->second;
+    // A NUL byte ends a C path early: such a path names nothing.
+    if (key.find('\0') != absl::string_view::npos) return *info;
     // lstat first: when it fails, stat would fail the same way (a missing
     // last component has nothing to follow), and when the path is no
     // symlink its result is stat's; only a symlink needs the second call.
+    // The arena ends every key with a NUL, so it is a C string as it is.
+    const char* c_path = key.data();
     struct stat st;
-    bool exists = lstat(key.c_str(), &st) == 0;
+    bool exists = lstat(c_path, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
-      info.is_symlink = true;
-      exists = stat(key.c_str(), &st) == 0;
+      info->is_symlink = true;
+      exists = stat(c_path, &st) == 0;
     }
     if (exists) {
       if (S_ISREG(st.st_mode)) {
-        info.type = FileType::kRegular;
+        info->type = FileType::kRegular;
       } else if (S_ISDIR(st.st_mode)) {
-        info.type = FileType::kDirectory;
+        info->type = FileType::kDirectory;
       } else if (S_ISCHR(st.st_mode)) {
-        info.type = FileType::kCharDevice;
+        info->type = FileType::kCharDevice;
       } else if (S_ISBLK(st.st_mode)) {
-        info.type = FileType::kBlockDevice;
+        info->type = FileType::kBlockDevice;
       } else {
-        info.type = FileType::kOther;
+        info->type = FileType::kOther;
       }
-      info.mode = st.st_mode & 07777;
-      info.uid = st.st_uid;
-      info.gid = st.st_gid;
-      info.canonical = Canonical(key, info.is_symlink);
+      info->mode = st.st_mode & 07777;
+      info->uid = st.st_uid;
+      info->gid = st.st_gid;
+      info->canonical = Canonical(key, info->is_symlink);
     }
-    return info;
+    return *info;
   }
 
   // Canonical is realpath(3) of an existing path. For an absolute path spelled
@@ -163,7 +197,7 @@ class LiveFacts : public HostFacts {
   // symlink, that is the parent's canonical path plus the name: the parent's
   // answer is memoized, so ten thousand roots in one directory cost one lstat
   // each instead of a readlink per component each. Anything else asks realpath.
-  std::string Canonical(const std::string& key, bool is_symlink) {
+  std::string Canonical(absl::string_view key, bool is_symlink) {
     size_t slash = key.rfind('/');
     if (!is_symlink && PlainAbsolute(key) && slash != std::string::npos) {
       absl::string_view parent =
@@ -181,7 +215,7 @@ class LiveFacts : public HostFacts {
       }
     }
     std::string out;
-    char* real = realpath(key.c_str(), nullptr);
+    char* real = realpath(key.data(), nullptr);  // NUL-ended in the arena
     if (real != nullptr) {
       out = real;
       free(real);
@@ -271,8 +305,13 @@ class LiveFacts : public HostFacts {
   std::map<std::vector<std::string>, LauncherUser> launcher_users_;
   std::map<std::vector<std::string>, ProbeResult> launcher_probes_;
   std::optional<UserInfo> user_;
-  // Nodes: an answer keeps its address while later answers are added.
-  absl::node_hash_map<std::string, PathInfo> paths_;
+  // The memo of Path: keys in an arena, answers in a deque (neither moves
+  // while later answers are added), found through one flat index. A large
+  // policy asks about tens of thousands of paths; a node per answer and a
+  // heap string per key cost more than the questions' bookkeeping should.
+  KeyArena keys_;
+  std::deque<PathInfo> answers_;
+  absl::flat_hash_map<absl::string_view, PathInfo*> index_;
   std::map<std::string, std::optional<std::string>> files_;
   std::optional<ProbeResult> bwrap_;
 };

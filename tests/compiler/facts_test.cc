@@ -106,6 +106,48 @@ TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
   }
 }
 
+// An answer stays where it is while thousands more are added (the memo's
+// index grows and rehashes; the answers and their keys do not move), and
+// every one of them is still the host's: keys that share a prefix, keys
+// longer than a block of the key arena, and a path with a NUL byte, which
+// names nothing (a C path would end at the NUL and name its prefix).
+TEST(LiveFacts, AnswersKeepTheirAddressAndTheirPath) {
+  TempDir t;
+  char* real = realpath(t.path().c_str(), nullptr);
+  std::string root = real;
+  free(real);
+  auto facts = runtime::MakeLiveFacts();
+  std::vector<const PathInfo*> first;
+  std::vector<std::string> asked;
+  for (int i = 0; i < 3000; ++i) {
+    std::string d = t / ("d" + std::to_string(i));
+    if (i % 3 == 0) {
+      ASSERT_EQ(mkdir(d.c_str(), 0755), 0);
+    }
+    asked.push_back(d);
+    first.push_back(&facts->Path(d));
+    asked.push_back(d + "/.git");
+    first.push_back(&facts->Path(d + "/.git"));
+  }
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const PathInfo& again = facts->Path(asked[i]);
+    EXPECT_EQ(&again, first[i]) << asked[i];
+    bool dir = i % 2 == 0 && (i / 2) % 3 == 0;
+    EXPECT_EQ(again.type, dir ? FileType::kDirectory : FileType::kMissing) << asked[i];
+    EXPECT_EQ(again.canonical, dir ? root + "/d" + std::to_string(i / 2) : "") << asked[i];
+  }
+  // A component far longer than a block of the arena (64 KiB): missing,
+  // and the answers before it keep their place.
+  std::string longer = t / std::string(70 * 1024, 'x');
+  EXPECT_EQ(facts->Path(longer).type, FileType::kMissing);
+  EXPECT_EQ(&facts->Path(asked[0]), first[0]);
+  // "<dir>\0anything" is not <dir>.
+  std::string with_nul = asked[0] + std::string("\0/x", 3);
+  EXPECT_EQ(facts->Path(with_nul).type, FileType::kMissing);
+  EXPECT_EQ(facts->Path(with_nul).canonical, "");
+  EXPECT_EQ(facts->Path(asked[0]).type, FileType::kDirectory);
+}
+
 // The probe argv of docs/behavior.md B-40 with the hardening flags every plan carries
 // (docs/decisions.md), so the probe fails where the real run would.
 TEST(LiveFacts, ProbeArgvIsTheReferenceOnePlusHardening) {
