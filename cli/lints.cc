@@ -50,12 +50,12 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     Decision why = DecideOn(art, backends::AccessKind::kRead, d.path);
     out.push_back(
         {"deny-shadowed", d.origin,
-         absl::StrCat("'", d.path, "' is denied but stays readable: ", why.rule,
+         absl::StrCat("'", d.path.str(), "' is denied but stays readable: ", why.rule,
                       why.where.empty() ? "" : absl::StrCat(" (", why.where, ")"), " decides"),
          "remove the writable or read-only path that exposes it, or narrow it"});
   }
   for (const ir::Root& r : plan.roots) {
-    std::string root = r.canonical.empty() ? r.path : r.canonical;
+    std::string root = r.canonical.empty() ? r.path : r.canonical.str();
     if (root.empty()) continue;
     // git-writable: hooks and config in a writable .git run outside the sandbox.
     std::string git = compiler::JoinPath(root, ".git");
@@ -80,9 +80,10 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     // protected-is-file: a protected name that is a file cannot hold a config directory.
     for (const ir::Protected& p : r.protected_paths) {
       if (facts->Path(p.path).type == compiler::FileType::kRegular) {
-        out.push_back({"protected-is-file", p.origin,
-                       absl::StrCat("the protected name '", p.path, "' is a file, not a directory"),
-                       "check the name; protection keeps a directory read-only"});
+        out.push_back(
+            {"protected-is-file", p.origin,
+             absl::StrCat("the protected name '", p.path.str(), "' is a file, not a directory"),
+             "check the name; protection keeps a directory read-only"});
       }
     }
   }

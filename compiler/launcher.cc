@@ -232,12 +232,13 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
     std::string why;
     why.reserve(kDeny.size() + d.rule.size());
     why.append(kDeny.data(), kDeny.size()).append(d.rule);
+    // The mask shares the denied path's text, and every file mask one "/dev/null".
+    static const ir::SharedString* const kDevNull = new ir::SharedString("/dev/null");
     if (info.type == FileType::kDirectory) {
-      out.push_back(
-          ir::Mount{ir::MountOp::kTmpfs, std::string(), d.path, std::move(why), d.origin});
+      out.push_back(ir::Mount{ir::MountOp::kTmpfs, {}, d.path, std::move(why), d.origin});
     } else {
       out.push_back(
-          ir::Mount{ir::MountOp::kReadOnlyBind, "/dev/null", d.path, std::move(why), d.origin});
+          ir::Mount{ir::MountOp::kReadOnlyBind, *kDevNull, d.path, std::move(why), d.origin});
     }
   }
   return out;

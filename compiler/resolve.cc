@@ -554,7 +554,7 @@ class Resolver {
     if (pi.is_symlink) {
       // A symlink at a protected name inside a writable root: following
       // it would protect whatever it names, not the name.
-      ir::Protected prot{p, pi.canonical, false,
+      ir::Protected prot{ir::SharedString(p), pi.canonical, false,
                          "is a symlink; the sandboxed command could have planted it",
                          ProtectedOrigin(name)};
       if (r.writable_bind) {
@@ -576,7 +576,8 @@ class Resolver {
     // policy adds protects a regular file (.env) as well.
     bool file_ok = pi.type == FileType::kRegular && UserProtects(name);
     if (pi.type != FileType::kDirectory && !file_ok) return;
-    ir::Protected prot{std::move(p), pi.canonical, false, "", ProtectedOrigin(name)};
+    ir::Protected prot{ir::SharedString(std::move(p)), pi.canonical, false, "",
+                       ProtectedOrigin(name)};
     if (r.canonical.empty() || !PathStartsWith(pi.canonical, r.canonical)) {
       prot.skip_reason = "resolves outside its root";
     } else if (!r.writable_bind && r.skip != RootSkip::kDuplicate) {
@@ -607,7 +608,7 @@ class Resolver {
       }
       return;
     }
-    ir::Protected prot{std::move(p), "", false, "", ProtectedOrigin(name), true};
+    ir::Protected prot{ir::SharedString(std::move(p)), "", false, "", ProtectedOrigin(name), true};
     if (!r.writable_bind && r.skip != RootSkip::kDuplicate)
       prot.skip_reason = "its root is not mounted";
     r.protected_paths.push_back(std::move(prot));
@@ -726,11 +727,12 @@ class Resolver {
         Origin::Fact("platform"));
   }
 
-  // AddMount: the reason and origin are copied once (shared, no text copy).
+  // AddMount: the paths, the reason and the origin are shared strings, so
+  // a mount made from a root's or a placeholder's path copies no text.
   // Braces, not emplace_back's parentheses: clang 14 has no parenthesized
   // aggregate initialization.
-  void AddMount(MountOp op, std::string src, std::string dest, const ir::SharedString& why,
-                const Origin& origin) {
+  void AddMount(MountOp op, ir::SharedString src, ir::SharedString dest,
+                const ir::SharedString& why, const Origin& origin) {
     plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), why, origin});
   }
 
@@ -823,7 +825,7 @@ class Resolver {
       if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
         continue;
       AddMount(MountOp::kWritableBind, r->canonical, r->canonical, WritableRootWhy(r->source),
-               r->origin);
+               r->origin);  // one copy of the path, shared
       writable_mounted_[i] = true;
     }
   }
@@ -840,15 +842,16 @@ class Resolver {
   // then remount-read-only).
   void AddProtectedMounts() {
     struct Prot {
-      absl::string_view path;  // into plan_.roots, or into `made`
-      const Origin* origin;    // of an element of plan_.roots
+      absl::string_view path;        // into plan_.roots, or into `made`
+      const ir::SharedString* text;  // a placeholder's shared path (`path` is its text)
+      const Origin* origin;          // of an element of plan_.roots
       bool placeholder;
     };
     size_t protected_count = 0;
     for (const ir::Root* r : sorted_writable_) protected_count += r->protected_paths.size();
     std::vector<Prot> prot;
     prot.reserve(protected_count);
-    std::deque<std::string> made;  // placeholder paths spelled from a root's canonical form
+    std::deque<ir::SharedString> made;  // placeholder paths spelled from a root's canonical form
     // Root by root in bind order (AddWritableBinds), which is often already
     // the order of the mounts: then no sort is needed (checked below).
     for (size_t w = 0; w < sorted_writable_.size(); ++w) {
@@ -862,16 +865,19 @@ class Resolver {
         }
         p.applied = true;
         absl::string_view path = p.canonical;
+        const ir::SharedString* text = nullptr;
         if (p.placeholder) {
           // JoinPath(r.canonical, name): often p.path itself (the root was
           // listed canonical), made only when it is not.
           absl::string_view name = Basename(p.path);
           absl::string_view spelled = p.path;
-          bool same = spelled.size() == r.canonical.size() + 1 + name.size() &&
-                      absl::StartsWith(spelled, r.canonical) && spelled[r.canonical.size()] == '/';
-          path = same ? spelled : absl::string_view(made.emplace_back(JoinPath(r.canonical, name)));
+          absl::string_view canonical = r.canonical;
+          bool same = spelled.size() == canonical.size() + 1 + name.size() &&
+                      absl::StartsWith(spelled, canonical) && spelled[canonical.size()] == '/';
+          text = same ? &p.path : &made.emplace_back(JoinPath(canonical, name));
+          path = *text;
         }
-        prot.push_back(Prot{path, &p.origin, p.placeholder});
+        prot.push_back(Prot{path, text, &p.origin, p.placeholder});
       }
     }
     // Duplicate roots share their protected paths; mark those applied too.
@@ -917,16 +923,16 @@ class Resolver {
       const Prot& p = prot[i];
       if (last != nullptr && last->path == p.path) continue;  // once per path
       last = &p;
-      if (p.placeholder) {
-        AddMount(MountOp::kTmpfs, std::string(), std::string(p.path), placeholder_why, *p.origin);
-        AddMount(MountOp::kRemountReadOnly, std::string(), std::string(p.path), read_only_why,
-                 *p.origin);
+      if (p.placeholder) {  // both mounts share the placeholder's path
+        AddMount(MountOp::kTmpfs, {}, *p.text, placeholder_why, *p.origin);
+        AddMount(MountOp::kRemountReadOnly, {}, *p.text, read_only_why, *p.origin);
         continue;
       }
       std::string path(p.path);
       if (!LauncherCanReach(path, SkipKind::kWritableRoot, "protected descendant", *p.origin))
         continue;
-      AddMount(MountOp::kReadOnlyBind, path, path, protected_why, *p.origin);
+      ir::SharedString shared(std::move(path));
+      AddMount(MountOp::kReadOnlyBind, shared, shared, protected_why, *p.origin);
     }
   }
 

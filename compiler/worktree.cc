@@ -1,5 +1,7 @@
 #include "compiler/worktree.h"
 
+#include <cstring>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -33,8 +35,23 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
   bool plain = IsPlainPath(dir);    // the parent of a plain path is plain
   std::vector<std::string> walked;  // for `memo`, when no .git file turns up
   bool walked_start = false;
-  std::string dot_git;  // JoinPath(dir, ".git"), in one buffer
-  dot_git.reserve(dir.size() + 6);
+  // JoinPath(dir, ".git"), spelled on the stack when it fits (the usual
+  // case: no allocation per root), else in `long_dot_git`.
+  char short_dot_git[256];
+  std::string long_dot_git;
+  auto dot_git_of = [&](absl::string_view d) -> absl::string_view {
+    const bool slash = d.empty() || d.back() != '/';
+    const size_t n = d.size() + (slash ? 1 : 0) + 4;
+    char* w = short_dot_git;
+    if (n > sizeof short_dot_git) {
+      long_dot_git.resize(n);
+      w = long_dot_git.data();
+    }
+    if (!d.empty()) std::memcpy(w, d.data(), d.size());
+    if (slash) w[d.size()] = '/';
+    std::memcpy(w + n - 4, ".git", 4);
+    return absl::string_view(w, n);
+  };
   while (true) {
     if (memo != nullptr && memo->contains(dir)) break;
     // The directory asked about is not remembered (ten thousand sibling
@@ -44,12 +61,10 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
     } else if (memo != nullptr) {
       walked.emplace_back(dir);
     }
-    dot_git.assign(dir.data(), dir.size());
-    if (dot_git.empty() || dot_git.back() != '/') dot_git.push_back('/');
-    dot_git.append(".git");
+    absl::string_view dot_git = dot_git_of(dir);
     const PathInfo& info = facts.Path(dot_git);
     if (info.type == FileType::kRegular) {
-      out.dot_git = dot_git;
+      out.dot_git = std::string(dot_git);
       if (info.is_symlink) {
         // A `.git` symlink to another worktree's `.git` file would carry a
         // valid back-pointer: never follow one (docs/decisions.md).

@@ -76,7 +76,7 @@ const char* RootSkipName(RootSkip skip);  // "none", "missing", ...
 
 // Protected is a `.codewhale`/`.deepseek` (or policy-named) descendant of a root.
 struct Protected {
-  std::string path;         // root/<name>, spelled from the listed root
+  SharedString path;        // root/<name>, spelled from the listed root (its mounts share it)
   std::string canonical;    // canonical form; empty when it does not resolve
   bool applied = false;     // remounted read-only by bwrap
   std::string skip_reason;  // why not applied (empty when applied)
@@ -90,8 +90,8 @@ struct Protected {
 // Root is one entry of the policy's writable-root list, in docs/behavior.md B-20 order
 // (not deduplicated; Seatbelt uses this list as is, bwrap filters it).
 struct Root {
-  std::string path;       // as listed by the policy
-  std::string canonical;  // canonical form; empty when it does not resolve
+  std::string path;        // as listed by the policy
+  SharedString canonical;  // canonical form; empty when it does not resolve (its bind shares it)
   RootSource source = RootSource::kConfigured;
   std::vector<Protected> protected_paths;
   bool writable_bind = false;       // the local sandbox binds it writable
@@ -120,10 +120,13 @@ bool MountOpHasSource(MountOp op);
 
 // Mount is one mount of the sandbox, in emission order. `source` is empty
 // for dev/proc/tmpfs/remount-read-only. `why` is a short human reason.
+// The paths are shared strings: a bind's source and destination, a root's
+// canonical path and its bind, a placeholder and its two mounts are one
+// copy of the text (docs/performance.md).
 struct Mount {
   MountOp op = MountOp::kReadOnlyBind;
-  std::string source;
-  std::string dest;
+  SharedString source;
+  SharedString dest;
   SharedString why;
   Origin origin;
   bool operator==(const Mount&) const = default;
@@ -131,8 +134,8 @@ struct Mount {
 
 // DeniedPath is one entry of the read deny list after docs/behavior.md B-53 expansion.
 struct DeniedPath {
-  std::string path;
-  std::string rule;  // the rule label ("~/.ssh", "/etc/shadow", ...)
+  SharedString path;  // its mask shares it
+  std::string rule;   // the rule label ("~/.ssh", "/etc/shadow", ...)
   Origin origin;
   bool operator==(const DeniedPath&) const = default;
 };

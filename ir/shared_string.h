@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/string_view.h"
+
 namespace cwsc::ir {
 
 class SharedString {
@@ -33,6 +35,19 @@ class SharedString {
   size_t size() const { return str().size(); }
   const char* data() const { return str().data(); }
   const char* c_str() const { return str().c_str(); }
+  std::string_view view() const { return str(); }
+  operator absl::string_view() const { return str(); }  // NOLINT
+  const char& operator[](size_t i) const { return str()[i]; }
+  void clear() { rep_.reset(); }
+  char back() const { return str().back(); }
+  std::string substr(size_t pos, size_t n = std::string::npos) const {
+    return str().substr(pos, n);
+  }
+  size_t find(std::string_view s, size_t pos = 0) const { return str().find(s, pos); }
+  size_t find(char c, size_t pos = 0) const { return str().find(c, pos); }
+  size_t rfind(char c, size_t pos = std::string::npos) const { return str().rfind(c, pos); }
+  // Shares: whether both are one copy of the text (a test's question).
+  bool Shares(const SharedString& other) const { return rep_ != nullptr && rep_ == other.rep_; }
 
   friend bool operator==(const SharedString& a, const SharedString& b) {
     return a.rep_ == b.rep_ || a.str() == b.str();
@@ -40,6 +55,11 @@ class SharedString {
   friend bool operator==(const SharedString& a, const std::string& b) { return a.str() == b; }
   friend bool operator==(const SharedString& a, std::string_view b) { return a.str() == b; }
   friend bool operator==(const SharedString& a, const char* b) { return a.str() == b; }
+  friend std::string operator+(const SharedString& a, const char* b) { return a.str() + b; }
+  friend std::string operator+(const SharedString& a, const std::string& b) { return a.str() + b; }
+  friend std::string operator+(const std::string& a, const SharedString& b) { return a + b.str(); }
+  friend std::string operator+(const char* a, const SharedString& b) { return a + b.str(); }
+  friend bool operator<(const SharedString& a, const SharedString& b) { return a.str() < b.str(); }
   friend std::ostream& operator<<(std::ostream& os, const SharedString& s) { return os << s.str(); }
 
  private:

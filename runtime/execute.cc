@@ -124,8 +124,8 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
                    view.Find(ParentOf(m.dest)).access == backends::Access::kWritable;
   if (d.type != FileType::kDirectory && !creatable) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest, ": ",
-                     m.why.str(), ") expects a directory, but ", m.dest, " is now ",
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.dest.str(), ": ",
+                     m.why.str(), ") expects a directory, but ", m.dest.str(), " is now ",
                      d.type == FileType::kMissing ? "missing" : compiler::FileTypeName(d.type),
                      "; compile the plan again"));
   }
@@ -148,20 +148,20 @@ absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& 
   }
   if (!ok) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ",
-                     m.why.str(), ") needs ", m.source, ", which is now ",
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source.str(), ": ",
+                     m.why.str(), ") needs ", m.source.str(), ", which is now ",
                      s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
                      "; compile the plan again"));
   }
   if (m.source != "/dev/null" && s.canonical != m.source) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source, ": ",
-                     m.why.str(), "): ", m.source, " now resolves to ",
+        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source.str(), ": ",
+                     m.why.str(), "): ", m.source.str(), " now resolves to ",
                      s.canonical.empty() ? "nothing" : s.canonical, "; compile the plan again"));
   }
   if (m.source == "/dev/null" && facts.Path(m.dest).type == FileType::kDirectory) {
     return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", m.why.str(), ") masks the file ", m.dest,
+        absl::StrCat("mount ", i + 1, " (", m.why.str(), ") masks the file ", m.dest.str(),
                      ", which is now a directory; compile the plan again"));
   }
   return absl::OkStatus();
@@ -220,7 +220,7 @@ absl::Status CheckDeniedPaths(const LaunchPlan& plan, compiler::HostFacts& facts
     if (a == backends::Access::kHidden || a == backends::Access::kPrivate) continue;
     if (facts.Path(d.path).type != FileType::kMissing) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "the denied path ", d.path, " (", d.rule,
+          "the denied path ", d.path.str(), " (", d.rule,
           ") was missing when the plan was compiled and exists now, so the plan does not hide "
           "it; compile the plan again"));
     }
@@ -266,7 +266,7 @@ absl::Status CheckProtectedLinks(const LaunchPlan& plan) {
             "the protected file ", linked,
             " has more than one hard link; a name for it outside the protected directory may "
             "be writable in the sandbox; remove the extra links (find ",
-            r.canonical, " -samefile ", linked, ")"));
+            r.canonical.str(), " -samefile ", linked, ")"));
       }
     }
   }

@@ -277,7 +277,7 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   EXPECT_EQ(Argv(p).find("--bind /home/dev/ws"), std::string::npos);
   // Nor do its protected names get a placeholder: bwrap could not make one there.
   for (const ir::Mount& m : p.mounts) {
-    EXPECT_NE(m.dest.rfind("/home/dev/ws", 0), 0u) << m.dest;
+    EXPECT_NE(m.dest.str().rfind("/home/dev/ws", 0), 0u) << m.dest;
   }
   size_t unmounted = 0;
   for (const ir::Root& r : p.roots) {

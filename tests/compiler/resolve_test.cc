@@ -394,6 +394,50 @@ TEST(Roots, OrderAndFiltering) {
             "(local OS sandbox applied)");
 }
 
+// A writable root's bind shares one copy of its canonical path with the
+// root, and a placeholder's two mounts share the placeholder's path (a
+// large policy makes five mounts a root: copies of the text would be most
+// of its allocations; docs/performance.md). The texts are still right, and
+// a root listed through a symlink gets placeholders under its canonical path.
+TEST(Roots, MountsShareTheirRootsPaths) {
+  FactsBuilder f;
+  f.Dir("/").Dir("/srv/e").Dir("/srv/link", "/srv/real").Dir("/srv/real");
+  ir::LaunchPlan p = Plan("sandbox_writable_roots = [\"/srv/e\", \"/srv/link\"]", f, "ask");
+  size_t binds = 0, placeholders = 0;
+  for (const ir::Root& r : p.roots) {
+    if (!r.writable_bind) continue;
+    for (size_t i = 0; i < p.mounts.size(); ++i) {
+      const ir::Mount& m = p.mounts[i];
+      if (m.op == ir::MountOp::kWritableBind && m.dest == r.canonical) {
+        ++binds;
+        EXPECT_TRUE(m.source.Shares(r.canonical)) << r.canonical;
+        EXPECT_TRUE(m.dest.Shares(r.canonical)) << r.canonical;
+      }
+    }
+    for (const ir::Protected& q : r.protected_paths) {
+      if (!q.placeholder || !q.applied) continue;
+      std::vector<const ir::Mount*> at;
+      for (const ir::Mount& m : p.mounts) {
+        if (m.dest == r.canonical + "/" + q.path.str().substr(q.path.rfind('/') + 1))
+          at.push_back(&m);
+      }
+      ASSERT_EQ(at.size(), 2u) << q.path;
+      EXPECT_EQ(at[0]->op, ir::MountOp::kTmpfs);
+      EXPECT_EQ(at[1]->op, ir::MountOp::kRemountReadOnly);
+      EXPECT_TRUE(at[0]->dest.Shares(at[1]->dest)) << q.path;
+      // Spelled canonically: the placeholder's own path is the mounts' text.
+      if (q.path == at[0]->dest) {
+        EXPECT_TRUE(at[0]->dest.Shares(q.path)) << q.path;
+      }
+      ++placeholders;
+    }
+  }
+  EXPECT_EQ(binds, 4u);         // the workspace, /srv/e, /srv/real, /tmp
+  EXPECT_EQ(placeholders, 8u);  // .codewhale and .deepseek in each
+  EXPECT_TRUE(HasMount(p, ir::MountOp::kTmpfs, "/srv/real/.codewhale"));
+  EXPECT_FALSE(HasMount(p, ir::MountOp::kTmpfs, "/srv/link/.codewhale"));
+}
+
 // Protected descendants are mounted in PathLess order of their paths,
 // each once, whatever the order of the roots: the resolver skips its sort
 // when the bind order already gives that order, so both ways are checked on
@@ -441,7 +485,7 @@ TEST(Roots, ProtectedMountsArePathOrderedWhateverTheRootOrder) {
     std::set<std::string> unique;
     for (const ir::Root& r : p.roots) {
       for (const ir::Protected& q : r.protected_paths) {
-        if (q.applied && r.writable_bind) unique.insert(q.placeholder ? q.path : q.canonical);
+        if (q.applied && r.writable_bind) unique.insert(q.placeholder ? q.path.str() : q.canonical);
       }
     }
     applied = unique.size();
@@ -461,7 +505,7 @@ TEST(Roots, ProtectedMountsArePathOrderedWhateverTheRootOrder) {
       for (const ir::Root& r : p.roots) {
         if (r.canonical != b || !r.writable_bind) continue;
         for (const ir::Protected& q : r.protected_paths) {
-          if (q.applied) by_root.push_back(q.placeholder ? q.path : q.canonical);
+          if (q.applied) by_root.push_back(q.placeholder ? q.path.str() : q.canonical);
         }
       }
     }

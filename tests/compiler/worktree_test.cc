@@ -45,6 +45,28 @@ TEST(Worktree, VerifiedMetadata) {
   EXPECT_EQ(nested.git_dir, m.git_dir);
 }
 
+// The `.git` asked about is spelled on the stack when it fits; a directory
+// whose `.git` path is longer than that buffer (and one exactly at its edge)
+// is searched the same: the worktree is found from every depth.
+TEST(Worktree, LongPathsAreSearchedTheSame) {
+  for (size_t len : {240u, 250u, 251u, 252u, 300u, 5000u}) {
+    // /x/feature-worktree/<pad>: the .git path under it is `len` + 5 bytes long.
+    std::string deep = "/x/feature-worktree/";
+    deep += std::string(len - deep.size(), 'p');
+    auto facts = Worktree("/x/feature-worktree/.git").Dir(deep).Dir(deep + "/q").Build();
+    for (const std::string& start : {deep, deep + "/q"}) {
+      NoWorktreeAbove memo;
+      WorktreeMetadata m = FindWorktreeMetadata(*facts, start, &memo);
+      EXPECT_TRUE(m.verified()) << len << " " << m.rejected;
+      EXPECT_EQ(m.dot_git, "/x/feature-worktree/.git") << len;
+      EXPECT_EQ(m.common_dir, "/x/main-repo/.git") << len;
+    }
+    // A .git file at the long directory itself is the one found.
+    auto own = Worktree("/x/feature-worktree/.git").Dir(deep).File(deep + "/.git").Build();
+    EXPECT_EQ(FindWorktreeMetadata(*own, deep).dot_git, deep + "/.git") << len;
+  }
+}
+
 // The memo of directories with no .git file above them answers the same as
 // a search without it, in any order of roots, and asks the facts less.
 TEST(Worktree, MemoAnswersAsTheFullSearch) {
