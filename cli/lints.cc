@@ -55,7 +55,7 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
          "remove the writable or read-only path that exposes it, or narrow it"});
   }
   for (const ir::Root& r : plan.roots) {
-    std::string root = r.canonical.empty() ? r.path : r.canonical.str();
+    std::string root = r.canonical.empty() ? r.path.str() : r.canonical.str();
     if (root.empty()) continue;
     // git-writable: hooks and config in a writable .git run outside the sandbox.
     std::string git = compiler::JoinPath(root, ".git");
@@ -116,15 +116,15 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     }
     if (dup != SIZE_MAX && dup < outer) {
       out.push_back({"duplicate-root", a.origin,
-                     absl::StrCat("the writable root '", a.path, "' is already writable (",
+                     absl::StrCat("the writable root '", a.path.str(), "' is already writable (",
                                   LintLocation(plan.roots[dup].origin), ")"),
                      "remove one of them"});
     } else if (outer != SIZE_MAX) {
       const ir::Root& b = plan.roots[outer];
       out.push_back(
           {"nested-root", a.origin,
-           absl::StrCat("the writable root '", a.path, "' lies inside the writable root '", b.path,
-                        "' (", LintLocation(b.origin), ")"),
+           absl::StrCat("the writable root '", a.path.str(), "' lies inside the writable root '",
+                        b.path.str(), "' (", LintLocation(b.origin), ")"),
            "remove the inner one"});
     }
   }

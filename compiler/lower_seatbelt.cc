@@ -63,7 +63,7 @@ struct Lowering {
   void Roots() {
     if (plan->policy.type != ir::PolicyType::kWorkspaceWrite) return;
     for (const ir::Root& root : plan->roots) {
-      std::string value = root.canonical.empty() ? root.path : root.canonical.str();
+      std::string value = root.canonical.empty() ? root.path.str() : root.canonical.str();
       std::optional<ir::SeatbeltPath> r = Path(value, root.origin, "Seatbelt writable root");
       if (!r) continue;
       ir::SeatbeltRoot out{*r, {}};

@@ -519,7 +519,9 @@ class Resolver {
   // `info` is facts_.Path(r.path).
   void DecideBind(ir::Root& r, const PathInfo& info,
                   absl::flat_hash_set<absl::string_view>& bound) {
-    r.canonical = info.canonical;
+    // Listed canonical (the usual case): one copy of the text for the
+    // policy's list, the root, its canonical form and its bind.
+    r.canonical = info.canonical == r.path ? r.path : ir::SharedString(info.canonical);
     absl::string_view spelled = SpelledRoot(r);
     std::string planted = PlantedSymlink(spelled, spelled == r.path ? &info : nullptr);
     if (info.type == FileType::kMissing || info.canonical.empty()) {

@@ -38,7 +38,7 @@ const char* PolicyTypeName(PolicyType type);  // "read-only", "workspace-write",
 // Policy is the resolved sandbox policy for the permission mode after narrowing.
 struct Policy {
   PolicyType type = PolicyType::kWorkspaceWrite;
-  std::vector<std::string> writable_roots;  // configured/mode-derived roots, as given
+  std::vector<SharedString> writable_roots;  // configured/mode-derived roots, as given
   bool network_access = false;
   bool exclude_tmpdir = false;
   bool exclude_slash_tmp = false;
@@ -90,7 +90,7 @@ struct Protected {
 // Root is one entry of the policy's writable-root list, in docs/behavior.md B-20 order
 // (not deduplicated; Seatbelt uses this list as is, bwrap filters it).
 struct Root {
-  std::string path;        // as listed by the policy
+  SharedString path;       // as listed by the policy (the policy's list shares it)
   SharedString canonical;  // canonical form; empty when it does not resolve (its bind shares it)
   RootSource source = RootSource::kConfigured;
   std::vector<Protected> protected_paths;

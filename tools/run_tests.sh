@@ -37,13 +37,21 @@ timed() {
   return $rc
 }
 
+# fresh_results DIR: no result of an earlier run may count in this one.
+# Each GoogleTest suite writes DIR/<suite>.xml, which Meson folds into its
+# JUnit log; a suite that crashes writes none, and an old file left from an
+# earlier run would then report its cases as passed.
+fresh_results() {
+  rm -f "$1"/meson-logs/testlog.junit.xml "$1"/*_test.xml
+}
+
 plain() {
   if [ ! -f build/build.ninja ]; then
     meson setup build --wrap-mode=nodownload -Dwerror=true -Dtests=enabled -Dbench=enabled \
       || return 1
   fi
   meson compile -C build || return 1
-  rm -f build/meson-logs/testlog.junit.xml
+  fresh_results build
   meson test -C build --print-errorlogs --num-processes 2
 }
 
@@ -55,7 +63,7 @@ sanitize() {
   meson compile -C build-fuzz || return 1
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   rc=0
-  rm -f build-fuzz/meson-logs/testlog.junit.xml
+  fresh_results build-fuzz
   suites=$(meson test -C build-fuzz --list 2>/dev/null | grep -E '^[a-z_]+_test$' | grep -v '^runtime_test$')
   meson test -C build-fuzz --print-errorlogs --num-processes 2 $suites || rc=1
   python3 tools/test_summary.py build-fuzz/meson-logs/testlog.junit.xml >build-fuzz/summary.txt || rc=1
@@ -101,7 +109,7 @@ packaged() {
       || return 1
   fi
   meson compile -C $dir || return 1
-  rm -f $dir/meson-logs/testlog.junit.xml
+  fresh_results $dir
   rc=0
   meson test -C $dir --print-errorlogs --num-processes 2 || rc=1
   python3 tools/test_summary.py $dir/meson-logs/testlog.junit.xml >$dir/summary.txt || rc=1

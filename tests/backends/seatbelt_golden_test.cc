@@ -117,7 +117,7 @@ void CheckSemantics(const ir::LaunchPlan& plan, const SbplProfile& p) {
   const bool full_write =
       pol.type == PolicyType::kDangerFullAccess || pol.type == PolicyType::kExternalSandbox;
   for (const ir::Root& r : plan.roots) {
-    const std::string root = r.canonical.empty() ? r.path : r.canonical.str();
+    const std::string root = r.canonical.empty() ? r.path.str() : r.canonical.str();
     EXPECT_EQ(p.CanWrite(root + "/golden-probe"), pol.type == PolicyType::kWorkspaceWrite) << root;
     for (const ir::Protected& prot : r.protected_paths) {
       EXPECT_EQ(p.CanWrite(prot.canonical + "/config.toml"), full_write) << prot.canonical;

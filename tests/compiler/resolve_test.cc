@@ -46,7 +46,7 @@ TEST(Posture, DefaultPolicyPerMode) {
   ir::LaunchPlan ask = Plan("", f, "ask");
   EXPECT_EQ(ask.policy.type, PolicyType::kWorkspaceWrite);
   EXPECT_TRUE(ask.policy.network_access);
-  EXPECT_EQ(ask.policy.writable_roots, std::vector<std::string>{"/home/dev/ws"});
+  EXPECT_EQ(ask.policy.writable_roots, std::vector<ir::SharedString>{"/home/dev/ws"});
   EXPECT_EQ(Plan("", f, "yolo").policy.type, PolicyType::kDangerFullAccess);
   EXPECT_EQ(Plan("", f, "auto").permission_mode, "auto-review");
   EXPECT_EQ(Plan("", f, "suggest").permission_mode, "ask");
@@ -59,7 +59,7 @@ TEST(Posture, FullAccessNarrowedBySandboxMode) {
   EXPECT_EQ(Plan("", f, "full-access").policy.type, PolicyType::kDangerFullAccess);
   ir::LaunchPlan ww = Plan("sandbox_mode = \"workspace-write\"", f, "full-access");
   EXPECT_EQ(ww.policy.type, PolicyType::kWorkspaceWrite);
-  EXPECT_EQ(ww.policy.writable_roots, std::vector<std::string>{"/home/dev/ws"});
+  EXPECT_EQ(ww.policy.writable_roots, std::vector<ir::SharedString>{"/home/dev/ws"});
   EXPECT_TRUE(ww.policy.network_access);
   EXPECT_EQ(ww.policy.origin.detail, "sandbox_mode");
   EXPECT_EQ(Plan("sandbox_mode = \"read-only\"", f, "full-access").policy.type,

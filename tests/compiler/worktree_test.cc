@@ -49,7 +49,7 @@ TEST(Worktree, VerifiedMetadata) {
 // whose `.git` path is longer than that buffer (and one exactly at its edge)
 // is searched the same: the worktree is found from every depth.
 TEST(Worktree, LongPathsAreSearchedTheSame) {
-  for (size_t len : {240u, 250u, 251u, 252u, 300u, 5000u}) {
+  for (size_t len : {240u, 250u, 251u, 252u, 300u, 1000u}) {
     // /x/feature-worktree/<pad>: the .git path under it is `len` + 5 bytes long.
     std::string deep = "/x/feature-worktree/";
     deep += std::string(len - deep.size(), 'p');
