@@ -35,15 +35,12 @@ class SharedString {
   size_t size() const { return str().size(); }
   const char* data() const { return str().data(); }
   const char* c_str() const { return str().c_str(); }
-  std::string_view view() const { return str(); }
   operator absl::string_view() const { return str(); }  // NOLINT
   const char& operator[](size_t i) const { return str()[i]; }
   void clear() { rep_.reset(); }
-  char back() const { return str().back(); }
   std::string substr(size_t pos, size_t n = std::string::npos) const {
     return str().substr(pos, n);
   }
-  size_t find(std::string_view s, size_t pos = 0) const { return str().find(s, pos); }
   size_t find(char c, size_t pos = 0) const { return str().find(c, pos); }
   size_t rfind(char c, size_t pos = std::string::npos) const { return str().rfind(c, pos); }
   // Shares: whether both are one copy of the text (a test's question).
