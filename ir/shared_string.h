@@ -38,10 +38,6 @@ class SharedString {
   operator absl::string_view() const { return str(); }  // NOLINT
   const char& operator[](size_t i) const { return str()[i]; }
   void clear() { rep_.reset(); }
-  std::string substr(size_t pos, size_t n = std::string::npos) const {
-    return str().substr(pos, n);
-  }
-  size_t find(char c, size_t pos = 0) const { return str().find(c, pos); }
   size_t rfind(char c, size_t pos = std::string::npos) const { return str().rfind(c, pos); }
   // Shares: whether both are one copy of the text (a test's question).
   bool Shares(const SharedString& other) const { return rep_ != nullptr && rep_ == other.rep_; }
@@ -56,7 +52,6 @@ class SharedString {
   friend std::string operator+(const SharedString& a, const std::string& b) { return a.str() + b; }
   friend std::string operator+(const std::string& a, const SharedString& b) { return a + b.str(); }
   friend std::string operator+(const char* a, const SharedString& b) { return a + b.str(); }
-  friend bool operator<(const SharedString& a, const SharedString& b) { return a.str() < b.str(); }
   friend std::ostream& operator<<(std::ostream& os, const SharedString& s) { return os << s.str(); }
 
  private:
