@@ -1,33 +1,25 @@
 #include "backends/bwrap.h"
 
 #include "absl/strings/str_cat.h"
+#include "backends/bwrap_flags.h"
 #include "backends/seccomp_filter.h"
 #include "ir/constants.h"
 
 namespace cwsc::backends {
 
 const char* MountOpFlag(ir::MountOp op) {
-  switch (op) {
-    case ir::MountOp::kReadOnlyBind:
-      return "--ro-bind";
-    case ir::MountOp::kWritableBind:
-      return "--bind";
-    case ir::MountOp::kDeviceBind:
-      return "--dev-bind";
-    case ir::MountOp::kDev:
-      return "--dev";
-    case ir::MountOp::kProc:
-      return "--proc";
-    case ir::MountOp::kTmpfs:
-      return "--tmpfs";
-    case ir::MountOp::kRemountReadOnly:
-      return "--remount-ro";
+  for (const BwrapFlag& f : BwrapFlags()) {
+    if (f.mount_op == op) return f.name.data();  // the table's literals end in NUL
   }
   return "--ro-bind";
 }
 
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
-                                          const std::vector<std::string>& program) {
+                                          const std::vector<std::string>& program,
+                                          const std::vector<int>& source_fds) {
+  if (!source_fds.empty() && source_fds.size() != plan.mounts.size()) {
+    return absl::InvalidArgumentError("one bind descriptor per mount expected");
+  }
   if (plan.kind != ir::PlanKind::kLinuxBwrap && plan.kind != ir::PlanKind::kLauncherBwrap) {
     return absl::FailedPreconditionError(
         absl::StrCat("the plan does not use bubblewrap (kind ", ir::PlanKindName(plan.kind), ")"));
@@ -58,9 +50,18 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
     out.push_back({"--new-session",
                    ir::Origin::Default("launcher plans: no terminal injection without seccomp")});
   }
-  for (const ir::Mount& m : plan.mounts) {
-    out.push_back({MountOpFlag(m.op), m.origin});
-    if (ir::MountOpHasSource(m.op)) out.push_back({m.source, m.origin});
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    const ir::Mount& m = plan.mounts[i];
+    int fd = source_fds.empty() ? -1 : source_fds[i];
+    bool by_fd =
+        fd >= 0 && (m.op == ir::MountOp::kReadOnlyBind || m.op == ir::MountOp::kWritableBind);
+    if (by_fd) {
+      out.push_back({m.op == ir::MountOp::kReadOnlyBind ? "--ro-bind-fd" : "--bind-fd", m.origin});
+      out.push_back({std::to_string(fd), m.origin});
+    } else {
+      out.push_back({MountOpFlag(m.op), m.origin});
+      if (ir::MountOpHasSource(m.op)) out.push_back({m.source, m.origin});
+    }
     out.push_back({m.dest, m.origin});
   }
   if (plan.syscall_filter) {

@@ -20,8 +20,14 @@ namespace cwsc::backends {
 // MountOpFlag is bwrap's spelling of a mount operation: "--ro-bind", "--bind", ...
 const char* MountOpFlag(ir::MountOp op);
 
+// `source_fds`, when not empty, has one entry per plan mount: a read-only or
+// writable bind whose entry is a descriptor (>= 0) is emitted as
+// `--ro-bind-fd FD DEST` / `--bind-fd FD DEST`, binding the object the
+// runtime opened and checked instead of whatever the path names when bwrap
+// looks it up (runtime/bind_fds.h). The printed plan keeps paths.
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
-                                          const std::vector<std::string>& program);
+                                          const std::vector<std::string>& program,
+                                          const std::vector<int>& source_fds = {});
 
 }  // namespace cwsc::backends
 

@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends/argv_format.h"
+#include "ir/display.h"
 
 namespace cwsc::backends {
 namespace {
@@ -190,28 +192,33 @@ std::vector<RemoteRequest> ReviewRequests(const ir::LaunchPlan& plan,
 
 namespace {
 
-std::string Preamble(const ir::LaunchPlan& plan, const char* comment) {
-  std::string out;
+// Preamble and FormatReviewText are text for review: every value in them
+// (a URL, a config file's path, a header, the request body) is added to an
+// ir::Text, which shows it escaped.
+ir::Text Preamble(const ir::LaunchPlan& plan) {
+  ir::Text out;
   const ir::Remote& rm = *plan.remote;
-  absl::StrAppend(&out, comment, " OpenSandbox contract: ", ir::ContractName(rm.contract), "\n");
-  absl::StrAppend(&out, comment, " API key: ",
-                  rm.api_key.kind == ir::ApiKeySource::Kind::kNone
-                      ? std::string("none (no auth header)")
-                      : "from " + rm.api_key.Describe() + " (redacted)",
-                  "\n");
+  out << "# OpenSandbox contract: " << ir::ContractName(rm.contract) << "\n";
+  out << "# API key: ";
+  if (rm.api_key.kind == ir::ApiKeySource::Kind::kNone) {
+    out << "none (no auth header)";
+  } else {
+    out << "from " << rm.api_key.Describe() << " (redacted)";
+  }
+  out << "\n";
   if (rm.contract == ir::Contract::kCodewhale) {
-    absl::StrAppend(&out, comment, " total timeout: ", kCodewhaleTimeoutMs / 1000, " s\n");
+    out << "# total timeout: " << kCodewhaleTimeoutMs / 1000 << " s\n";
   }
   if (rm.contract == ir::Contract::kLifecycle) {
-    absl::StrAppend(&out, comment, " network: ",
-                    plan.policy.network_access
-                        ? "allowed (no networkPolicy sent: the service's default)"
-                        : "networkPolicy.defaultAction deny (enforced by the service's egress "
-                          "sidecar, not verified by cwsc)",
-                    "\n");
+    out << "# network: "
+        << (plan.policy.network_access
+                ? "allowed (no networkPolicy sent: the service's default)"
+                : "networkPolicy.defaultAction deny (enforced by the service's egress "
+                  "sidecar, not verified by cwsc)")
+        << "\n";
   }
   for (const std::string& n : rm.not_enforced) {
-    absl::StrAppend(&out, comment, " not enforced by this backend: ", n, "\n");
+    out << "# not enforced by this backend: " << n << "\n";
   }
   return out;
 }
@@ -220,18 +227,22 @@ std::string Preamble(const ir::LaunchPlan& plan, const char* comment) {
 
 std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs) {
   if (!plan.remote) return "";
-  std::string out = Preamble(plan, "#");
+  ir::Text out = Preamble(plan);
   int n = 0;
   for (const RemoteRequest& r : reqs) {
-    absl::StrAppend(&out, "\n# ", ++n, ". ", r.step, "\n", r.method, " ", r.url, "\n");
-    for (const RemoteHeader& h : r.headers) absl::StrAppend(&out, h.name, ": ", h.value, "\n");
+    out << "\n# " << ++n << ". " << r.step << "\n" << r.method << " " << r.url << "\n";
+    for (const RemoteHeader& h : r.headers) out << h.name << ": " << h.value << "\n";
     if (!r.body.empty()) {
-      absl::StrAppend(
-          &out, "\n",
-          OJson::parse(r.body).dump(2, ' ', false, nlohmann::json::error_handler_t::replace), "\n");
+      // Pretty JSON: its line breaks are its own (a newline in a string is `\n`).
+      out << "\n";
+      std::string body =
+          OJson::parse(r.body).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      for (absl::string_view line : absl::StrSplit(body, '\n')) {
+        out << ir::TerminalSafeJson(std::string_view(line.data(), line.size())) << "\n";
+      }
     }
   }
-  return out;
+  return out.str();
 }
 
 std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs) {

@@ -90,7 +90,8 @@ std::vector<RemoteRequest> ReviewRequests(const ir::LaunchPlan& plan,
                                           std::optional<int64_t> timeout_ms);
 
 // FormatReviewText renders requests as HTTP-like text blocks (pretty JSON
-// bodies) after a header naming the contract and what is not enforced.
+// bodies) after a header naming the contract and what is not enforced; it is
+// text for people, built as an ir::Text, so every value in it is escaped.
 std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs);
 // FormatReviewJson renders them as one JSON document.
 std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs);

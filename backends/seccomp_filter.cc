@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/display.h"
 
 namespace cwsc::backends {
 namespace {
@@ -69,18 +70,10 @@ absl::StatusOr<std::string> Export(void* ctx, int (*exporter)(const scmp_filter_
   return out;
 }
 
-// OneLine keeps a text on its comment line: control bytes become \xNN.
-std::string OneLine(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      absl::StrAppendFormat(&out, "\\x%02x", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// OneLine keeps a text on its comment line, shown as every value cwsc
+// prints is (ir/display.h): C0, DEL, C1 and bidi controls and bytes that are
+// not UTF-8 escaped.
+std::string OneLine(const std::string& text) { return ir::Displayable(text); }
 
 }  // namespace
 

@@ -47,6 +47,47 @@ std::string ManFlagLabel(const Flag& f) {
   return out;
 }
 
+// Words are the entries of a space-separated list of the table.
+std::vector<absl::string_view> Words(absl::string_view list) {
+  return absl::StrSplit(list, ' ', absl::SkipEmpty());
+}
+
+bool Affects(const EnvironmentVariable& v, absl::string_view command) {
+  for (absl::string_view w : Words(v.commands)) {
+    if (w == command) return true;
+  }
+  return false;
+}
+
+// ManEnvironment is the ENVIRONMENT section: every variable with the
+// commands it affects (cwsc(1), `c` null), or those affecting `c`.
+std::string ManEnvironment(const Command* c) {
+  std::string out = ".SH ENVIRONMENT\n";
+  if (c == nullptr)
+    absl::StrAppend(&out, "The variables cwsc reads, and the commands each affects.\n");
+  bool any = false;
+  for (const EnvironmentVariable& v : EnvironmentVariables()) {
+    if (c != nullptr && !Affects(v, c->name)) continue;
+    any = true;
+    absl::StrAppend(&out, ".TP\n\\fB", Roff(v.name), "\\fR");
+    for (absl::string_view also : Words(v.also))
+      absl::StrAppend(&out, ", \\fB", Roff(also), "\\fR");
+    absl::StrAppend(&out, "\n", Sentence(v.meaning), "\n");
+    if (c != nullptr) continue;
+    std::vector<std::string> commands;
+    for (absl::string_view w : Words(v.commands))
+      commands.push_back(absl::StrCat("\\fB", Roff(w), "\\fR"));
+    absl::StrAppend(&out, ".br\nRead by: ", absl::StrJoin(commands, ", "), ".\n");
+  }
+  if (!any)
+    absl::StrAppend(&out, "\\fBcwsc ", Roff(c->name), "\\fR reads no environment variable.\n");
+  return out;
+}
+
+std::string ManExample(const Example& e) {
+  return absl::StrCat(".TP\n\\fB", Roff(e.command_line), "\\fR\n", Sentence(e.what), "\n");
+}
+
 std::string Header(absl::string_view title, absl::string_view version) {
   return absl::StrCat(".\\\" ", kGenerated, "\n.TH \"", title, "\" \"1\" \"\" \"cwsc ", version,
                       "\" \"User Commands\"\n");
@@ -118,6 +159,9 @@ std::string ManPage(const Command& c, absl::string_view version) {
     absl::StrAppend(&out, ".RE\n");
   }
   absl::StrAppend(&out, ".SH EXIT STATUS\n", Roff(c.exit_status), "\n");
+  absl::StrAppend(&out, ManEnvironment(&c));
+  absl::StrAppend(&out, ".SH EXAMPLES\n");
+  for (const Example& e : c.examples) absl::StrAppend(&out, ManExample(e));
   absl::StrAppend(&out, ".SH SEE ALSO\n.BR cwsc (1)\n");
   return out;
 }
@@ -138,6 +182,7 @@ std::string MainManPage(absl::string_view version) {
   absl::StrAppend(&out, ".SH OPTIONS\n.TP\n", ManFlagLabel(HelpFlag()), "\n",
                   "Show the list of commands and exit.\n.TP\n\\fB\\-\\-version\\fR\n",
                   "Print the version and exit.\n");
+  absl::StrAppend(&out, ManEnvironment(nullptr));
   absl::StrAppend(
       &out, ".SH FILES\n",
       "Without CONFIG, compile, explain, check, why and run read the first of:\n",
@@ -148,6 +193,10 @@ std::string MainManPage(absl::string_view version) {
   absl::StrAppend(&out, ".SH EXIT STATUS\n",
                   "0 ok, 1 a check failed, 2 bad input or usage, 3 plan refused, 4 target not "
                   "applicable; each command's page has its own.\n");
+  absl::StrAppend(&out, ".SH EXAMPLES\n");
+  for (const Command& c : Commands()) {
+    if (!c.examples.empty()) absl::StrAppend(&out, ManExample(c.examples.front()));
+  }
   absl::StrAppend(&out, ".SH SEE ALSO\n");
   bool first = true;
   for (const Command& c : Commands()) {

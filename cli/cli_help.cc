@@ -68,7 +68,10 @@ std::string MainHelp() {
   }
   absl::StrAppend(&out,
                   "\nRun 'cwsc help <command>' or 'cwsc <command> --help' for a command's "
-                  "options.\n");
+                  "options.\n",
+                  // What an installed user has, not the source tree (docs/cli.md).
+                  "Manuals: man cwsc-<command>. Documents and examples: share/doc/cwsc/ under\n"
+                  "the install prefix (/usr/local/share/doc/cwsc by default).\n");
   return out;
 }
 

@@ -13,10 +13,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
 #include "ir/diagnostic_status.h"
+#include "ir/display.h"
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
@@ -34,8 +36,12 @@ CommonOptions CommonOptionsOf(const ParsedArgs& p) {
       o.no_project_config = true;
     else if (name == "--unlisted-as-missing")  // docs/facts.md
       o.unlisted_as_missing = true;
+    else if (name == "--require-sandbox")  // docs/config.md sandbox_require
+      o.require_sandbox = true;
     else if (name == "--target")
       o.target = value;
+    else if (name == "--linux-backend")  // docs/config.md sandbox_linux_backend
+      o.linux_backend = value;
     else if (name == "--mode") {
       o.mode = value;
       o.mode_given = true;
@@ -176,6 +182,9 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
   c.policy_name = o.policy;
   c.escalate = o.escalate;
   c.read_project_config = !o.no_project_config;
+  c.require_sandbox = o.require_sandbox;
+  c.force_landlock = o.target == "landlock";
+  c.linux_backend = o.linux_backend;
   if (o.input) {
     if (*o.input == "toml") {
       c.format = compiler::ConfigFormat::kToml;
@@ -189,8 +198,23 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
   return c;
 }
 
-void PrintError(const std::string& message) {
+namespace {
+
+// DisplayableLines escapes each line of text already rendered from
+// diagnostics (ir::IsRenderedDiagnostics), keeping its line breaks: each of
+// its lines was escaped when it was rendered.
+std::string DisplayableLines(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  for (std::string& l : lines) l = ir::Displayable(l);
+  return absl::StrJoin(lines, "\n");
+}
+
+// PrintErrorText prints an error message. Any other message is one line: a
+// line break in it came from a value, and is escaped like the rest of it.
+void PrintErrorText(const std::string& message, bool rendered) {
   std::string m = message;
+  while (!m.empty() && m.back() == '\n') m.pop_back();
+  m = rendered ? DisplayableLines(m) : ir::Displayable(m);
   if (m.empty()) m = "unknown error";
   bool located = absl::StrContains(m.substr(0, m.find('\n')), ": error:");
   if (absl::StartsWith(m, "error:")) {
@@ -198,10 +222,14 @@ void PrintError(const std::string& message) {
   } else if (!located) {
     m = absl::StrCat("cwsc: error: ", m);
   }
-  if (m.back() != '\n') m += '\n';
+  m += '\n';
   if (JsonReport* report = ActiveReport()) report->AddRendered(m);
   std::fputs(m.c_str(), stderr);
 }
+
+}  // namespace
+
+void PrintError(const std::string& message) { PrintErrorText(message, /*rendered=*/false); }
 
 std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
 
@@ -213,7 +241,7 @@ void PrintError(const absl::Status& status) {
     }
     return;
   }
-  PrintError(std::string(status.message()));
+  PrintErrorText(std::string(status.message()), ir::IsRenderedDiagnostics(status));
 }
 
 void PrintNotes(const std::vector<ir::Diagnostic>& notes) {
@@ -223,22 +251,55 @@ void PrintNotes(const std::vector<ir::Diagnostic>& notes) {
   }
 }
 
+std::vector<ir::Diagnostic> SettingNotes(const ir::LaunchPlan& plan) {
+  std::vector<ir::Diagnostic> out;
+  for (const ir::Skipped& s : plan.skipped) {
+    if (s.kind != ir::SkipKind::kSetting) continue;
+    std::string message =
+        absl::StrCat("skipped ", s.what, s.path.empty() ? "" : " ", s.path, ": ", s.reason);
+    const ir::Origin& o = s.origin;
+    if (o.file.empty()) absl::StrAppend(&message, " (", o.Describe(), ")");
+    out.push_back(ir::Diagnostic{ir::Diagnostic::Severity::kNote, o.file.str(), o.line, o.col,
+                                 std::move(message), ""});
+  }
+  return out;
+}
+
+void PrintSettingNote(const ir::Diagnostic& note) {
+  if (note.file.empty()) {
+    PrintNote(note.message);
+  } else {
+    PrintNotes({note});
+  }
+}
+
 void PrintWarning(const std::string& code, const std::string& message) {
-  if (JsonReport* report = ActiveReport()) report->Add({"warning", code, message, "", 0, 0});
-  std::fprintf(stderr, "cwsc: warning [%s]: %s\n", code.c_str(), message.c_str());
+  std::string shown = ir::Displayable(message);
+  if (JsonReport* report = ActiveReport()) report->Add({"warning", code, shown, "", 0, 0});
+  std::fprintf(stderr, "cwsc: warning [%s]: %s\n", ir::Displayable(code).c_str(), shown.c_str());
 }
 
 void PrintNote(const std::string& message) {
-  if (JsonReport* report = ActiveReport()) report->Add({"note", "", message, "", 0, 0});
-  std::fprintf(stderr, "cwsc: note: %s\n", message.c_str());
+  std::string shown = ir::Displayable(message);
+  if (JsonReport* report = ActiveReport()) report->Add({"note", "", shown, "", 0, 0});
+  std::fprintf(stderr, "cwsc: note: %s\n", shown.c_str());
 }
 
+bool PrintText(const ir::Text& text) {
+  const std::string& s = text.str();
+  return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::fflush(stdout) == 0;
+}
+
+void PrintErrText(const ir::Text& text) { std::fputs(text.str().c_str(), stderr); }
+
 void PrintRefused(const std::string& reason, const ir::Origin& origin) {
+  std::string shown = ir::Displayable(reason);
+  std::string where = ir::Displayable(origin.Describe());
   if (JsonReport* report = ActiveReport()) {
-    report->Add({"error", "refused", absl::StrCat(reason, " (", origin.Describe(), ")"),
-                 origin.file, origin.line, origin.col});
+    report->Add({"error", "refused", absl::StrCat(shown, " (", where, ")"), origin.file,
+                 origin.line, origin.col});
   }
-  std::fprintf(stderr, "cwsc: refused: %s\n  (%s)\n", reason.c_str(), origin.Describe().c_str());
+  std::fprintf(stderr, "cwsc: refused: %s\n  (%s)\n", shown.c_str(), where.c_str());
 }
 
 }  // namespace cwsc::cli

@@ -13,7 +13,9 @@
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/diagnostics.h"
+#include "ir/display.h"
 #include "ir/origin.h"
+#include "ir/plan.h"
 
 namespace cwsc::cli {
 
@@ -30,14 +32,16 @@ struct CommonOptions {
   std::string policy;                 // --policy NAME (DSL)
   std::optional<std::string> input;   // --input toml|dsl
   std::optional<std::string> escalate;
-  std::optional<std::string> output;   // -o FILE
-  std::optional<std::string> timeout;  // --timeout SECONDS (run/exec)
-  bool json = false;                   // --json (run/exec/doctor)
-  std::optional<std::string> json_fd;  // --json-fd N (run/exec): the result's own channel
-  bool check = false;                  // --check (fmt)
-  bool no_project_config = false;      // --no-project-config (serve/exec style launch)
-  bool unlisted_as_missing = false;    // --unlisted-as-missing (recorded facts)
-  std::vector<std::string> program;    // after --
+  std::optional<std::string> output;         // -o FILE
+  std::optional<std::string> timeout;        // --timeout SECONDS (run/exec)
+  bool json = false;                         // --json (run/exec/doctor)
+  std::optional<std::string> json_fd;        // --json-fd N (run/exec): the result's own channel
+  bool check = false;                        // --check (fmt)
+  bool no_project_config = false;            // --no-project-config (serve/exec style launch)
+  bool unlisted_as_missing = false;          // --unlisted-as-missing (recorded facts)
+  bool require_sandbox = false;              // --require-sandbox (compile/run/exec)
+  std::optional<std::string> linux_backend;  // --linux-backend auto|bwrap|landlock
+  std::vector<std::string> program;          // after --
   bool saw_dashdash = false;
 };
 
@@ -79,12 +83,29 @@ std::string RenderDiagnostic(const ir::Diagnostic& d);
 // PrintNotes prints compile notes and warnings to stderr.
 void PrintNotes(const std::vector<ir::Diagnostic>& notes);
 
+// SettingNotes are the plan's `skipped` entries of kind setting (a configured
+// value the plan leaves out: a sandbox_mode that cannot widen the mode, a
+// missing bwrap_ro_roots entry, ...) as notes at the setting's place:
+// `FILE:LINE:COL: note: skipped WHAT PATH: REASON`; a setting from no file
+// (an env override) has no file and names its origin in the message.
+std::vector<ir::Diagnostic> SettingNotes(const ir::LaunchPlan& plan);
+// PrintSettingNote prints one of them (`cwsc: note: ...` when it has no file).
+void PrintSettingNote(const ir::Diagnostic& note);
+
 // PrintWarning prints `cwsc: warning [CODE]: MESSAGE` (a plan's warning).
 void PrintWarning(const std::string& code, const std::string& message);
 // PrintNote prints `cwsc: note: MESSAGE`.
 void PrintNote(const std::string& message);
 // PrintRefused prints `cwsc: refused: REASON` and the origin on the next line.
 void PrintRefused(const std::string& reason, const ir::Origin& origin);
+
+// PrintText writes a report for people to stdout (`why`, `check`, `diff`,
+// `audit`, `explain`, `doctor`). A report is an ir::Text, so every value in
+// it was escaped as it was added (docs/decisions.md, "What cwsc prints is
+// escaped"). It returns false when stdout cannot take it.
+bool PrintText(const ir::Text& text);
+// PrintErrText writes lines of cwsc's own for people to stderr (a lint).
+void PrintErrText(const ir::Text& text);
 
 // Every Print* above also records what it prints in the --json report
 // (cli/json_report.h) when one is running.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_help.h"
 #include "compiler/edit_distance.h"
+#include "ir/display.h"
 
 namespace cwsc::cli {
 
@@ -128,7 +129,9 @@ void SetUsageErrorObserver(UsageErrorObserver observer) { usage_error_observer =
 int PrintUsageError(absl::string_view command, absl::string_view message) {
   if (usage_error_observer != nullptr) usage_error_observer(message);
   std::string hint = command.empty() ? "cwsc --help" : absl::StrCat("cwsc ", command, " --help");
-  std::string out = absl::StrCat("cwsc: error: ", message, "\nTry '", hint, "'.\n");
+  // The message quotes what was typed (or a script passed on): shown escaped.
+  std::string out = absl::StrCat("cwsc: error: ", ir::Displayable(std::string(message)), "\nTry '",
+                                 ir::Displayable(hint), "'.\n");
   std::fputs(out.c_str(), stderr);
   return 2;
 }

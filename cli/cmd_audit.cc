@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "backends/bwrap_flags.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
@@ -22,6 +23,18 @@ std::string Verdicts(const PlanArtifact& art, const std::string& path) {
   Decision w = DecideOn(art, backends::AccessKind::kWrite, path);
   return absl::StrCat("read ", r.allowed ? "allowed" : "denied", ", write ",
                       w.allowed ? "allowed" : "denied");
+}
+
+// WarnSkipped names each flag of a newer bwrap that the audit skipped: what
+// it does is missing from the map, so the reader must know it is there.
+void WarnSkipped(const backends::BwrapView& v) {
+  for (const backends::SkippedFlag& f : v.skipped) {
+    PrintWarning(
+        "unknown-bwrap-flag",
+        absl::StrCat("bwrap flag '", f.flag, "' is not in the bubblewrap ",
+                     backends::kBwrapManualVersion, " manual cwsc reads: skipped with the ", f.args,
+                     " argument(s) after it; the map leaves out what it does"));
+  }
 }
 
 }  // namespace
@@ -62,12 +75,13 @@ int CmdAudit(const Args& args) {
   ir::LaunchPlan plan;  // no plan: decisions come from the artifact alone
   PlanArtifact art;
   art.plan = &plan;
-  std::string out;
+  ir::Text out;
   std::string chdir;
   Json json{{"artifact", nullptr},   {"network", nullptr}, {"paths", Json::array()},
             {"parameters", nullptr}, {"why", nullptr},     {"expectations", nullptr}};
   if (saw_dashdash) {
-    absl::StatusOr<backends::BwrapChecker> c = backends::BwrapChecker::FromArgv(argv);
+    absl::StatusOr<backends::BwrapChecker> c =
+        backends::BwrapChecker::FromArgv(argv, backends::UnknownFlags::kSkip);
     if (!c.ok()) {
       PrintError(absl::StrCat("the bwrap command line: ", c.status().message()));
       return kExitUsage;
@@ -75,15 +89,16 @@ int CmdAudit(const Args& args) {
     art.target = "bwrap";
     art.bwrap = *std::move(c);
     const backends::BwrapView& v = art.bwrap->view();
+    WarnSkipped(v);
     chdir = v.chdir;
     plan.kind = ir::PlanKind::kLinuxBwrap;
-    absl::StrAppend(&out, "bwrap: ", v.layers.size(), " mount layers, network ",
-                    v.network_isolated ? "isolated" : "shared (the host's)", "\n");
+    out << "bwrap: " << v.layers.size() << " mount layers, network "
+        << (v.network_isolated ? "isolated" : "shared (the host's)") << "\n";
     json["artifact"] = "bwrap";
     json["layers"] = v.layers.size();
     json["network"] = Json{{"allowed", !v.network_isolated},
                            {"detail", v.network_isolated ? "isolated" : "shared"}};
-    std::map<std::string, std::vector<std::string>> groups;
+    std::map<std::string, std::vector<ir::Text>> groups;
     std::vector<std::string> seen;
     for (int i = static_cast<int>(v.layers.size()) - 1; i >= 0; --i) {
       const std::string& dest = v.layers[static_cast<size_t>(i)].dest;
@@ -91,40 +106,48 @@ int CmdAudit(const Args& args) {
       if (std::find(seen.begin(), seen.end(), norm) != seen.end()) continue;
       seen.push_back(norm);
       backends::Verdict r = art.bwrap->Decide(backends::AccessKind::kRead, norm);
-      groups[r.detail].insert(groups[r.detail].begin(),
-                              absl::StrCat("  ", norm, "  (", r.rule.empty() ? "" : r.rule, ")\n"));
+      ir::Text line;
+      line << "  " << norm << "  (" << r.rule << ")\n";
+      groups[r.detail].insert(groups[r.detail].begin(), std::move(line));
       json["paths"].insert(json["paths"].begin(),
                            Json{{"path", norm}, {"access", r.detail}, {"rule", r.rule}});
     }
     for (const char* g : {"writable", "read-only", "device", "private", "hidden", "none"}) {
       if (!groups.count(g)) continue;
-      absl::StrAppend(&out, g, ":\n");
-      for (const std::string& l : groups[g]) out += l;
+      out << g << ":\n";
+      for (const ir::Text& l : groups[g]) out << l;
+    }
+    if (!v.symlinks.empty()) out << "symlinks:\n";
+    json["symlinks"] = Json::array();
+    for (const backends::Symlink& s : v.symlinks) {
+      out << "  " << s.dest << " -> " << s.target << "  (--symlink " << s.target << " " << s.dest
+          << ")\n";
+      json["symlinks"].push_back(Json{{"path", s.dest}, {"target", s.target}});
     }
   } else {
     absl::StatusOr<std::string> text = ReadText(*sbpl_file);
     if (!text.ok()) {
-      PrintError(std::string(text.status().message()));
+      PrintError(text.status());
       return kExitUsage;
     }
     absl::StatusOr<backends::SbplChecker> c =
         backends::SbplChecker::FromProfile(*text, params, *sbpl_file);
     if (!c.ok()) {
-      PrintError(std::string(c.status().message()));
+      PrintError(c.status());
       return kExitUsage;
     }
     art.target = "seatbelt";
     art.sbpl = *std::move(c);
     plan.kind = ir::PlanKind::kMacosSeatbelt;
     Decision net = DecideOn(art, backends::AccessKind::kNetwork, "");
-    absl::StrAppend(&out, "seatbelt profile ", *sbpl_file, ": network ",
-                    net.allowed ? "allowed" : "denied", " (", net.detail, ")\n");
+    out << "seatbelt profile " << *sbpl_file << ": network " << (net.allowed ? "allowed" : "denied")
+        << " (" << net.detail << ")\n";
     json["artifact"] = "seatbelt";
     json["network"] = Json{{"allowed", net.allowed}, {"detail", net.detail}};
     json["parameters"] = Json::array();
-    if (!params.empty()) absl::StrAppend(&out, "parameters:\n");
+    if (!params.empty()) out << "parameters:\n";
     for (const auto& [key, value] : params) {
-      absl::StrAppend(&out, "  ", key, "=", value, ": ", Verdicts(art, value), "\n");
+      out << "  " << key << "=" << value << ": " << Verdicts(art, value) << "\n";
       json["parameters"].push_back(
           Json{{"key", key},
                {"value", value},
@@ -144,14 +167,14 @@ int CmdAudit(const Args& args) {
       return kExitUsage;
     }
     if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
-    out += RenderWhy(art, *p, kinds, art.target);
+    out << RenderWhy(art, *p, kinds, art.target);
     json["why"] = WhyJson(art, *p, kinds);
   }
   int failed = 0;
   if (expect) {
     absl::StatusOr<std::vector<ir::Expectation>> es = ExpectationsOf(*expect);
     if (!es.ok()) {
-      PrintError(std::string(es.status().message()));
+      PrintError(es.status());
       return kExitUsage;
     }
     int passed = 0;
@@ -180,13 +203,15 @@ int CmdAudit(const Args& args) {
                {"path", path},
                {"result", pass ? "pass" : "fail"},
                {"decision", DecisionJson(KindOf(e.kind), d)}});
-      absl::StrAppend(&out, pass ? "pass" : "FAIL", "  expect ", ir::ExpectationKindName(e.kind),
-                      path.empty() ? "" : " ", path, " ", e.allowed ? "allowed" : "denied", "  (",
-                      e.origin.file.str(), ":", e.origin.line, ":", e.origin.col,
-                      "): ", d.allowed ? "allowed" : "denied", " by ",
-                      d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
+      out << std::string_view(pass ? "pass" : "FAIL") << "  expect "
+          << ir::ExpectationKindName(e.kind) << (path.empty() ? "" : " ") << path << " "
+          << (e.allowed ? "allowed" : "denied") << "  (" << e.origin.file.str() << ":"
+          << e.origin.line << ":" << e.origin.col << "): " << (d.allowed ? "allowed" : "denied")
+          << " by ";
+      if (!d.where.empty()) out << d.where << ": ";
+      out << d.rule << "\n";
     }
-    absl::StrAppend(&out, "check: ", passed, " passed, ", failed, " failed\n");
+    out << "check: " << passed << " passed, " << failed << " failed\n";
     json["passed"] = passed;
     json["failed"] = failed;
   }
@@ -195,7 +220,7 @@ int CmdAudit(const Args& args) {
     report->SetResult(std::move(json));
     return rc;
   }
-  std::fputs(out.c_str(), stdout);
+  PrintText(out);
   return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -24,6 +25,7 @@
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
 #include "compiler/resolve.h"
+#include "ir/display.h"
 #include "nlohmann/json.hpp"
 
 namespace cwsc::cli {
@@ -59,6 +61,14 @@ std::string OneLine(const std::string& rule) {
   return out;
 }
 
+// ActualOf is a verdict as the JSON report names it; "absent" is a denial
+// (nothing there to read), so it passes where "denied" is expected.
+const char* ActualOf(const Decision& d) {
+  if (!d.checkable) return "unchecked";
+  if (d.allowed) return "allowed";
+  return d.detail == "absent" ? "absent" : "denied";
+}
+
 std::string At(const ir::Origin& o) { return absl::StrCat(o.file.str(), ":", o.line, ":", o.col); }
 
 // Options of check beyond the common ones; --mode and --target may repeat.
@@ -69,7 +79,8 @@ struct CheckOptions {
   bool managed = false;
   bool json = false;
   bool live = false;
-  bool lint = false;  // compile every mode for its lints, even without expectations
+  bool lint = false;    // compile every mode for its lints, even without expectations
+  bool strict = false;  // a warning about the config's keys fails the check
 };
 
 // A policy to check: its name ("" for a TOML config), position and expectations.
@@ -77,6 +88,7 @@ struct Subject {
   std::string name;
   std::string where;  // "file:line:col" of the policy, or the file
   std::vector<ir::Expectation> expectations;
+  bool header = true;  // print "config (FILE): N expectations" first
 };
 
 struct ModePlan {
@@ -89,6 +101,17 @@ struct Counts {
   int passed = 0, failed = 0, unchecked = 0;
 };
 
+// What the checks of every subject add up to: the text report, the JSON
+// results and lints, the counts, and the setting notes already printed (each
+// once, however many modes skip the same setting).
+struct Report {
+  ir::Text text;
+  Json results = Json::array();
+  Json lints = Json::array();
+  Counts counts;
+  std::set<std::string> notes;
+};
+
 int CompileMode(const CommonOptions& o, const std::string& mode, const std::string& policy,
                 compiler::HostFacts* facts, ModePlan* out) {
   CommonOptions m = o;
@@ -97,12 +120,12 @@ int CompileMode(const CommonOptions& o, const std::string& mode, const std::stri
   m.policy = policy;
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(m);
   if (!copts.ok()) {
-    PrintError(std::string(copts.status().message()));
+    PrintError(copts.status());
     return kExitUsage;
   }
   absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts);
   if (!r.ok()) {
-    PrintError(std::string(r.status().message()));
+    PrintError(r.status());
     return kExitUsage;
   }
   std::vector<std::string> unlisted = facts->UnlistedPaths();
@@ -137,11 +160,20 @@ std::vector<std::string> RunArgv(const CommonOptions& o, const std::string& mode
 
 // RunChecks compiles each mode once and evaluates every expectation of `s`.
 int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
-              compiler::HostFacts* facts, std::string* text, Json* results, Counts* counts,
-              Json* lint_json) {
-  absl::StrAppend(text, s.name.empty() ? "config" : absl::StrCat("policy ", s.name), " (", s.where,
-                  "): ", s.expectations.size(), " expectation",
-                  s.expectations.size() == 1 ? "" : "s", "\n");
+              compiler::HostFacts* facts, Report* report) {
+  ir::Text& text = report->text;
+  Json* results = &report->results;
+  Counts* counts = &report->counts;
+  Json* lint_json = &report->lints;
+  if (s.header) {
+    if (s.name.empty()) {
+      text << "config";
+    } else {
+      text << "policy " << s.name;
+    }
+    text << " (" << s.where << "): " << s.expectations.size() << " expectation"
+         << (s.expectations.size() == 1 ? "" : "s") << "\n";
+  }
   std::vector<std::string> modes = c.modes;
   if (modes.empty()) modes.assign(std::begin(kAllModes), std::end(kAllModes));
   std::map<std::string, ModePlan> plans;
@@ -150,13 +182,17 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     ModePlan mp;
     if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
     auto [it, _] = plans.emplace(mode, std::move(mp));
+    for (const ir::Diagnostic& n : SettingNotes(it->second.result.plan)) {
+      if (report->notes.insert(n.Render()).second) PrintSettingNote(n);
+    }
     absl::StatusOr<PlanArtifact> art = ArtifactOf(it->second.result.plan);
     if (!art.ok()) {
-      std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", mode.c_str(),
-                   std::string(art.status().message()).c_str());
+      std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", ir::Displayable(mode).c_str(),
+                   ir::Displayable(std::string(art.status().message())).c_str());
       return kExitUsage;
     }
     it->second.art = *std::move(art);
+    NoteAbsentDenyTargets(&it->second.art, facts);
     it->second.vars = VarsFor(it->second.result.plan, facts);
     const std::string& t = it->second.art.target;
     if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
@@ -168,7 +204,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     return kExitOk;
   };
   for (const ir::Expectation& e : s.expectations) {
-    absl::StrAppend(text, "  ", ExpectText(e), "  (", At(e.origin), ")\n");
+    text << "  " << ExpectText(e) << "  (" << At(e.origin) << ")\n";
     bool any = false;
     for (const std::string& mode : modes) {
       if (!e.modes.empty() && std::find(e.modes.begin(), e.modes.end(), mode) == e.modes.end()) {
@@ -202,26 +238,28 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       std::string verdict =
           !d.checkable ? "not checkable statically"
                        : absl::StrCat(d.allowed ? "allowed" : "denied", " (", d.detail, ")");
-      absl::StrAppend(text, "    ", mark, "  ", mode, ", ", mp.art.target, ": ", subject, ": ",
-                      verdict);
-      if (d.checkable && !pass) {
-        absl::StrAppend(text, ", expected ", e.allowed ? "allowed" : "denied");
-      }
-      absl::StrAppend(text, "\n");
-      absl::StrAppend(text, "          by ", d.where.empty() ? "" : absl::StrCat(d.where, ": "),
-                      OneLine(d.rule), "\n");
-      if (d.origin) absl::StrAppend(text, "          from ", d.origin->Describe(), "\n");
-      for (const std::string& p : d.params) absl::StrAppend(text, "          param ", p, "\n");
+      text << "    " << mark << "  " << mode << ", " << mp.art.target << ": " << subject << ": "
+           << verdict;
+      if (d.checkable && !pass) text << ", expected " << (e.allowed ? "allowed" : "denied");
+      text << "\n";
+      text << "          by ";
+      if (!d.where.empty()) text << d.where << ": ";
+      text << OneLine(d.rule) << "\n";
+      if (d.origin) text << "          from " << d.origin->Describe() << "\n";
+      for (const std::string& p : d.params) text << "          param " << p << "\n";
       // What the policy asked for at this path but the plan left out.
       std::vector<std::string> notes;
+      if (!d.note.empty()) {
+        notes.push_back(d.note);
+        text << "          note: " << d.note << "\n";
+      }
       for (const ir::Skipped& sk : mp.result.plan.skipped) {
-        if (e.kind == ir::Expectation::Kind::kNetwork || sk.path.empty() ||
-            !compiler::PathStartsWith(path, sk.path)) {
+        if (e.kind == ir::Expectation::Kind::kNetwork || !SkipConcerns(sk, path)) {
           continue;
         }
         notes.push_back(absl::StrCat("the plan skipped ", sk.what, " ", sk.path, ": ", sk.reason,
                                      " (", sk.origin.Describe(), ")"));
-        absl::StrAppend(text, "          note: ", notes.back(), "\n");
+        text << "          note: " << notes.back() << "\n";
       }
       Json r{{"policy", s.name},
              {"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
@@ -234,9 +272,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
              {"mode", mode},
              {"target", mp.art.target},
              {"path", path},
-             {"actual", !d.checkable ? "unchecked"
-                        : d.allowed  ? "allowed"
-                                     : "denied"},
+             {"actual", ActualOf(d)},
              {"result", !d.checkable ? "skip"
                         : pass       ? "pass"
                                      : "fail"},
@@ -250,18 +286,17 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
         LiveResult live = LiveProbe(RunArgv(o, mode, s.name), KindOf(e.kind), path);
         Json lj{{"probed", live.probed}, {"how", live.why}};
         if (!live.probed) {
-          absl::StrAppend(text, "          live: ", live.why, "\n");
+          text << "          live: " << live.why << "\n";
         } else if (live.allowed == d.allowed) {
-          absl::StrAppend(text, "          live: ", live.allowed ? "allowed" : "denied",
-                          ", agrees (", live.why, ")\n");
+          text << "          live: " << (live.allowed ? "allowed" : "denied") << ", agrees ("
+               << live.why << ")\n";
           lj["actual"] = live.allowed ? "allowed" : "denied";
           lj["agrees"] = true;
         } else {
           ++counts->failed;
-          absl::StrAppend(text, "    FAIL  live: ", live.allowed ? "allowed" : "denied", " (",
-                          live.why, ") but the static verdict is ",
-                          d.allowed ? "allowed" : "denied",
-                          ": the artifact and the kernel disagree\n");
+          text << "    FAIL  live: " << (live.allowed ? "allowed" : "denied") << " (" << live.why
+               << ") but the static verdict is " << (d.allowed ? "allowed" : "denied")
+               << ": the artifact and the kernel disagree\n";
           lj["actual"] = live.allowed ? "allowed" : "denied";
           lj["agrees"] = false;
         }
@@ -269,7 +304,7 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       }
       results->push_back(std::move(r));
     }
-    if (!any) absl::StrAppend(text, "    (none of its modes is checked)\n");
+    if (!any) text << "    (none of its modes is checked)\n";
   }
   if (c.lint) {
     for (const std::string& mode : modes) {
@@ -293,8 +328,8 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     }
   }
   for (const auto& [l, in] : lints) {
-    absl::StrAppend(text, "  lint ", l.code, " at ", LintLocation(l.origin), " (",
-                    absl::StrJoin(in, ", "), "): ", l.message, "\n    fix: ", l.fix, "\n");
+    text << "  lint " << l.code << " at " << LintLocation(l.origin) << " ("
+         << absl::StrJoin(in, ", ") << "): " << l.message << "\n    fix: " << l.fix << "\n";
     lint_json->push_back(Json{{"policy", s.name},
                               {"code", l.code},
                               {"location", LintLocation(l.origin)},
@@ -305,21 +340,41 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
   return kExitOk;
 }
 
-// Valid reports a file without expectations: a line of text, or an empty
-// result in the JSON report with the line as a note.
-int Valid(const std::string& file, const std::string& line) {
+// ResultJson is the `result` of the check report.
+Json ResultJson(const std::string& file, const Report& r, size_t warnings) {
+  return Json{{"file", file},
+              {"passed", r.counts.passed},
+              {"failed", r.counts.failed},
+              {"unchecked", r.counts.unchecked},
+              {"warnings", warnings},
+              {"results", r.results},
+              {"lints", r.lints}};
+}
+
+// Valid reports a file without expectations: a line of text and the lints
+// of `r`, or the result in the JSON report with the line as a note.
+int Valid(const std::string& file, const std::string& line, const Report& r, size_t warnings,
+          int rc) {
   if (JsonReport* report = ActiveReport()) {
     report->Add({"note", "", line, file, 0, 0});
-    report->SetResult(Json{{"file", file},
-                           {"passed", 0},
-                           {"failed", 0},
-                           {"unchecked", 0},
-                           {"results", Json::array()},
-                           {"lints", Json::array()}});
-    return kExitOk;
+    report->SetResult(ResultJson(file, r, warnings));
+    return rc;
   }
-  std::printf("%s: %s\n", file.c_str(), line.c_str());
-  return kExitOk;
+  ir::Text out;
+  out << file << ": " << line << "\n" << r.text;
+  PrintText(out);
+  return rc;
+}
+
+// ValidLine is what Valid says of a config without expectations.
+std::string ValidLine(size_t warnings, bool strict) {
+  const char* const kNoExpectations =
+      "no expectations (check it against a .cwsp file's with --expect FILE.cwsp)";
+  if (warnings == 0) return absl::StrCat("valid config; ", kNoExpectations);
+  std::string n = absl::StrCat(warnings, " warning", warnings == 1 ? "" : "s");
+  if (strict)
+    return absl::StrCat(n, warnings == 1 ? " fails" : " fail", " --strict; ", kNoExpectations);
+  return absl::StrCat("valid config with ", n, "; ", kNoExpectations);
 }
 
 // CheckOptionsOf reads the options only check has (or repeats).
@@ -328,6 +383,7 @@ absl::Status CheckOptionsOf(const ParsedArgs& p, CheckOptions* c) {
   c->json = p.Has("--json");
   c->lint = p.Has("--lint");
   c->live = p.Has("--live");
+  c->strict = p.Has("--strict");
   c->expect_file = p.Last("--expect");
   for (const std::string& value : p.All("--mode")) {
     for (absl::string_view m : absl::StrSplit(value, ',')) {
@@ -389,13 +445,26 @@ int CmdCheck(const Args& args) {
   if (c.expect_file) {
     absl::StatusOr<std::vector<ir::Expectation>> e = ExpectationsOf(*c.expect_file);
     if (!e.ok()) {
-      PrintError(std::string(e.status().message()));
+      PrintError(e.status());
       return kExitUsage;
     }
     extra = *std::move(e);
   }
 
   std::vector<Subject> subjects;
+  size_t warnings = 0;  // the config's warnings (an ignored look-alike key, ...)
+  std::unique_ptr<compiler::HostFacts> facts;
+  auto run = [&](const CheckOptions& opts, const Subject& s, Report* r) {
+    if (!facts) {
+      absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
+      if (!f.ok()) {
+        PrintError(f.status());
+        return kExitUsage;
+      }
+      facts = *std::move(f);
+    }
+    return RunChecks(*o, opts, s, facts.get(), r);
+  };
   if (!dsl) {
     if (!o->policy.empty()) {
       PrintError(absl::StrCat(file, ": error: --policy selects a policy of a .cwsp file"));
@@ -403,14 +472,14 @@ int CmdCheck(const Args& args) {
     }
     absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
     if (!cfg.ok()) {
-      PrintError(std::string(cfg.status().message()));
+      PrintError(cfg.status());
       return kExitUsage;
     }
     PrintNotes(cfg->notes);
     // What every compile checks, in every mode (paths), and what every compile
     // of a managed launcher file refuses (docs/launcher.md).
     if (absl::Status paths = compiler::ValidateSpecPaths(cfg->spec); !paths.ok()) {
-      PrintError(std::string(paths.message()));
+      PrintError(paths);
       return kExitUsage;
     }
     if (c.managed && cfg->spec.tool_launcher) {
@@ -435,24 +504,25 @@ int CmdCheck(const Args& args) {
         return kExitUsage;
       }
     }
+    for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
     if (extra.empty()) {
-      size_t warnings = 0;
-      for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
-      if (warnings > 0) {
-        return Valid(
-            file, absl::StrCat("valid config with ", warnings, " warning", warnings == 1 ? "" : "s",
-                               "; no expectations (check it against a .cwsp file's "
-                               "with --expect FILE.cwsp)"));
+      // Without expectations, every mode is still compiled for its setting
+      // notes and lints, as `compile` shows them. A managed layer alone is not
+      // the config a compile reads: it is only validated.
+      Report r;
+      if (!c.managed) {
+        CheckOptions every_mode = c;
+        every_mode.lint = true;
+        if (int rc = run(every_mode, Subject{"", file, {}, false}, &r); rc != kExitOk) return rc;
       }
-      return Valid(file,
-                   "valid config; no expectations (check it against a .cwsp file's with "
-                   "--expect FILE.cwsp)");
+      return Valid(file, ValidLine(warnings, c.strict), r, warnings,
+                   c.strict && warnings > 0 ? kExitCheckFailed : kExitOk);
     }
     subjects.push_back({"", file, extra});
   } else {
     absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
     if (!parsed.ok()) {
-      PrintError(std::string(parsed.status().message()));
+      PrintError(parsed.status());
       return kExitUsage;
     }
     bool found = o->policy.empty();
@@ -468,46 +538,32 @@ int CmdCheck(const Args& args) {
       return kExitUsage;
     }
     if (parsed->policies.empty()) {
-      return Valid(file, "valid, but defines no policy");
+      return Valid(file, "valid, but defines no policy", Report{}, 0, kExitOk);
     }
   }
 
-  std::unique_ptr<compiler::HostFacts> facts;
-  std::string out;
-  Json results = Json::array();
-  Json lints = Json::array();
-  Counts counts;
+  Report r;
   for (const Subject& s : subjects) {
     if (s.expectations.empty() && !c.lint) {
-      absl::StrAppend(&out, "policy ", s.name, " (", s.where, "): valid, no expectations\n");
+      r.text << "policy " << s.name << " (" << s.where << "): valid, no expectations\n";
       continue;
     }
-    if (!facts) {
-      absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
-      if (!f.ok()) {
-        PrintError(std::string(f.status().message()));
-        return kExitUsage;
-      }
-      facts = *std::move(f);
-    }
-    if (int rc = RunChecks(*o, c, s, facts.get(), &out, &results, &counts, &lints); rc != kExitOk) {
-      return rc;
-    }
+    if (int rc = run(c, s, &r); rc != kExitOk) return rc;
   }
-  int rc = counts.failed > 0 ? kExitCheckFailed : kExitOk;
+  const bool strict_failed = c.strict && warnings > 0;
+  int rc = r.counts.failed > 0 || strict_failed ? kExitCheckFailed : kExitOk;
   if (JsonReport* report = ActiveReport()) {
-    report->SetResult(Json{{"file", file},
-                           {"passed", counts.passed},
-                           {"failed", counts.failed},
-                           {"unchecked", counts.unchecked},
-                           {"results", results},
-                           {"lints", lints}});
+    report->SetResult(ResultJson(file, r, warnings));
     return rc;
   }
-  absl::StrAppend(&out, "check: ", counts.passed, " passed, ", counts.failed, " failed");
-  if (counts.unchecked > 0) absl::StrAppend(&out, ", ", counts.unchecked, " not checkable");
-  absl::StrAppend(&out, "\n");
-  std::fputs(out.c_str(), stdout);
+  r.text << "check: " << r.counts.passed << " passed, " << r.counts.failed << " failed";
+  if (r.counts.unchecked > 0) r.text << ", " << r.counts.unchecked << " not checkable";
+  if (strict_failed) {
+    r.text << "; " << warnings << " config warning"
+           << std::string_view(warnings == 1 ? " fails" : "s fail") << " --strict";
+  }
+  r.text << "\n";
+  PrintText(r.text);
   return rc;
 }
 

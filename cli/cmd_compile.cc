@@ -4,8 +4,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "backends/argv_format.h"
 #include "backends/bwrap.h"
+#include "backends/landlock.h"
+#include "backends/launch_script.h"
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
 #include "backends/seccomp_filter.h"
@@ -14,6 +18,8 @@
 #include "cli/json_report.h"
 #include "cli/lints.h"
 #include "cli/verify.h"
+#include "cli/version.h"
+#include "ir/display.h"
 #include "ir/plan_json.h"
 
 namespace cwsc::cli {
@@ -31,7 +37,7 @@ struct Artifact {
 // ReportLint prints a lint as a warning on stderr and, with --json, records
 // it in the report with its place.
 void ReportLint(const Lint& l) {
-  std::fputs(RenderLintWarning(l).c_str(), stderr);
+  PrintErrText(RenderLintWarning(l));
   if (JsonReport* report = ActiveReport()) {
     report->Add({"warning", l.code, absl::StrCat(l.message, " (fix: ", l.fix, ")"), l.origin.file,
                  l.origin.line, l.origin.col});
@@ -71,6 +77,9 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
         break;
       case ir::PlanKind::kOpenSandbox:
         t = "opensandbox";
+        break;
+      case ir::PlanKind::kLinuxLandlock:
+        t = "landlock";
         break;
       default:
         PrintError(absl::StrCat("no emitter for plan kind ", ir::PlanKindName(plan.kind),
@@ -134,6 +143,19 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     out->json = backends::FormatReviewJson(plan, reqs);
     return kExitOk;
   }
+  if (t == "landlock") {
+    if (!plan.landlock) {
+      std::string why;
+      for (const auto& s : plan.skipped) {
+        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
+      }
+      PrintError(absl::StrCat("--target landlock: plan kind ", ir::PlanKindName(plan.kind),
+                              " has no Landlock ruleset", why));
+      return kExitNotApplicable;
+    }
+    out->text = backends::EmitLandlockListing(*plan.landlock);
+    return kExitOk;
+  }
   if (t == "seccomp" || t == "seccomp-bpf") {
     if (!plan.syscall_filter) {
       PrintError(absl::StrCat("--target ", t, ": plan kind ", ir::PlanKindName(plan.kind),
@@ -143,7 +165,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     absl::StatusOr<std::string> bpf = EmitCheckedSeccompBpf(*plan.syscall_filter);
     if (!bpf.ok()) {
       std::fprintf(stderr, "cwsc: internal error: --target %s: %s\n", t.c_str(),
-                   std::string(bpf.status().message()).c_str());
+                   ir::Displayable(std::string(bpf.status().message())).c_str());
       return kExitCheckFailed;
     }
     if (t == "seccomp-bpf") {
@@ -153,7 +175,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
     absl::StatusOr<std::string> listing = backends::EmitSeccompListing(*plan.syscall_filter);
     if (!listing.ok()) {
       std::fprintf(stderr, "cwsc: internal error: --target seccomp: %s\n",
-                   std::string(listing.status().message()).c_str());
+                   ir::Displayable(std::string(listing.status().message())).c_str());
       return kExitCheckFailed;
     }
     out->text = *listing;
@@ -161,7 +183,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
   }
   return PrintUsageError(command, absl::StrCat("unknown --target '", target,
                                                "' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-                                               "seccomp-bpf or plan)"));
+                                               "seccomp-bpf, landlock or plan)"));
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
@@ -245,6 +267,7 @@ int CmdCompile(const Args& args) {
   if (o->format && !(o->target == "opensandbox" && *o->format == "json")) {
     const char* prints = o->target == "plan"          ? "the plan JSON"
                          : o->target == "seccomp"     ? "a listing"
+                         : o->target == "landlock"    ? "a listing"
                          : o->target == "seccomp-bpf" ? "a BPF program"
                          : o->target == "opensandbox"
                              ? "the requests as text, or as JSON with --format json"
@@ -258,11 +281,14 @@ int CmdCompile(const Args& args) {
   backends::ArgvFormat format = backends::ArgvFormat::kLines;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   const bool sbpl = o->format && *o->format == "sbpl";
-  if (o->format && !sbpl) {
+  // --format script prints one sh script that runs the argv safely as printed.
+  const bool script = o->format && *o->format == "script";
+  if (o->format && !sbpl && !script) {
     auto f = backends::ParseArgvFormat(*o->format);
     if (!f) {
-      return PrintUsageError("compile", absl::StrCat("unknown --format '", *o->format,
-                                                     "' (lines, shell, json, nul or sbpl)"));
+      return PrintUsageError("compile",
+                             absl::StrCat("unknown --format '", *o->format,
+                                          "' (lines, shell, json, nul, sbpl or script)"));
     }
     format = *f;
   }
@@ -273,21 +299,40 @@ int CmdCompile(const Args& args) {
   for (const ir::Warning& w : r.plan.warnings) {
     PrintWarning(w.code, w.message);
   }
-  // The lints go with an output, not with an error about the target or format.
-  auto finish = [&lints](const std::string& output) {
-    for (const Lint& l : lints) std::fputs(RenderLintWarning(l).c_str(), stderr);
+  // The setting notes and the lints go with an output, not with an error
+  // about the target or format.
+  const std::vector<ir::Diagnostic> notes = SettingNotes(r.plan);
+  std::string artifact_note;  // what the printed artifact needs besides itself, said last
+  auto finish = [&lints, &notes, &artifact_note](const std::string& output) {
+    for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
+    for (const Lint& l : lints) PrintErrText(RenderLintWarning(l));
+    if (!artifact_note.empty()) PrintNote(artifact_note);
     return WriteStdout(output);
   };
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, "compile", &art); rc != kExitOk) return rc;
   if (JsonReport* report = ActiveReport()) {
+    for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
     for (const Lint& l : lints) ReportLint(l);
     report->SetResult(
         CompileJson(r.plan, art.target, art.is_argv ? &art.argv : nullptr, art.text, art.json));
     return kExitOk;
   }
+  if (script) {
+    absl::StatusOr<std::string> text = backends::EmitLaunchScript(
+        r.plan, art.is_argv ? backends::Texts(art.argv) : std::vector<std::string>{}, kVersion);
+    if (!text.ok()) {
+      PrintError(text.status());
+      return kExitNotApplicable;
+    }
+    return finish(*text);
+  }
   if (!art.is_argv) {
-    return finish(o->format && *o->format == "json" && !art.json.empty() ? art.json : art.text);
+    if (o->format && *o->format == "json" && !art.json.empty()) {
+      return finish(ir::TerminalSafeJson(art.json));
+    }
+    // The plan JSON, inert on a terminal like every JSON cwsc prints.
+    return finish(art.target == "plan" ? ir::TerminalSafeJson(art.text) : art.text);
   }
   const bool seatbelt_argv = r.plan.seatbelt.has_value() && !art.argv.empty() &&
                              o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
@@ -312,7 +357,20 @@ int CmdCompile(const Args& args) {
     PrintError(text.status());
     return kExitUsage;
   }
-  return finish(*text);
+  // The forms people read say what the argv needs besides itself
+  // (docs/cli.md, "Targets and formats").
+  if (format == backends::ArgvFormat::kLines || format == backends::ArgvFormat::kShell) {
+    if (r.plan.kind == ir::PlanKind::kLinuxBwrap && r.plan.syscall_filter && !seatbelt_argv) {
+      artifact_note = absl::StrCat(
+          "run as printed, this argv passes on the caller's whole environment and needs its "
+          "seccomp program on descriptor ",
+          backends::kSeccompFd, " (`--target seccomp-bpf`); `--format script` sets up both");
+    }
+  }
+  // `json` is the one argv form made for reading too: its C1 and bidi
+  // characters are escaped (the same tokens). `shell`, `lines` and `nul` are
+  // the bytes as they are (docs/decisions.md, "What cwsc prints is escaped").
+  return finish(format == backends::ArgvFormat::kJson ? ir::TerminalSafeJson(*text) : *text);
 }
 
 int CmdExplain(const Args& args) {
@@ -333,12 +391,10 @@ int CmdExplain(const Args& args) {
   std::vector<Lint> lints;
   if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   const ir::LaunchPlan& plan = r.plan;
-  std::string out;
-  if (o->config_discovered) {
-    absl::StrAppend(&out, "# config: ", o->config, " (no CONFIG given: discovered)\n");
-  }
-  absl::StrAppend(&out, "# plan kind: ", ir::PlanKindName(plan.kind),
-                  "\n# policy: ", plan.posture_label, "\n");
+  ir::Text out;
+  if (o->config_discovered) out << "# config: " << o->config << " (no CONFIG given: discovered)\n";
+  out << "# plan kind: " << ir::PlanKindName(plan.kind) << "\n# policy: " << plan.posture_label
+      << "\n";
   Json json{{"plan_kind", ir::PlanKindName(plan.kind)},
             {"policy", plan.posture_label},
             {"target", nullptr},
@@ -350,12 +406,23 @@ int CmdExplain(const Args& args) {
     if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
     if (!art.is_argv && plan.kind == ir::PlanKind::kOpenSandbox && plan.remote) {
       // The remote request has no argv tokens: show its URL's origin, then the request.
-      absl::StrAppend(&out, "# url: ", plan.remote->url, "  (", plan.remote->url_origin.Describe(),
-                      ")\n", art.text);
+      out << "# url: " << plan.remote->url << "  (" << plan.remote->url_origin.Describe() << ")\n";
+      // The review text is lines of its own: each is shown escaped.
+      for (absl::string_view line : absl::StrSplit(absl::StripSuffix(art.text, "\n"), '\n')) {
+        out << line << "\n";
+      }
       json["remote"] = Json{{"url", plan.remote->url},
                             {"url_origin", OriginJson(plan.remote->url_origin)},
                             {"requests", Json::parse(art.json)}};
       art.is_argv = true;  // no tokens to explain below
+    }
+    if (!art.is_argv && plan.kind == ir::PlanKind::kLinuxLandlock && plan.landlock) {
+      // The ruleset has no argv tokens: each rule line carries its origin,
+      // and is shown escaped (its paths are the host's).
+      for (absl::string_view line : absl::StrSplit(absl::StripSuffix(art.text, "\n"), '\n')) {
+        out << line << "\n";
+      }
+      art.is_argv = true;
     }
     if (!art.is_argv) {
       return PrintUsageError("explain", absl::StrCat("explain shows argv targets (auto, bwrap, "
@@ -364,10 +431,12 @@ int CmdExplain(const Args& args) {
     }
     json["target"] = art.target;
     json["tokens"] = TokensJson(art.argv);
+    // Each token as `--format shell` quotes it, then escaped for the terminal:
+    // a token with a control character or invalid UTF-8 shows it as `\xNN`.
     size_t width = 0;
-    std::vector<std::string> quoted;
+    std::vector<ir::Text> quoted;
     for (const auto& a : art.argv) {
-      quoted.push_back(backends::ShellQuote(a.text));
+      quoted.emplace_back() << backends::ShellQuote(a.text);
       width = std::max(width, std::min<size_t>(quoted.back().size(), 48));
     }
     // A Seatbelt profile token is explained line by line, each with its origin.
@@ -377,34 +446,35 @@ int CmdExplain(const Args& args) {
             : absl::StatusOr<backends::EmittedArgv>(absl::NotFoundError(""));
     for (size_t i = 0; i < art.argv.size(); ++i) {
       if (i == 2 && profile.ok()) {
-        absl::StrAppend(&out, "# profile (-p), ", art.argv[2].text.size(), " bytes:\n");
+        out << "# profile (-p), " << art.argv[2].text.size() << " bytes:\n";
         json["profile"] = TokensJson(*profile);
         for (const auto& line : *profile) {
           if (line.text.empty()) continue;
-          std::string l = absl::StrCat("  ", line.text);
-          if (l.size() < 72) l.append(72 - l.size(), ' ');
-          absl::StrAppend(&out, l, "  # ", line.origin.Describe(), "\n");
+          ir::Text l;
+          l << "  " << line.text;
+          if (l.size() < 72) l.Spaces(72 - l.size());
+          out << l << "  # " << line.origin.Describe() << "\n";
         }
         continue;
       }
-      std::string q = quoted[i];
-      if (q.size() < width) q.append(width - q.size(), ' ');
-      absl::StrAppend(&out, q, "  # ", art.argv[i].origin.Describe(), "\n");
+      out << quoted[i];
+      if (quoted[i].size() < width) out.Spaces(width - quoted[i].size());
+      out << "  # " << art.argv[i].origin.Describe() << "\n";
     }
   } else {
-    absl::StrAppend(&out, "# refused: ", plan.refusal->reason, "\n#   (",
-                    plan.refusal->origin.Describe(), ")\n");
+    out << "# refused: " << plan.refusal->reason << "\n#   (" << plan.refusal->origin.Describe()
+        << ")\n";
   }
   for (const auto& s : plan.skipped) {
-    absl::StrAppend(&out, "# skipped ", s.what, s.path.empty() ? "" : " ", s.path, ": ", s.reason,
-                    "  (", s.origin.Describe(), ")\n");
+    out << "# skipped " << s.what << (s.path.empty() ? "" : " ") << s.path << ": " << s.reason
+        << "  (" << s.origin.Describe() << ")\n";
   }
   for (const auto& w : plan.warnings) {
-    absl::StrAppend(&out, "# warning [", w.code, "]: ", w.message, "\n");
+    out << "# warning [" << w.code << "]: " << w.message << "\n";
   }
   for (const Lint& l : lints) {
-    absl::StrAppend(&out, "# lint [", l.code, "] at ", LintLocation(l.origin), ": ", l.message,
-                    "; fix: ", l.fix, "\n");
+    out << "# lint [" << l.code << "] at " << LintLocation(l.origin) << ": " << l.message
+        << "; fix: " << l.fix << "\n";
   }
   if (JsonReport* report = ActiveReport()) {
     for (const Lint& l : lints) ReportLint(l);
@@ -412,7 +482,11 @@ int CmdExplain(const Args& args) {
     report->SetResult(std::move(json));
     return kExitOk;
   }
-  return WriteStdout(out);
+  if (!PrintText(out)) {
+    PrintError("cannot write the output");
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 }  // namespace cwsc::cli

@@ -45,7 +45,7 @@ int Load(const std::string& file, const CommonOptions& o,
     ss << in.rdbuf();
     absl::StatusOr<ir::LaunchPlan> p = ir::PlanFromJson(ss.str(), file);
     if (!p.ok()) {
-      PrintError(std::string(p.status().message()));
+      PrintError(p.status());
       return kExitUsage;
     }
     out->plan = *std::move(p);
@@ -55,17 +55,17 @@ int Load(const std::string& file, const CommonOptions& o,
     side.facts = facts_file;
     absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(side);
     if (!copts.ok()) {
-      PrintError(std::string(copts.status().message()));
+      PrintError(copts.status());
       return kExitUsage;
     }
     absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(side);
     if (!facts.ok()) {
-      PrintError(std::string(facts.status().message()));
+      PrintError(facts.status());
       return kExitUsage;
     }
     absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
     if (!r.ok()) {
-      PrintError(std::string(r.status().message()));
+      PrintError(r.status());
       return kExitUsage;
     }
     std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
@@ -135,7 +135,7 @@ struct Change {
   std::string path;
   backends::AccessKind kind;
   bool widened;
-  std::string line;
+  ir::Text line;
   std::string rule_key;  // the deciding rule of the side that explains it
   Json json;             // the change in the JSON report
 };
@@ -169,7 +169,7 @@ int CmdDiff(const Args& args) {
   for (Side* s : {&a, &b}) {
     absl::StatusOr<PlanArtifact> art = ArtifactOf(s->plan);
     if (!art.ok()) {
-      PrintError(std::string(art.status().message()));
+      PrintError(art.status());
       return kExitUsage;
     }
     s->art = *std::move(art);
@@ -188,9 +188,9 @@ int CmdDiff(const Args& args) {
     c.widened = db.allowed;
     c.what = path.empty() ? "network" : absl::StrCat(backends::AccessKindName(kind), " ", path);
     // A widening is explained by B's rule, a narrowing too (what B now does).
-    c.line = absl::StrCat("  ", c.what, ": ", da.allowed ? "allowed" : "denied", " -> ",
-                          db.allowed ? "allowed" : "denied", " (", da.detail, " -> ", db.detail,
-                          ")\n    B: ", Because(db), "\n    A: ", Because(da), "\n");
+    c.line << "  " << c.what << ": " << (da.allowed ? "allowed" : "denied") << " -> "
+           << (db.allowed ? "allowed" : "denied") << " (" << da.detail << " -> " << db.detail
+           << ")\n    B: " << Because(db) << "\n    A: " << Because(da) << "\n";
     c.rule_key = absl::StrCat(db.rule, "|", da.rule);
     c.json = Json{{"access", backends::AccessKindName(kind)},
                   {"path", path.empty() ? Json(nullptr) : Json(path)},
@@ -218,7 +218,7 @@ int CmdDiff(const Args& args) {
     }
     if (!covered) shown.push_back(&c);
   }
-  std::string out;
+  ir::Text out;
   int widened = 0, narrowed = 0;
   Json json_changes = Json::array(), json_other = Json::array();
   for (bool wide : {true, false}) {
@@ -226,46 +226,49 @@ int CmdDiff(const Args& args) {
     for (const Change* c : shown) {
       if (c->widened != wide) continue;
       if (!header) {
-        absl::StrAppend(&out, wide ? "widened (B allows what A did not):\n"
-                                   : "narrowed (B denies what A allowed):\n");
+        if (wide) {
+          out << "widened (B allows what A did not):\n";
+        } else {
+          out << "narrowed (B denies what A allowed):\n";
+        }
         header = true;
       }
       (wide ? widened : narrowed)++;
-      out += c->line;
+      out << c->line;
       json_changes.push_back(c->json);
     }
   }
-  std::vector<std::string> other;
+  std::vector<ir::Text> other;
   if (a.plan.kind != b.plan.kind) {
-    other.push_back(absl::StrCat("  plan kind: ", ir::PlanKindName(a.plan.kind), " -> ",
-                                 ir::PlanKindName(b.plan.kind), "\n"));
+    other.emplace_back() << "  plan kind: " << ir::PlanKindName(a.plan.kind) << " -> "
+                         << ir::PlanKindName(b.plan.kind) << "\n";
     json_other.push_back(Json{{"what", "plan_kind"},
                               {"a", ir::PlanKindName(a.plan.kind)},
                               {"b", ir::PlanKindName(b.plan.kind)}});
   }
   if (a.plan.launcher != b.plan.launcher) {
-    other.push_back(absl::StrCat("  launcher: [", absl::StrJoin(a.plan.launcher, " "), "] -> [",
-                                 absl::StrJoin(b.plan.launcher, " "), "]\n"));
+    other.emplace_back() << "  launcher: [" << absl::StrJoin(a.plan.launcher, " ") << "] -> ["
+                         << absl::StrJoin(b.plan.launcher, " ") << "]\n";
     json_other.push_back(
         Json{{"what", "launcher"}, {"a", a.plan.launcher}, {"b", b.plan.launcher}});
   }
   if (a.plan.wrapper.path != b.plan.wrapper.path) {
-    other.push_back(
-        absl::StrCat("  wrapper: ", a.plan.wrapper.path, " -> ", b.plan.wrapper.path, "\n"));
+    other.emplace_back() << "  wrapper: " << a.plan.wrapper.path << " -> " << b.plan.wrapper.path
+                         << "\n";
     json_other.push_back(
         Json{{"what", "wrapper"}, {"a", a.plan.wrapper.path}, {"b", b.plan.wrapper.path}});
   }
   if (a.art.target == "opensandbox" || b.art.target == "opensandbox") {
-    other.push_back("  a remote sandbox: its file and network access is not compared\n");
+    other.push_back(ir::Text("  a remote sandbox: its file and network access is not compared\n"));
   }
   if (!other.empty()) {
-    absl::StrAppend(&out, "other changes:\n");
-    for (const std::string& l : other) out += l;
+    out << "other changes:\n";
+    for (const ir::Text& l : other) out << l;
   }
   if (out.empty()) {
-    out = "no access changes\n";
+    out << "no access changes\n";
   } else {
-    absl::StrAppend(&out, "diff: ", widened, " widened, ", narrowed, " narrowed\n");
+    out << "diff: " << widened << " widened, " << narrowed << " narrowed\n";
   }
   int rc = exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
   if (JsonReport* report = ActiveReport()) {
@@ -279,7 +282,7 @@ int CmdDiff(const Args& args) {
         {"remote_not_compared", a.art.target == "opensandbox" || b.art.target == "opensandbox"}});
     return rc;
   }
-  std::fputs(out.c_str(), stdout);
+  PrintText(out);
   return rc;
 }
 

@@ -27,7 +27,7 @@ int CmdDoctor(const Args& args) {
     report->SetResult(Json::parse(runtime::DoctorToJson(*r)));
     return rc;
   }
-  std::fputs(runtime::DoctorToText(*r).c_str(), stdout);
+  PrintText(runtime::DoctorToText(*r));
   return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/json_report.h"
 #include "compiler/dsl_format.h"
+#include "ir/display.h"
 
 namespace cwsc::cli {
 namespace {
@@ -67,11 +68,12 @@ int CmdFmt(const Args& args) {
                  {"formatted", !differs},
                  {"line", differs ? Json(FirstDifference(text, *formatted)) : Json(nullptr)}});
       } else if (differs) {
+        std::string shown = ir::Displayable(file);
         if (path == "-") {
-          std::printf("%s:%d: not formatted\n", file.c_str(), FirstDifference(text, *formatted));
+          std::printf("%s:%d: not formatted\n", shown.c_str(), FirstDifference(text, *formatted));
         } else {
-          std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", file.c_str(),
-                      FirstDifference(text, *formatted), file.c_str());
+          std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", shown.c_str(),
+                      FirstDifference(text, *formatted), shown.c_str());
         }
       }
       if (differs && rc == kExitOk) rc = kExitCheckFailed;

@@ -16,6 +16,7 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
+#include "ir/display.h"
 #include "ir/plan_json.h"
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
@@ -47,8 +48,9 @@ void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) 
       runtime::DecideNoNewPrivs(Env("CODEWHALE_NO_NEW_PRIVS"), mode, launcher_plan);
   runtime::HardeningReport r = runtime::HardenProcess(d);
   for (const std::string& w : r.Warnings()) {
-    if (JsonReport* report = ActiveReport()) report->Add({"warning", "", w, "", 0, 0});
-    std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
+    std::string shown = ir::Displayable(w);
+    if (JsonReport* report = ActiveReport()) report->Add({"warning", "", shown, "", 0, 0});
+    std::fprintf(stderr, "cwsc: warning: %s\n", shown.c_str());
   }
 }
 
@@ -130,7 +132,9 @@ void WriteResult(const ResultChannel& c, const std::string& line) {
   }
   if (!ok) {
     if (fd >= 0) unlinkat(c.dir_fd, tmp.c_str(), 0);
-    std::fprintf(stderr, "cwsc: error: cannot write %s: %s\n", c.path.c_str(), strerror(err));
+    ir::Text line;
+    line << "cwsc: error: cannot write " << c.path << ": " << strerror(err) << "\n";
+    PrintErrText(line);
   }
 }
 
@@ -201,12 +205,14 @@ int CmdRun(const Args& args) {
     return kExitUsage;
   }
   PrintNotes(r->notes);
+  for (const ir::Diagnostic& n : SettingNotes(r->plan)) PrintSettingNote(n);
   std::optional<std::string> startup_mode;
   if (r->merged.sandbox_mode) startup_mode = r->merged.sandbox_mode->value;
   Harden(startup_mode, r->plan.kind == ir::PlanKind::kLauncherBwrap);
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
+  req.require_sandbox = o->require_sandbox;
   return Finish(runtime::ExecutePlan(r->plan, req, facts.get()));
 }
 
@@ -262,6 +268,7 @@ int CmdExec(const Args& args) {
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
+  req.require_sandbox = o->require_sandbox;
   return Finish(runtime::ExecutePlan(*plan, req, facts.get()));
 }
 

@@ -3,6 +3,7 @@
 // whose destination covers the path, the deciding one first, each with the
 // plan element (config line) that emitted it; for a Seatbelt plan: the
 // deciding rule (last match wins) and the parameters it names.
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -14,41 +15,47 @@
 #include "compiler/paths.h"
 
 namespace cwsc::cli {
-namespace {}  // namespace
-
 // RenderWhy is shared with `cwsc audit --why`.
-std::string RenderWhy(const PlanArtifact& art, const std::string& path,
-                      const std::vector<backends::AccessKind>& kinds, const std::string& context) {
-  std::string out = absl::StrCat(path, " (", context, "):");
+ir::Text RenderWhy(const PlanArtifact& art, const std::string& path,
+                   const std::vector<backends::AccessKind>& kinds, const std::string& context) {
+  ir::Text out;
+  out << path << " (" << context << "):";
   std::vector<Decision> ds;
   for (backends::AccessKind k : kinds) {
     ds.push_back(DecideOn(art, k, path));
-    absl::StrAppend(&out, ds.size() > 1 ? "," : "", " ", backends::AccessKindName(k), " ",
-                    ds.back().allowed ? "allowed" : "denied");
+    out << (ds.size() > 1 ? "," : "") << " " << backends::AccessKindName(k) << " "
+        << (ds.back().allowed ? "allowed" : "denied");
+    if (!ds.back().note.empty()) out << " (" << ds.back().detail << ")";
   }
-  absl::StrAppend(&out, "\n");
+  out << "\n";
   if (art.bwrap) {
+    // An absent deny target decides a read before any mount does.
+    for (size_t i = 0; i < ds.size(); ++i) {
+      if (ds[i].note.empty()) continue;
+      out << "  " << backends::AccessKindName(kinds[i]) << ": " << ds[i].note << "\n";
+      if (ds[i].origin) out << "    from " << ds[i].origin->Describe() << "\n";
+    }
     std::vector<backends::ChainLink> chain = art.bwrap->Chain(path);
-    if (chain.empty())
-      absl::StrAppend(&out, "  no mount covers the path: nothing is visible there\n");
+    if (chain.empty()) out << "  no mount covers the path: nothing is visible there\n";
     for (size_t i = 0; i < chain.size(); ++i) {
       const backends::ChainLink& c = chain[i];
-      if (i == 0) absl::StrAppend(&out, "  decided by:\n");
-      if (i == 1) absl::StrAppend(&out, "  overrides:\n");
-      absl::StrAppend(&out, "    layer ", c.layer, ", argv ", c.arg, ": ", c.rule, "  (", c.effect,
-                      ")\n");
+      if (i == 0) out << "  decided by:\n";
+      if (i == 1) out << "  overrides:\n";
+      out << "    layer " << c.layer << ", argv " << c.arg << ": " << c.rule << "  (" << c.effect
+          << ")\n";
       if (std::optional<ir::Origin> o = OriginOfArg(art, c.arg)) {
-        absl::StrAppend(&out, "      from ", o->Describe(), "\n");
+        out << "      from " << o->Describe() << "\n";
       }
     }
     return out;
   }
   for (size_t i = 0; i < ds.size(); ++i) {
     const Decision& d = ds[i];
-    absl::StrAppend(&out, "  ", backends::AccessKindName(kinds[i]), ": ", d.detail, " decided by ",
-                    d.where.empty() ? "" : absl::StrCat(d.where, ": "), d.rule, "\n");
-    if (d.origin) absl::StrAppend(&out, "    from ", d.origin->Describe(), "\n");
-    for (const std::string& p : d.params) absl::StrAppend(&out, "    param ", p, "\n");
+    out << "  " << backends::AccessKindName(kinds[i]) << ": " << d.detail << " decided by ";
+    if (!d.where.empty()) out << d.where << ": ";
+    out << d.rule << "\n";
+    if (d.origin) out << "    from " << d.origin->Describe() << "\n";
+    for (const std::string& p : d.params) out << "    param " << p << "\n";
   }
   return out;
 }
@@ -76,17 +83,17 @@ int CmdWhy(const Args& args) {
   if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
-    PrintError(std::string(copts.status().message()));
+    PrintError(copts.status());
     return kExitUsage;
   }
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(*o);
   if (!facts.ok()) {
-    PrintError(std::string(facts.status().message()));
+    PrintError(facts.status());
     return kExitUsage;
   }
   absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
   if (!r.ok()) {
-    PrintError(std::string(r.status().message()));
+    PrintError(r.status());
     return kExitUsage;
   }
   std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
@@ -105,18 +112,25 @@ int CmdWhy(const Args& args) {
   }
   absl::StatusOr<PlanArtifact> art = ArtifactOf(plan);
   if (!art.ok()) {
-    PrintError(std::string(art.status().message()));
+    PrintError(art.status());
     return kExitUsage;
   }
-  std::string out = RenderWhy(*art, *expanded, kinds,
-                              absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
+  NoteAbsentDenyTargets(&*art, facts->get());
+  ir::Text out = RenderWhy(*art, *expanded, kinds,
+                           absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
   // What the policy asked for at this path but the plan left out.
   Json notes = Json::array();
+  for (backends::AccessKind k : kinds) {
+    Decision d = DecideOn(*art, k, *expanded);
+    if (!d.note.empty() && std::find(notes.begin(), notes.end(), d.note) == notes.end()) {
+      notes.push_back(d.note);
+    }
+  }
   for (const ir::Skipped& s : plan.skipped) {
-    if (s.path.empty() || !compiler::PathStartsWith(*expanded, s.path)) continue;
+    if (!SkipConcerns(s, *expanded)) continue;
     std::string note = absl::StrCat("the plan skipped ", s.what, " ", s.path, ": ", s.reason, " (",
                                     s.origin.Describe(), ")");
-    absl::StrAppend(&out, "  note: ", note, "\n");
+    out << "  note: " << note << "\n";
     notes.push_back(note);
   }
   int rc = plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
@@ -134,7 +148,7 @@ int CmdWhy(const Args& args) {
     report->SetResult(std::move(j));
     return rc;
   }
-  std::fputs(out.c_str(), stdout);
+  PrintText(out);
   return rc;
 }
 

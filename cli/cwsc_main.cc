@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   std::string name = argv[1];
   // Inside a sandbox at a terminal: the foreground shim (runtime/foreground.h).
   if (name == cwsc::runtime::kForegroundShimCommand) {
-    return cwsc::runtime::RunForegroundShim(argc, argv);
+    cwsc::runtime::RunForegroundShim(argc, argv);
   }
   if (name == "--help" || name == "-h") {
     std::fputs(cwsc::cli::MainHelp().c_str(), stdout);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/cli_parse.h"
 #include "cli/version.h"
+#include "ir/display.h"
 
 namespace cwsc::cli {
 namespace {
@@ -108,8 +109,9 @@ std::string JsonReport::Render(int exit_code, bool one_line) const {
     errors = errors || d.severity == "error";
     diagnostics.push_back(Json{{"severity", d.severity},
                                {"code", OptString(d.code)},
-                               {"message", d.message},
-                               {"file", OptString(d.file)},
+                               // Text for people, escaped as on stderr (ir/display.h).
+                               {"message", ir::Displayable(d.message)},
+                               {"file", OptString(ir::Displayable(d.file))},
                                {"line", OptInt(d.line)},
                                {"col", OptInt(d.col)}});
   }
@@ -121,7 +123,10 @@ std::string JsonReport::Render(int exit_code, bool one_line) const {
          {"exit_code", exit_code},
          {"result", result_.has_value() ? *result_ : Json(nullptr)},
          {"diagnostics", diagnostics}};
-  return j.dump(one_line ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // Valid JSON whose every byte is inert on a terminal (ir/display.h).
+  return ir::TerminalSafeJson(
+             j.dump(one_line ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace)) +
+         "\n";
 }
 
 int JsonReport::Finish(int exit_code) {

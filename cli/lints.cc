@@ -28,14 +28,17 @@ std::string LintLocation(const ir::Origin& o) {
   return o.Describe();
 }
 
-std::string RenderLintWarning(const Lint& l) {
+ir::Text RenderLintWarning(const Lint& l) {
   const ir::Origin& o = l.origin;
-  std::string head =
-      !o.file.empty() && o.line > 0
-          ? absl::StrCat(o.file.str(), ":", o.line, ":", o.col, ": warning [", l.code,
-                         "]: ", l.message)
-          : absl::StrCat("cwsc: warning [", l.code, "]: ", l.message, " (", o.Describe(), ")");
-  return absl::StrCat(head, "\n  fix: ", l.fix, "\n");
+  ir::Text t;
+  if (!o.file.empty() && o.line > 0) {
+    t << o.file.str() << ":" << o.line << ":" << o.col << ": warning [" << l.code
+      << "]: " << l.message;
+  } else {
+    t << "cwsc: warning [" << l.code << "]: " << l.message << " (" << o.Describe() << ")";
+  }
+  t << "\n  fix: " << l.fix << "\n";
+  return t;
 }
 
 std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& vars,

@@ -10,6 +10,7 @@
 
 #include "cli/verify.h"
 #include "compiler/facts/host_facts.h"
+#include "ir/display.h"
 
 namespace cwsc::cli {
 
@@ -29,7 +30,8 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
 //   FILE:LINE:COL: warning [CODE]: MESSAGE
 //     fix: FIX
 // (`cwsc: warning [CODE]: MESSAGE (ORIGIN)` when no config line caused it).
-std::string RenderLintWarning(const Lint& l);
+// Every part is a value, shown escaped (ir::Text).
+ir::Text RenderLintWarning(const Lint& l);
 
 // Location renders "file:line:col" or the origin's description.
 std::string LintLocation(const ir::Origin& o);

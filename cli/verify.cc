@@ -6,7 +6,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends/bwrap.h"
+#include "backends/landlock.h"
 #include "backends/seatbelt.h"
 #include "backends/seccomp_filter.h"
 #include "backends/verify/seccomp_eval.h"
@@ -58,6 +60,19 @@ absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
       art.sbpl = *std::move(c);
       return art;
     }
+    case ir::PlanKind::kLinuxLandlock: {
+      art.target = "landlock";
+      if (!plan.landlock) return absl::InternalError("a linux-landlock plan without a ruleset");
+      std::string listing = backends::EmitLandlockListing(*plan.landlock);
+      absl::StatusOr<backends::LandlockChecker> c = backends::LandlockChecker::FromListing(listing);
+      if (!c.ok()) {
+        return absl::InternalError(
+            absl::StrCat("the emitted Landlock listing is not understood: ", c.status().message()));
+      }
+      art.landlock = *std::move(c);
+      art.landlock_lines = absl::StrSplit(listing, '\n');
+      return art;
+    }
     case ir::PlanKind::kNone:
       art.target = "none";
       return art;
@@ -72,9 +87,68 @@ absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
   return art;
 }
 
+std::vector<ir::DeniedPath> MissingDenyTargets(const ir::LaunchPlan& plan,
+                                               compiler::HostFacts* facts) {
+  std::vector<ir::DeniedPath> out;
+  for (const ir::DeniedPath& d : plan.denied_read) {
+    if (facts->Path(d.path).type == compiler::FileType::kMissing) out.push_back(d);
+  }
+  return out;
+}
+
+void NoteAbsentDenyTargets(PlanArtifact* art, const std::vector<ir::DeniedPath>& missing) {
+  art->absent_denied.clear();
+  if (!art->bwrap) return;
+  for (const ir::DeniedPath& d : missing) {
+    backends::Access a = art->bwrap->view().Find(d.path).access;
+    if (a != backends::Access::kHidden && a != backends::Access::kPrivate) {
+      art->absent_denied.push_back(d);
+    }
+  }
+}
+
+void NoteAbsentDenyTargets(PlanArtifact* art, compiler::HostFacts* facts) {
+  NoteAbsentDenyTargets(art, MissingDenyTargets(*art->plan, facts));
+}
+
+namespace {
+
+// AbsentDecision: a read or exec at or below an absent deny target. The
+// verdict is a denial with the rule behind it, and the note says what holds
+// once the target exists, since this argv would not hide it then.
+std::optional<Decision> AbsentDecision(const PlanArtifact& art, backends::AccessKind kind,
+                                       const std::string& path) {
+  if (kind != backends::AccessKind::kRead && kind != backends::AccessKind::kExec) {
+    return std::nullopt;
+  }
+  for (const ir::DeniedPath& d : art.absent_denied) {
+    if (!compiler::PathStartsWith(path, d.path)) continue;
+    Decision out;
+    out.allowed = false;
+    out.detail = "absent";
+    out.rule = absl::StrCat("deny read ", d.rule);
+    out.origin = d.origin;
+    out.note = absl::StrCat(
+        "absent: nothing to read now; the rule ", d.rule, " hides ", d.path.str(),
+        " when it exists (this argv has no mask for it: a plan compiled after it appears masks "
+        "it, and `cwsc run` and `cwsc exec` refuse this plan if it appears first)");
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ir::Origin> OriginOfArg(const PlanArtifact& art, int arg) {
   if (arg < 0 || static_cast<size_t>(arg) >= art.bwrap_argv.size()) return std::nullopt;
   return art.bwrap_argv[static_cast<size_t>(arg)].origin;
+}
+
+bool SkipConcerns(const ir::Skipped& s, const std::string& path) {
+  if (s.path.empty() || !compiler::PathStartsWith(path, s.path)) return false;
+  if (s.what != "directory listing" || path == s.path) return true;
+  size_t slash = path.rfind('/');
+  return (slash == 0 ? std::string("/") : path.substr(0, slash)) == s.path;
 }
 
 Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std::string& path) {
@@ -82,6 +156,9 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
   const ir::LaunchPlan& plan = *art.plan;
   if (art.bwrap) {
     backends::Verdict v = art.bwrap->Decide(kind, path);
+    if (v.allowed) {
+      if (std::optional<Decision> absent = AbsentDecision(art, kind, path)) return *absent;
+    }
     d.allowed = v.allowed;
     d.detail = v.detail;
     d.rule = v.rule;
@@ -123,6 +200,37 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
       }
       d.params.push_back(absl::StrCat(key, "=", it->second, origin.empty() ? "" : " (", origin,
                                       origin.empty() ? "" : ")"));
+    }
+    return d;
+  }
+  if (art.landlock) {
+    backends::Verdict v = art.landlock->Decide(kind, path);
+    d.allowed = v.allowed;
+    d.rule = v.rule;
+    d.detail = v.detail;
+    if (v.line > 0) {
+      d.where = absl::StrCat("ruleset line ", v.line);
+      // The rule's origin is the bracketed text at the end of its line;
+      // find the plan rule with the same text instead.
+      const std::string& line = art.landlock_lines[static_cast<size_t>(v.line - 1)];
+      int index = 0;
+      for (size_t i = 0; i < static_cast<size_t>(v.line - 1); ++i) {
+        if (absl::StartsWith(art.landlock_lines[i], "allow ")) ++index;
+      }
+      if (absl::StartsWith(line, "allow ") && plan.landlock &&
+          static_cast<size_t>(index) < plan.landlock->rules.size()) {
+        d.origin = plan.landlock->rules[static_cast<size_t>(index)].origin;
+      }
+    }
+    // A path the read grant leaves out for a deny rule: the deny rule is
+    // what decided, and its origin is the one to show.
+    if (!v.allowed && !v.detail.empty()) {
+      for (const ir::DeniedPath& dp : plan.denied_read) {
+        if (!compiler::PathStartsWith(path, dp.path)) continue;
+        d.detail = absl::StrCat(v.detail, " (deny read ", dp.rule, ")");
+        d.origin = dp.origin;
+        break;
+      }
     }
     return d;
   }

@@ -12,8 +12,10 @@
 #include "absl/status/statusor.h"
 #include "backends/emitted.h"
 #include "backends/verify/expect_eval.h"
+#include "backends/verify/landlock_eval.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/paths.h"
+#include "ir/display.h"
 #include "ir/plan.h"
 
 namespace cwsc::cli {
@@ -25,13 +27,31 @@ struct PlanArtifact {
   std::optional<backends::BwrapChecker> bwrap;
   backends::EmittedArgv bwrap_argv;
   std::optional<backends::SbplChecker> sbpl;
+  std::optional<backends::LandlockChecker> landlock;
+  std::vector<std::string> landlock_lines;  // the listing, for the origin of a rule's line
   backends::EmittedArgv sbpl_argv;  // the sandbox-exec argv: its -DKEY=VALUE tokens carry origins
   backends::EmittedArgv profile_lines;
+  // bwrap: the deny rules whose target did not exist when the plan was
+  // compiled, so the argv holds no mask for them (NoteAbsentDenyTargets).
+  std::vector<ir::DeniedPath> absent_denied;
 };
 
 // ArtifactOf emits the plan's artifact and reads it back (an internal error
 // when the emitted artifact is not understood by its own interpreter).
 absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan);
+
+// NoteAbsentDenyTargets fills art->absent_denied from the facts the plan was
+// compiled against: a denied path that is missing and that the argv leaves
+// unmasked, the same test the runtime's exec-time check makes
+// (runtime/execute.cc, CheckDeniedPaths). A read or exec of such a path, or
+// below it, is then reported "absent", a denial: there is nothing to read.
+void NoteAbsentDenyTargets(PlanArtifact* art, compiler::HostFacts* facts);
+// The same in two steps, for a caller that keeps a plan beyond its facts
+// (libcwsc): the denied paths missing on the host (the facts answer from
+// memory: the compile asked about each), then those the argv leaves unmasked.
+std::vector<ir::DeniedPath> MissingDenyTargets(const ir::LaunchPlan& plan,
+                                               compiler::HostFacts* facts);
+void NoteAbsentDenyTargets(PlanArtifact* art, const std::vector<ir::DeniedPath>& missing);
 
 // EmitCheckedSeccompBpf is the program bwrap reads on fd 3, emitted and read
 // back against the filter's intent (`cwsc compile --target seccomp-bpf`,
@@ -48,9 +68,16 @@ struct Decision {
   std::string where;                 // "layer 4, argv 17" / "profile line 40"
   std::optional<ir::Origin> origin;  // the plan element that emitted the rule
   std::vector<std::string> params;   // Seatbelt: "KEY=value (origin)" the rule uses
+  std::string note;                  // "absent: ..." (detail "absent"), else ""
 };
 
 Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std::string& path);
+
+// SkipConcerns: whether what the plan skipped (`s`) bears on an access at
+// `path`: a skipped setting or root at the path or above it; a Landlock
+// "directory listing" D only at D itself or at an entry made in D (a file
+// deeper down is reached through a grant of its own).
+bool SkipConcerns(const ir::Skipped& s, const std::string& path);
 
 // VarsFor: $WORKSPACE and $CWD are the plan's working directory, $HOME and ~
 // the facts' HOME (else the user's home), $TMPDIR the facts' TMPDIR (else /tmp).
@@ -71,9 +98,10 @@ absl::StatusOr<std::string> ReadText(const std::string& file);
 // in it (a policy holding only expect lines is the usual form).
 absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file);
 
-// RenderWhy prints the decision for `path` and the chain behind it.
-std::string RenderWhy(const PlanArtifact& art, const std::string& path,
-                      const std::vector<backends::AccessKind>& kinds, const std::string& context);
+// RenderWhy prints the decision for `path` and the chain behind it; the
+// path, rules and origins are values (ir::Text escapes them).
+ir::Text RenderWhy(const PlanArtifact& art, const std::string& path,
+                   const std::vector<backends::AccessKind>& kinds, const std::string& context);
 
 }  // namespace cwsc::cli
 

@@ -1,5 +1,6 @@
 #include "compiler/compile.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -22,6 +23,10 @@ namespace {
 
 // Bounds what the TOML and DSL parsers hold in memory (docs/config.md).
 constexpr size_t kMaxConfigBytes = 4 * 1024 * 1024;
+
+constexpr char kNoWorkingDirectory[] =
+    "error: the working directory no longer exists (it was removed, or cannot be reached); "
+    "change to an existing directory or pass --cwd DIR\n";
 
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   FileText t = ReadFileText(path, {.limit = kMaxConfigBytes});
@@ -130,6 +135,28 @@ absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
 
 namespace {
 
+// NoteMissingRoots: a configured writable root that does not exist is left
+// out of the sandbox; say so at its entry, once per path, rather than drop
+// it without a word (a typo in a root would otherwise go unseen).
+void NoteMissingRoots(const ir::LaunchPlan& plan, std::vector<ir::Diagnostic>* notes) {
+  std::vector<absl::string_view> noted;
+  for (const ir::Root& r : plan.roots) {
+    if (r.source != ir::RootSource::kConfigured || r.skip != ir::RootSkip::kMissing) continue;
+    // The permission mode's workspace is the working directory, whose
+    // absence `run` refuses on its own.
+    if (r.origin.kind == ir::Origin::Kind::kMode) continue;
+    if (std::find(noted.begin(), noted.end(), absl::string_view(r.path)) != noted.end()) continue;
+    noted.push_back(absl::string_view(r.path));
+    const ir::Origin& o = r.origin;
+    std::string msg = absl::StrCat("the writable root '", r.path.str(),
+                                   "' does not exist, so the sandbox leaves it out; create it, "
+                                   "or remove the entry");
+    if (o.file.empty()) absl::StrAppend(&msg, " (", o.Describe(), ")");
+    notes->push_back(ir::Diagnostic{ir::Diagnostic::Severity::kNote, o.file.str(), o.line, o.col,
+                                    std::move(msg), ""});
+  }
+}
+
 // CompileSpec compiles `merged` (the user layer of `parsed`, which it does
 // not read again) for `options`.
 absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig& parsed,
@@ -154,12 +181,18 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   Overlay(merged, managed.spec);
 
   std::string cwd = options.cwd ? *options.cwd : facts->Cwd();
-  if (cwd.empty()) {
+  if (options.cwd && cwd.empty()) {
     return absl::InvalidArgumentError("error: --cwd must not be empty\n");
   }
   // A relative --cwd is taken from the working directory (the recorded one
   // with --facts), as a shell would.
-  if (!absl::StartsWith(cwd, "/")) cwd = LexicalNormalize(JoinPath(facts->Cwd(), cwd));
+  if (!absl::StartsWith(cwd, "/")) {
+    std::string base = facts->Cwd();
+    // No working directory (HostFacts::Cwd is "" when it was removed): an
+    // error, never a guess such as "/" (docs/decisions.md).
+    if (base.empty()) return absl::InvalidArgumentError(kNoWorkingDirectory);
+    cwd = LexicalNormalize(JoinPath(base, cwd));
+  }
   if (options.read_project_config) {
     CWSC_RETURN_IF_ERROR(ApplyProjectLayer(*facts, cwd, merged, &result.notes));
   }
@@ -182,6 +215,18 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
     return ir::ErrorAt(o.file, o.line, o.col, msg,
                        src ? ir::SourceLineAt(MaskSecrets(*src), o.line) : "");
   }
+  if (options.linux_backend) {
+    merged.sandbox_linux_backend = Setting<std::string>{
+        *options.linux_backend,
+        ir::Origin::Cli(absl::StrCat("--linux-backend ", *options.linux_backend))};
+  }
+  if (options.force_landlock) {
+    merged.sandbox_linux_backend =
+        Setting<std::string>{"landlock", ir::Origin::Cli("--target landlock")};
+  }
+  if (options.require_sandbox) {
+    merged.sandbox_require = Setting<bool>{true, ir::Origin::Cli("--require-sandbox")};
+  }
   ResolveInput in;
   in.requirements = req;
   in.spec = std::move(merged);
@@ -201,6 +246,7 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
     result.plan.warnings.insert(result.plan.warnings.end(), trust.warnings.begin(),
                                 trust.warnings.end());
   }
+  NoteMissingRoots(result.plan, &result.notes);
   result.plan.expectations = std::move(expectations);
   result.merged = std::move(merged);
   return result;

@@ -40,6 +40,12 @@ struct CompileOptions {
   std::string policy_name;              // DSL: which named policy (--policy)
   std::optional<std::string> escalate;  // approved per-command escalation target
   bool read_project_config = true;      // false for serve/exec style launches
+  // --require-sandbox: sandbox_require = true on top of every layer.
+  bool require_sandbox = false;
+  // --linux-backend NAME: sandbox_linux_backend = NAME on top of every layer.
+  std::optional<std::string> linux_backend;
+  // --target landlock: sandbox_linux_backend = "landlock" on top of that.
+  bool force_landlock = false;
 };
 
 struct CompileResult {

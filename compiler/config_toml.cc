@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/edit_distance.h"
 #include "compiler/facts/config_secrets.h"
+#include "compiler/key_lookalikes.h"
 #include "compiler/layers.h"
 #include "compiler/toml_checked.h"
 #include "compiler/toml_lists.h"
@@ -274,6 +275,20 @@ const std::vector<KeyHandler>& Handlers() {
        Store(&PolicySpec::sandbox_exclude_tmpdir, &Reader::Bool)},
       {"sandbox_exclude_slash_tmp", "sandboxExcludeSlashTmp",
        Store(&PolicySpec::sandbox_exclude_slash_tmp, &Reader::Bool)},
+      {"sandbox_require", "sandboxRequire", Store(&PolicySpec::sandbox_require, &Reader::Bool)},
+      {"sandbox_linux_backend", "sandboxLinuxBackend",
+       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
+         auto v = r.String(key, n);
+         if (!v) return;
+         std::string b = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v->value));
+         if (b != "auto" && b != "bwrap" && b != "landlock") {
+           r.Error(n, absl::StrCat("'", key, "' must be \"auto\", \"bwrap\" or \"landlock\", not '",
+                                   v->value, "'"));
+           return;
+         }
+         v->value = b;
+         spec.sandbox_linux_backend = std::move(*v);
+       }},
       {"sandbox_protected_names", "sandboxProtectedNames",
        [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
          auto v = r.Paths(key, n);
@@ -364,13 +379,21 @@ std::string NearMiss(const std::string& key) {
   return best;
 }
 
-// Codex's [sandbox_workspace_write] keys and the Codewhale keys that say the same.
-const char* CodexReplacement(const std::string& key) {
-  if (key == "writable_roots") return "sandbox_writable_roots";
-  if (key == "network_access") return "sandbox_network_access";
-  if (key == "exclude_tmpdir_env_var") return "sandbox_exclude_tmpdir";
-  if (key == "exclude_slash_tmp") return "sandbox_exclude_slash_tmp";
-  return nullptr;
+// UnknownKeyWarning is the warning for an unknown key `key` (shown as
+// `shown`) that looks like a sandbox setting, or "" for an unrelated key:
+// another agent's key or a guess (compiler/key_lookalikes.h), else a near
+// miss of a known key. A table is measured by its name only (a misspelled
+// table name is no key).
+std::string UnknownKeyWarning(const std::string& shown, const std::string& key, bool table) {
+  const LookAlike* l = LookAlikeFor(key, /*whole_only=*/true);
+  if (l != nullptr) {
+    return absl::StrCat("unknown key '", shown, "' is ignored (a ", l->from, " key); set '", l->use,
+                        "' instead", l->how.empty() ? "" : ": ", l->how);
+  }
+  std::string near = table ? "" : NearMiss(key);
+  if (near.empty() && (l = LookAlikeFor(key)) != nullptr) near = std::string(l->use);
+  if (near.empty()) return "";
+  return absl::StrCat("unknown key '", shown, "' is ignored; did you mean '", near, "'?");
 }
 
 }  // namespace
@@ -573,6 +596,8 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
             const KeyHandler* h = HandlerFor(skey);
             std::string where = absl::StrCat("profiles.", pname, ".", skey);
             if (h == nullptr) {
+              std::string warning = UnknownKeyWarning(where, skey, snode.is_table());
+              if (!warning.empty()) r.Warn(snode, warning);
               note_nested(where, snode);
               continue;
             }
@@ -604,23 +629,22 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
         if (const auto* t = node.as_table()) {
           for (const auto& [sk, snode] : *t) {
             std::string skey(sk.str());
-            const char* use = CodexReplacement(skey);
-            r.Warn(snode,
-                   absl::StrCat("ignoring Codex's 'sandbox_workspace_write.", skey,
-                                "': Codewhale does not read this table",
-                                use ? absl::StrCat("; set '", use, "' at the top level instead")
-                                    : std::string()));
+            const LookAlike* use = LookAlikeFor(skey, /*whole_only=*/true);
+            r.Warn(snode, absl::StrCat(
+                              "ignoring Codex's 'sandbox_workspace_write.", skey,
+                              "': Codewhale does not read this table",
+                              use ? absl::StrCat("; set '", use->use, "' at the top level instead")
+                                  : std::string()));
           }
         }
         continue;
       }
-      // A near miss of a known key warns whatever its value (a misspelled
-      // list drops every root or path in it); tables are searched for
-      // sandbox keys placed below the top level.
-      if (std::string near = node.is_table() ? "" : NearMiss(key); !near.empty()) {
-        r.Warn(node,
-               absl::StrCat("unknown key '", key, "' is ignored; did you mean '", near, "'?"));
-      } else if (node.is_table() || node.is_array()) {
+      // A key that looks like a sandbox setting warns whatever its value (a
+      // misspelled list drops every root or path in it); tables are also
+      // searched for sandbox keys placed below the top level.
+      std::string warning = UnknownKeyWarning(key, key, node.is_table());
+      if (!warning.empty()) r.Warn(node, warning);
+      if ((warning.empty() || node.is_table()) && (node.is_table() || node.is_array())) {
         note_nested(key, node);
       }
       continue;  // unrelated Codewhale keys are ignored silently

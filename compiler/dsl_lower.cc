@@ -7,6 +7,7 @@
 #include <map>
 
 #include "PolicyParser.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "antlr4-runtime.h"
 #include "compiler/compile.h"
@@ -194,6 +195,19 @@ class Lowerer {
               absl::StrCat("unknown wrapper '", name, "'; only bwrap has a preference"));
       } else if (Once("wrapper bwrap prefer", "wrapper bwrap prefer", kw)) {
         spec_->prefer_bwrap = Setting<bool>{On(s->onOff()), At(kw, "wrapper bwrap prefer")};
+      }
+    } else if (auto* s = dynamic_cast<P::LinuxBackendStmtContext*>(st)) {
+      std::string name = absl::AsciiStrToLower(s->linuxBackendName()->getText());
+      if (name != "auto" && name != "bwrap" && name != "landlock") {
+        Error(s->linuxBackendName()->getStart(),
+              absl::StrCat("unknown Linux backend '", s->linuxBackendName()->getText(),
+                           "'; expected auto, bwrap or landlock"));
+      } else if (Once("linux_backend", "linux_backend", kw)) {
+        spec_->sandbox_linux_backend = Setting<std::string>{name, At(kw, "linux_backend")};
+      }
+    } else if (auto* s = dynamic_cast<P::RequireSandboxStmtContext*>(st)) {
+      if (Once("require_sandbox", "require_sandbox", kw)) {
+        spec_->sandbox_require = Setting<bool>{On(s->onOff()), At(kw, "require_sandbox")};
       }
     } else if (auto* s = dynamic_cast<P::BackendStmtContext*>(st)) {
       Backend(s, kw);

@@ -21,7 +21,8 @@ namespace cwsc::compiler {
 // kDslStatementList names every statement, for messages.
 inline constexpr const char* kDslStatementList =
     "mode, network, writable, read_only, device, deny read, exempt read, deny_defaults, tmp, "
-    "slash_tmp, tmpdir, protect, wrapper, backend, launcher, managed_config or expect";
+    "slash_tmp, tmpdir, protect, wrapper, linux_backend, require_sandbox, backend, launcher, "
+    "managed_config or expect";
 
 // DslSink collects positioned errors for one file, up to a bound.
 class DslSink {

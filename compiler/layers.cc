@@ -153,6 +153,8 @@ constexpr auto kSpecRules = std::make_tuple(
     Rule<Merge::kScalar>("sandbox_exclude_tmpdir", &PolicySpec::sandbox_exclude_tmpdir),
     Rule<Merge::kScalar>("sandbox_exclude_slash_tmp", &PolicySpec::sandbox_exclude_slash_tmp),
     Rule<Merge::kList>("sandbox_protected_names", &PolicySpec::sandbox_protected_names),
+    Rule<Merge::kScalar>("sandbox_require", &PolicySpec::sandbox_require),
+    Rule<Merge::kScalar>("sandbox_linux_backend", &PolicySpec::sandbox_linux_backend),
     Rule<Merge::kScalar>("sandbox_opensandbox_api", &PolicySpec::sandbox_opensandbox_api),
     Rule<Merge::kScalar>("sandbox_execd_url", &PolicySpec::sandbox_execd_url),
     Rule<Merge::kScalar>("sandbox_image", &PolicySpec::sandbox_image),

@@ -13,6 +13,11 @@ namespace cwsc::compiler {
 
 ir::SyscallFilter LowerSyscallFilter(const ir::Policy& policy);
 
+// LowerLandlockSyscallFilter is the seccomp stage of a linux-landlock plan:
+// the bwrap plan's filter, and with the network off also AF_INET and
+// AF_INET6 sockets refused (there is no private network namespace).
+ir::SyscallFilter LowerLandlockSyscallFilter(const ir::Policy& policy);
+
 }  // namespace cwsc::compiler
 
 #endif  // CWSC_COMPILER_LOWER_SECCOMP_H_

@@ -53,6 +53,12 @@ struct PolicySpec {
   std::optional<Setting<bool>> sandbox_exclude_tmpdir;
   std::optional<Setting<bool>> sandbox_exclude_slash_tmp;
   std::optional<Setting<PathList>> sandbox_protected_names;
+  // true: a policy that asks for a sandbox is refused when no local wrapper
+  // works, instead of running the command unconfined with a warning.
+  std::optional<Setting<bool>> sandbox_require;
+  // "auto" (bwrap, Landlock when bwrap cannot make namespaces), "bwrap",
+  // "landlock" (docs/config.md).
+  std::optional<Setting<std::string>> sandbox_linux_backend;
 
   // cwsc extensions for the native OpenSandbox API (docs/opensandbox.md).
   std::optional<Setting<std::string>> sandbox_opensandbox_api;  // codewhale|execd|lifecycle

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -13,6 +14,7 @@
 #include "compiler/config_toml.h"
 #include "compiler/deny_list.h"
 #include "compiler/launcher.h"
+#include "compiler/lower_landlock.h"
 #include "compiler/lower_remote.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/lower_seccomp.h"
@@ -65,6 +67,7 @@ using ir::RootSkip;
 using ir::SkipKind;
 
 constexpr size_t kMountWarnThreshold = 50;
+constexpr char kDenyPinWhy[] = "pins the way to a denied path (a mount point cannot be renamed)";
 
 // Kernel interfaces of the OCI runtime defaults (docs/decisions.md):
 // read-only in place, masked files, masked directories.
@@ -246,6 +249,7 @@ class Resolver {
                                         ir::PlatformName(plan_.platform), vars_));
     ComputeRoots();
     SelectWrapper();
+    RefuseUnconfinedIfRequired();
     if (plan_.kind == PlanKind::kLauncherBwrap) {
       AddSkipped(SkipKind::kSyscallFilter, "syscall filter", "",
                  "the launcher closes inherited descriptors, so bwrap cannot read a seccomp "
@@ -257,6 +261,9 @@ class Resolver {
     }
     if (plan_.kind == PlanKind::kLinuxBwrap) {
       plan_.syscall_filter = LowerSyscallFilter(plan_.policy);
+    }
+    if (plan_.kind == PlanKind::kLinuxLandlock) {
+      LowerLandlock(facts_, in_.spec, facts_.LandlockAbi(), &plan_);
     }
     if (plan_.kind == PlanKind::kMacosSeatbelt) {
       CWSC_RETURN_IF_ERROR(LowerSeatbelt(facts_, in_.spec, &plan_));
@@ -439,11 +446,27 @@ class Resolver {
   void AddWorktreeRoots(std::vector<ir::Root>& roots) {
     size_t base = roots.size();
     NoWorktreeAbove memo;
+    std::optional<std::vector<std::string>> candidates;  // made when first needed
     for (size_t i = 0; i < base; ++i) {
       WorktreeMetadata wt = FindWorktreeMetadata(facts_, roots[i].path, &memo);
       if (wt.verified() && UserProtects(".git")) {
         ProtectWorktree(wt);
       } else if (wt.verified()) {
+        if (!candidates) candidates = WritableCandidates(roots, base);
+        // Metadata inside a path this run may write could be the command's
+        // own forgery (issue 26): it adds no root. A legit layout there is
+        // writable already.
+        std::string inside;
+        for (const std::string& c : *candidates) {
+          if (PathStartsWith(wt.git_dir, c)) inside = c;
+        }
+        if (!inside.empty()) {
+          AddSkipped(SkipKind::kWorktreeMetadata, "worktree metadata", wt.dot_git,
+                     absl::StrCat("the git dir ", wt.git_dir, " lies inside the writable root ",
+                                  inside, "; the sandboxed command could have forged its metadata"),
+                     Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
+          continue;
+        }
         Origin o = Origin::Fact(absl::StrCat("git worktree ", wt.dot_git));
         roots.push_back(NewRoot(wt.git_dir, ir::RootSource::kWorktreeGitDir, o));
         roots.push_back(NewRoot(wt.common_dir, ir::RootSource::kWorktreeCommonDir, o));
@@ -452,6 +475,24 @@ class Resolver {
                    Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
       }
     }
+  }
+
+  // WritableCandidates: the canonical directories this run may bind
+  // writable: the first `n` roots (listed ones and the working directory),
+  // and /tmp and TMPDIR unless the policy excludes them.
+  std::vector<std::string> WritableCandidates(const std::vector<ir::Root>& roots, size_t n) {
+    std::vector<std::string> out;
+    auto add = [&](absl::string_view p) {
+      const PathInfo& info = facts_.Path(p);
+      if (info.type == FileType::kDirectory && !info.canonical.empty() && info.canonical != "/") {
+        out.push_back(info.canonical);
+      }
+    };
+    for (size_t i = 0; i < n; ++i) add(roots[i].path);
+    if (!plan_.policy.exclude_slash_tmp) add("/tmp");
+    auto tmpdir = facts_.Env("TMPDIR");
+    if (!plan_.policy.exclude_tmpdir && tmpdir && !tmpdir->empty()) add(*tmpdir);
+    return out;
   }
 
   static ir::Root NewRoot(const std::string& path, ir::RootSource source, Origin origin) {
@@ -681,6 +722,10 @@ class Resolver {
       }
       const PathInfo& info = facts_.Path(ir::kBwrapPath);
       plan_.wrapper.executable = info.type == FileType::kRegular && (info.mode & 0111) != 0;
+      if (LinuxBackend() == "landlock") {
+        SelectLandlock(LinuxBackendOrigin(), "");
+        return;
+      }
       if (!plan_.wrapper.preferred) {
         plan_.kind = PlanKind::kNone;
         AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath, "prefer_bwrap = false",
@@ -697,6 +742,11 @@ class Resolver {
       ProbeResult probe = facts_.BwrapProbe();
       plan_.wrapper.probe_ok = probe.ok;
       plan_.wrapper.probe_message = probe.message;
+      if (!probe.ok && LinuxBackend() == "auto" && facts_.LandlockAbi() >= 1 &&
+          LandlockNamespaceFailure(probe.message)) {
+        SelectLandlock(Origin::Fact("bwrap probe"), probe.message);
+        return;
+      }
       if (!probe.ok) {
         plan_.kind = PlanKind::kNone;
         AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath,
@@ -729,6 +779,66 @@ class Resolver {
         Origin::Fact("platform"));
   }
 
+  // LinuxBackend: sandbox_linux_backend after layering ("auto", "bwrap",
+  // "landlock"); docs/config.md.
+  std::string LinuxBackend() const {
+    return in_.spec.sandbox_linux_backend ? in_.spec.sandbox_linux_backend->value : "auto";
+  }
+  Origin LinuxBackendOrigin() const {
+    return in_.spec.sandbox_linux_backend ? in_.spec.sandbox_linux_backend->origin
+                                          : Origin::Default("sandbox_linux_backend auto");
+  }
+
+  // SelectLandlock makes the plan linux-landlock when the host offers
+  // Landlock; `bwrap_failure` is the bwrap probe's message when Landlock is
+  // the fallback ("" when it was asked for).
+  void SelectLandlock(const Origin& why, const std::string& bwrap_failure) {
+    int abi = facts_.LandlockAbi();
+    if (abi < 1) {
+      plan_.kind = PlanKind::kNone;
+      AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "landlock",
+                 "this kernel offers no Landlock (ABI 0)", why);
+      return;
+    }
+    plan_.kind = PlanKind::kLinuxLandlock;
+    if (!bwrap_failure.empty()) {
+      plan_.warnings.push_back(ir::Warning{
+          "landlock-fallback",
+          absl::StrCat("bubblewrap cannot make its namespaces here (", bwrap_failure,
+                       "), so the plan confines the command with Landlock ABI ", abi,
+                       " and seccomp instead; what that cannot hold is in the plan's skipped "
+                       "list (cwsc explain)"),
+          why});
+    }
+    Origin marker = Origin::Default("landlock child marker");
+    plan_.env_set.push_back({"CODEWHALE_SANDBOX", "landlock", marker});
+    plan_.env_set.push_back({"DEEPSEEK_SANDBOX", "landlock", marker});
+  }
+
+  // RefuseUnconfinedIfRequired: with sandbox_require = true (or
+  // --require-sandbox), a policy that asks for a sandbox is refused when no
+  // local wrapper works, instead of running unconfined (docs/config.md).
+  void RefuseUnconfinedIfRequired() {
+    if (plan_.kind != PlanKind::kNone || !plan_.policy.ShouldSandbox()) return;
+    if (!in_.spec.sandbox_require || !in_.spec.sandbox_require->value) return;
+    const ir::Origin& origin = in_.spec.sandbox_require->origin;
+    bool cli = origin.kind == Origin::Kind::kCli;
+    std::string cause = "no local wrapper works";
+    std::string fix = "make the wrapper work (`cwsc doctor` names the cause and its fix)";
+    for (const ir::Skipped& s : plan_.skipped) {
+      if (s.kind != SkipKind::kLocalWrapper) continue;
+      cause = s.path.empty() ? s.reason : absl::StrCat(s.path, ": ", s.reason);
+      if (s.reason == "prefer_bwrap = false") fix = "set prefer_bwrap = true";
+    }
+    Refuse(absl::StrCat("the policy is ", ir::PolicyTypeName(plan_.policy.type),
+                        " but no sandbox wrapper works here (", cause, "), and ",
+                        cli ? "--require-sandbox" : "sandbox_require = true",
+                        " forbids running the command unconfined; ", fix, ", or ",
+                        cli ? "leave out --require-sandbox" : "set sandbox_require = false",
+                        " to run it unconfined with a warning"),
+           origin);
+  }
+
   // AddMount: the paths, the reason and the origin are shared strings, so
   // a mount made from a root's or a placeholder's path copies no text.
   // Braces, not emplace_back's parentheses: clang 14 has no parenthesized
@@ -759,10 +869,10 @@ class Resolver {
     if (plan_.policy.type == PolicyType::kReadOnly) AddReadOnlyTmpCwd();
     CWSC_RETURN_IF_ERROR(AddReadOnlyRoots());
     // Deny masks (docs/behavior.md B-43); for a launcher plan computed for the launcher's user.
-    for (ir::Mount& m :
-         DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr)) {
-      plan_.mounts.push_back(std::move(m));
-    }
+    std::vector<ir::Mount> masks =
+        DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr);
+    AddDenyPins(masks);
+    for (ir::Mount& m : masks) plan_.mounts.push_back(std::move(m));
     if (plan_.mounts.size() > kMountWarnThreshold) {
       plan_.warnings.push_back(ir::Warning{
           "many-mounts",
@@ -770,6 +880,62 @@ class Resolver {
           Origin::Default("mount count")});
     }
     return absl::OkStatus();
+  }
+
+  // AddDenyPins: a mask below a writable root is bound at a fixed path, so a
+  // command that renamed an unmasked ancestor (`mv ~/.config ~/c`) would
+  // find the secret under the new name, and the next run nothing to mask.
+  // Each directory between the root and the mask is bound onto itself, with
+  // the access it already has: a mount point cannot be renamed or removed
+  // (EBUSY) inside the sandbox (docs/decisions.md, "Deny targets that
+  // cannot be moved"). Directories inside a read-only mount need no pin.
+  void AddDenyPins(const std::vector<ir::Mount>& masks) {
+    absl::flat_hash_set<std::string> fixed;  // mount points already there, and pins made
+    for (const ir::Mount& m : plan_.mounts) {
+      if (m.dest != "/") fixed.insert(std::string(m.dest.str()));
+    }
+    for (const ir::Mount& mask : masks) {
+      const ir::Root* root = WritableRootAbove(mask.dest.str());
+      if (root == nullptr) continue;
+      const std::string& dest = mask.dest.str();
+      for (size_t at = root->canonical.size() + 1; at < dest.size(); ++at) {
+        at = dest.find('/', at);
+        if (at == std::string::npos) break;
+        std::string dir = dest.substr(0, at);
+        if (InsideReadOnlyMount(dir, root->canonical.str())) break;
+        const PathInfo& info = facts_.Path(dir);
+        if (info.type != FileType::kDirectory || info.is_symlink) break;
+        if (!fixed.insert(dir).second) continue;
+        AddMount(MountOp::kWritableBind, dir, dir, kDenyPinWhy, mask.origin);
+      }
+    }
+  }
+
+  // WritableRootAbove: the deepest root bound writable strictly above `path`.
+  const ir::Root* WritableRootAbove(absl::string_view path) const {
+    const ir::Root* best = nullptr;
+    for (size_t i = 0; i < sorted_writable_.size(); ++i) {
+      const ir::Root* r = sorted_writable_[i];
+      if (!writable_mounted_[i] || absl::string_view(r->canonical) == path ||
+          !PathStartsWith(path, r->canonical.str())) {
+        continue;
+      }
+      if (best == nullptr || r->canonical.size() > best->canonical.size()) best = r;
+    }
+    return best;
+  }
+
+  // InsideReadOnlyMount: `dir` (below `root`) is or lies below a mount the
+  // plan made read-only or private since the root's bind.
+  bool InsideReadOnlyMount(absl::string_view dir, absl::string_view root) const {
+    for (const ir::Mount& m : plan_.mounts) {
+      absl::string_view d = m.dest;
+      if (m.op == MountOp::kWritableBind || d == root) continue;
+      if (d != "/" && PathStartsWith(dir, d) && PathStartsWith(d, root)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // AddDeviceRoots: bwrap_dev_roots that are devices, bound as themselves.
@@ -1013,8 +1179,11 @@ class Resolver {
   }
 
   // PlantedSymlink walks `spelled` component by component and returns the
-  // first symlink lying strictly inside a writable candidate root ("" when
-  // none): the command may have planted it there in an earlier run. Paths
+  // first symlink a sandboxed command could have planted ("" when none):
+  // one lying strictly inside a writable candidate root of this run, or in
+  // a directory the user the command runs as may write (an earlier run with
+  // other roots, or another workspace, could have made it; docs/decisions.md,
+  // "Who could have written it"). Paths
   // whose canonical form is their lexical form traverse no symlink that
   // changes them, and cost no extra question.
   // `known`, when given, is facts_.Path(spelled).
@@ -1043,6 +1212,7 @@ class Resolver {
       for (absl::string_view w : writable_) {
         if (next != w && PathStartsWith(next, w)) return next;
       }
+      if (WritableBy(facts_.Path(cur), RunIdentity())) return next;
       if (info.canonical.empty()) return "";
       cur = info.canonical;
     }
@@ -1065,13 +1235,35 @@ class Resolver {
     }
   }
 
-  std::string PlantedReason(const std::string& link) const {
+  std::string PlantedReason(const std::string& link) {
     std::string root;
     for (absl::string_view w : writable_) {
       if (link != w && PathStartsWith(link, w)) root = std::string(w);
     }
+    if (root.empty()) {
+      std::string dir = ParentPath(link);
+      return absl::StrCat("passes through the symlink ", link, " in ", dir,
+                          ", a directory the sandboxed user (", UserText(RunIdentity()),
+                          ") may write; the sandboxed command could have planted it");
+    }
     return absl::StrCat("passes through the symlink ", link, " inside the writable root ", root,
                         "; the sandboxed command could have planted it");
+  }
+
+  // RunIdentity is the user the command runs as: the launcher's user when
+  // a launcher switches to one, else the engine's.
+  Identity RunIdentity() {
+    return launcher_user_ ? *launcher_user_ : EngineIdentity(facts_.User());
+  }
+
+  // WritableBy: `who` may create or rename entries in the directory `dir`,
+  // by its permission bits alone (a sandboxed command holds no
+  // capabilities, so root is judged as the owner it is).
+  static bool WritableBy(const PathInfo& dir, const Identity& who) {
+    if (dir.type != FileType::kDirectory) return false;
+    if (dir.uid == who.uid) return (dir.mode & 0200) != 0;
+    if (who.InGroup(dir.gid)) return (dir.mode & 0020) != 0;
+    return (dir.mode & 0002) != 0;
   }
 
   static absl::string_view Basename(absl::string_view path) {
@@ -1163,6 +1355,9 @@ std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_priv
   bool local = plan.kind == PlanKind::kLinuxBwrap || plan.kind == PlanKind::kMacosSeatbelt ||
                plan.kind == PlanKind::kLauncherBwrap;
   if (local) return label + " (local OS sandbox applied)";
+  if (plan.kind == PlanKind::kLinuxLandlock) {
+    return label + " (Landlock and seccomp applied, without namespaces)";
+  }
   return label + " (policy only; no execution sandbox available)";
 }
 

@@ -124,8 +124,25 @@ WorktreeMetadata FindWorktreeMetadata(HostFacts& facts, const std::string& root,
     out.rejected = "commondir does not resolve";
     return out;
   }
-  if (!PathStartsWith(git_dir, JoinPath(common_dir, "worktrees"))) {
+  const std::string worktrees = JoinPath(common_dir, "worktrees");
+  if (!PathStartsWith(git_dir, worktrees)) {
     out.rejected = "the git dir is not under <common dir>/worktrees";
+    return out;
+  }
+  // Exactly <common>/worktrees/<name>, as `git worktree add` makes it: a
+  // deeper admin dir would let a commondir name any ancestor with a
+  // `worktrees` directory below it (issue 26).
+  if (ParentPath(git_dir) != worktrees) {
+    out.rejected = absl::StrCat("the git dir ", git_dir, " is not <common dir>/worktrees/<name>");
+    return out;
+  }
+  // A real common git directory: HEAD, objects/ and refs/, as git itself
+  // checks before it takes a directory for a repository.
+  if (facts.Path(JoinPath(common_dir, "HEAD")).type != FileType::kRegular ||
+      facts.Path(JoinPath(common_dir, "objects")).type != FileType::kDirectory ||
+      facts.Path(JoinPath(common_dir, "refs")).type != FileType::kDirectory) {
+    out.rejected = absl::StrCat("the common dir ", common_dir,
+                                " is not a git directory (no HEAD, objects/ or refs/)");
     return out;
   }
   auto back = facts.ReadFile(JoinPath(git_dir, "gitdir"));

@@ -20,6 +20,8 @@ statement
   | which=(TMP | SLASH_TMP | TMPDIR) tmpStance SEMI  # tmpStmt
   | PROTECT nameList SEMI                           # protectStmt
   | WRAPPER wrapperName PREFER onOff SEMI           # wrapperStmt
+  | LINUX_BACKEND linuxBackendName SEMI             # linuxBackendStmt
+  | REQUIRE_SANDBOX onOff SEMI                      # requireSandboxStmt
   | BACKEND backendName ( SEMI | LBRACE backendSetting* RBRACE SEMI? )  # backendStmt
   | LAUNCHER LBRACK argList RBRACK SEMI             # launcherStmt
   | MANAGED_CONFIG path SEMI                        # managedConfigStmt
@@ -55,6 +57,7 @@ apiKey
 
 modeName    : word ;
 wrapperName : word ;
+linuxBackendName : word ;
 backendName : word ;
 onOff       : ON | OFF ;
 tmpStance   : PRIVATE | SHARED ;
@@ -75,7 +78,8 @@ word
   | DENY | EXEMPT | READ | WRITE | DENY_DEFAULTS | TMP | SLASH_TMP | TMPDIR
   | PROTECT | WRAPPER | PREFER | BACKEND | LAUNCHER | MANAGED_CONFIG | EXPECT
   | URL | API_KEY | API | EXECD_URL | IMAGE | EXECD_PORT | KEEP | REMOTE_CWD
-  | ENV | FILE | ON | OFF | PRIVATE | SHARED | ALLOWED | DENIED | EXEC | CREATE | IN
+  | ENV | FILE | ON | OFF | PRIVATE | SHARED | ALLOWED | DENIED | LINUX_BACKEND
+  | REQUIRE_SANDBOX | EXEC | CREATE | IN
   ;
 
 POLICY         : 'policy' ;
@@ -116,6 +120,8 @@ PRIVATE        : 'private' ;
 SHARED         : 'shared' ;
 ALLOWED        : 'allowed' ;
 DENIED         : 'denied' ;
+LINUX_BACKEND  : 'linux_backend' ;
+REQUIRE_SANDBOX : 'require_sandbox' ;
 // Keywords end at IN (compiler/dsl_frontend.cc classifies tokens by range).
 EXEC           : 'exec' ;
 CREATE         : 'create' ;

@@ -20,6 +20,14 @@ namespace cwsc::ir {
 absl::Status DiagnosticsError(const std::vector<Diagnostic>& diagnostics);
 absl::Status DiagnosticError(const Diagnostic& diagnostic);
 
+// RenderedDiagnosticsError is an InvalidArgument status whose message is
+// text rendered from diagnostics (Diagnostic::Render, each line escaped)
+// that is not a list of them, such as the one that stops at too many errors.
+absl::Status RenderedDiagnosticsError(const std::string& text);
+// IsRenderedDiagnostics: the status was made by RenderedDiagnosticsError, so
+// its line breaks are its own (cli/ keeps them; any other message is one line).
+bool IsRenderedDiagnostics(const absl::Status& status);
+
 // DiagnosticsOf returns the diagnostics a status carries; nullopt when it
 // carries none (a status made another way).
 std::optional<std::vector<Diagnostic>> DiagnosticsOf(const absl::Status& status);

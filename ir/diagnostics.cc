@@ -1,9 +1,8 @@
 #include "ir/diagnostics.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "ir/diagnostic_status.h"
+#include "ir/display.h"
 
 namespace cwsc::ir {
 namespace {
@@ -20,37 +19,35 @@ const char* SeverityName(Diagnostic::Severity s) {
   return "error";
 }
 
-// Printable replaces control bytes so a hostile line cannot forge output lines.
-std::string Printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '\t') {
-      out += ' ';
-    } else if (c < 0x20 || c == 0x7f) {
-      out += '?';
-    } else {
-      out += static_cast<char>(c);
-    }
+// SourceShown is a source line as a diagnostic shows it: a tab becomes a
+// space (indentation stays readable and the caret stays aligned), every
+// other byte as Displayable shows it.
+std::string SourceShown(std::string s) {
+  for (char& c : s) {
+    if (c == '\t') c = ' ';
   }
-  return out;
+  return s;
 }
 
 }  // namespace
 
 std::string Diagnostic::Render() const {
+  // Every field may hold a value from a file or the host: each is escaped
+  // here, the one place a diagnostic becomes text (docs/decisions.md,
+  // "Displayed values").
   std::string out;
   if (!file.empty()) {
-    out = file;
+    out = Displayable(file);
     if (line > 0) absl::StrAppend(&out, ":", line, ":", col > 0 ? col : 1);
     out += ": ";
   }
-  absl::StrAppend(&out, SeverityName(severity), ": ", message, "\n");
+  absl::StrAppend(&out, SeverityName(severity), ": ", Displayable(message), "\n");
   if (!source_line.empty() && line > 0) {
     constexpr size_t kMaxShown = 200;
-    std::string shown = Printable(source_line.substr(0, kMaxShown));
-    absl::StrAppend(&out, "  ", shown, "\n");
-    size_t caret = col > 0 ? static_cast<size_t>(col - 1) : 0;
-    caret = std::min(caret, shown.size());  // at end of line/file: point just past it
+    std::string source = SourceShown(source_line.substr(0, kMaxShown));
+    // The column counts code points; at end of line/file the caret points just past it.
+    size_t caret = DisplayablePrefixWidth(source, col > 0 ? static_cast<size_t>(col - 1) : 0);
+    absl::StrAppend(&out, "  ", Displayable(source), "\n");
     absl::StrAppend(&out, "  ", std::string(caret, ' '), "^\n");
   }
   return out;
@@ -80,7 +77,7 @@ absl::Status Diagnostics::ToStatus() const {
   // The closing line is no diagnostic: the status is text only.
   std::string text;
   for (const Diagnostic& d : errors) text += d.Render();
-  return absl::InvalidArgumentError(text + "too many errors; stopping\n");
+  return RenderedDiagnosticsError(text + "too many errors; stopping\n");
 }
 
 std::string SourceLineAt(const std::string& text, int line) {

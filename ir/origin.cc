@@ -27,7 +27,8 @@ const char* Origin::KindName(Kind kind) {
 }
 
 std::string Origin::Describe() const {
-  std::string out = absl::StrCat(KindName(kind), " ", detail.str());
+  std::string out(KindName(kind));
+  if (!detail.empty()) absl::StrAppend(&out, " ", detail.str());
   if (!file.empty()) {
     absl::StrAppend(&out, " at ", file.str());
     if (line > 0) absl::StrAppend(&out, ":", line, ":", col);

@@ -16,8 +16,40 @@ const char* PlanKindName(PlanKind kind) {
       return "opensandbox";
     case PlanKind::kRefused:
       return "refused";
+    case PlanKind::kLinuxLandlock:
+      return "linux-landlock";
   }
   return "none";
+}
+
+namespace {
+std::string Names(uint64_t bits, const char* const* names, int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) {
+    if ((bits & (uint64_t{1} << i)) == 0) continue;
+    if (!out.empty()) out += "|";
+    out += names[i];
+  }
+  return out.empty() ? "none" : out;
+}
+}  // namespace
+
+std::string LandlockFsAccessNames(uint64_t access) {
+  static const char* const kNames[] = {"execute",    "write_file",  "read_file", "read_dir",
+                                       "remove_dir", "remove_file", "make_char", "make_dir",
+                                       "make_reg",   "make_sock",   "make_fifo", "make_block",
+                                       "make_sym",   "refer",       "truncate",  "ioctl_dev"};
+  return Names(access, kNames, 16);
+}
+
+std::string LandlockNetAccessNames(uint64_t access) {
+  static const char* const kNames[] = {"bind_tcp", "connect_tcp"};
+  return Names(access, kNames, 2);
+}
+
+std::string LandlockScopeNames(uint64_t scoped) {
+  static const char* const kNames[] = {"abstract_unix_socket", "signal"};
+  return Names(scoped, kNames, 2);
 }
 
 const char* PlatformName(Platform platform) {
@@ -55,6 +87,8 @@ const char* SkipKindName(SkipKind kind) {
       return "network-access";
     case SkipKind::kSeatbeltPath:
       return "seatbelt-path";
+    case SkipKind::kLandlock:
+      return "landlock";
   }
   return "setting";
 }

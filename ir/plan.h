@@ -21,7 +21,15 @@ namespace cwsc::ir {
 inline constexpr int kPlanSchemaVersion = 2;
 
 // PlanKind is how a command will be confined; spelled as Codewhale reports it.
-enum class PlanKind { kNone, kLinuxBwrap, kMacosSeatbelt, kLauncherBwrap, kOpenSandbox, kRefused };
+enum class PlanKind {
+  kNone,
+  kLinuxBwrap,
+  kMacosSeatbelt,
+  kLauncherBwrap,
+  kOpenSandbox,
+  kRefused,
+  kLinuxLandlock,  // Landlock + seccomp applied by the runtime itself, no namespaces
+};
 const char* PlanKindName(PlanKind kind);  // "none", "linux-bwrap", ...
 
 // Platform is the operating system a plan was compiled for (the host facts'
@@ -149,6 +157,7 @@ enum class SkipKind {
   kSyscallFilter,     // the seccomp stage
   kNetworkAccess,     // network access the mode cannot give
   kSeatbeltPath,      // a path a Seatbelt profile cannot name
+  kLandlock,          // what a Landlock ruleset cannot hold without namespaces
 };
 const char* SkipKindName(SkipKind kind);  // "setting", "local-wrapper", ...
 
@@ -274,6 +283,66 @@ struct Seatbelt {
   bool operator==(const Seatbelt&) const = default;
 };
 
+// Landlock access rights, as the kernel numbers them (<linux/landlock.h>;
+// the ABI that introduced each in the comment). The IR spells them itself so
+// that the pure layers compile on any platform.
+inline constexpr uint64_t kLandlockFsExecute = 1ULL << 0;
+inline constexpr uint64_t kLandlockFsWriteFile = 1ULL << 1;
+inline constexpr uint64_t kLandlockFsReadFile = 1ULL << 2;
+inline constexpr uint64_t kLandlockFsReadDir = 1ULL << 3;
+inline constexpr uint64_t kLandlockFsRemoveDir = 1ULL << 4;
+inline constexpr uint64_t kLandlockFsRemoveFile = 1ULL << 5;
+inline constexpr uint64_t kLandlockFsMakeChar = 1ULL << 6;
+inline constexpr uint64_t kLandlockFsMakeDir = 1ULL << 7;
+inline constexpr uint64_t kLandlockFsMakeReg = 1ULL << 8;
+inline constexpr uint64_t kLandlockFsMakeSock = 1ULL << 9;
+inline constexpr uint64_t kLandlockFsMakeFifo = 1ULL << 10;
+inline constexpr uint64_t kLandlockFsMakeBlock = 1ULL << 11;
+inline constexpr uint64_t kLandlockFsMakeSym = 1ULL << 12;
+inline constexpr uint64_t kLandlockFsRefer = 1ULL << 13;                 // ABI 2
+inline constexpr uint64_t kLandlockFsTruncate = 1ULL << 14;              // ABI 3
+inline constexpr uint64_t kLandlockFsIoctlDev = 1ULL << 15;              // ABI 5
+inline constexpr uint64_t kLandlockNetBindTcp = 1ULL << 0;               // ABI 4
+inline constexpr uint64_t kLandlockNetConnectTcp = 1ULL << 1;            // ABI 4
+inline constexpr uint64_t kLandlockScopeAbstractUnixSocket = 1ULL << 0;  // ABI 6
+inline constexpr uint64_t kLandlockScopeSignal = 1ULL << 1;              // ABI 6
+// The rights a rule on a file (not a directory) may carry.
+inline constexpr uint64_t kLandlockFsFileRights = kLandlockFsExecute | kLandlockFsWriteFile |
+                                                  kLandlockFsReadFile | kLandlockFsTruncate |
+                                                  kLandlockFsIoctlDev;
+// LandlockFsAccessNames spells a set of filesystem rights, "read_file|read_dir".
+std::string LandlockFsAccessNames(uint64_t access);
+std::string LandlockNetAccessNames(uint64_t access);
+std::string LandlockScopeNames(uint64_t scoped);
+
+// LandlockRule grants `access` beneath `path` (a path-beneath rule). With
+// `except_names` set, the rule is not on `path` itself but on every entry of
+// the directory `path` other than those names, as the runtime finds them
+// when the command starts (a symlink entry gets no rule: access through it
+// is decided at its target); a non-directory entry gets only the file rights
+// of `access`. That is how a grant leaves a denied path out: Landlock only
+// grants, and a grant on a directory reaches everything below it.
+struct LandlockRule {
+  std::string path;  // canonical
+  uint64_t access = 0;
+  std::vector<std::string> except_names;  // sorted; empty: the rule is on `path`
+  std::string why;
+  Origin origin;
+  bool operator==(const LandlockRule&) const = default;
+};
+
+// Landlock is the ruleset of a linux-landlock plan: what the ruleset
+// handles (for the ABI the host offers), and the grants. Every handled
+// access no rule grants is refused.
+struct Landlock {
+  int abi = 0;               // the host's Landlock ABI version the ruleset was made for
+  uint64_t handled_fs = 0;   // LANDLOCK_ACCESS_FS_* handled
+  uint64_t handled_net = 0;  // LANDLOCK_ACCESS_NET_* handled (ABI >= 4; network off)
+  uint64_t scoped = 0;       // LANDLOCK_SCOPE_* (ABI >= 6)
+  std::vector<LandlockRule> rules;
+  bool operator==(const Landlock&) const = default;
+};
+
 // Contract is the OpenSandbox API a remote plan speaks (docs/opensandbox.md).
 enum class Contract { kCodewhale, kExecd, kLifecycle };
 const char* ContractName(Contract contract);  // "codewhale", "execd", "lifecycle"
@@ -312,6 +381,7 @@ struct Remote {
 // ir::Validate (ir/validate.h) checks:
 //   none            nothing else (the skipped list says why)
 //   linux-bwrap     mounts, syscall_filter
+//   linux-landlock  landlock, syscall_filter
 //   launcher+bwrap  mounts, launcher, launcher_origin
 //   macos-seatbelt  seatbelt
 //   opensandbox     remote
@@ -337,7 +407,8 @@ struct LaunchPlan {
   std::optional<Seatbelt> seatbelt;    // macos-seatbelt only
   std::optional<Remote> remote;        // opensandbox only
   std::optional<Refusal> refusal;      // refused only
-  std::optional<SyscallFilter> syscall_filter;  // bwrap kinds: the seccomp stage
+  std::optional<SyscallFilter> syscall_filter;  // bwrap kinds, linux-landlock: the seccomp stage
+  std::optional<Landlock> landlock;             // linux-landlock only
   std::vector<Skipped> skipped;
   std::vector<Warning> warnings;
   std::vector<Expectation> expectations;  // the policy's own tests, in source order

@@ -105,6 +105,16 @@ constexpr auto kRemoteFields =
                     Field("execd_port", &Remote::execd_port), Field("keep", &Remote::keep),
                     Field("remote_cwd", &Remote::remote_cwd));
 
+constexpr auto kLandlockRuleFields =
+    std::make_tuple(Field("path", &LandlockRule::path), Field("access", &LandlockRule::access),
+                    Field("except_names", &LandlockRule::except_names),
+                    Field("why", &LandlockRule::why), Field("origin", &LandlockRule::origin));
+
+constexpr auto kLandlockFields =
+    std::make_tuple(Field("abi", &Landlock::abi), Field("handled_fs", &Landlock::handled_fs),
+                    Field("handled_net", &Landlock::handled_net),
+                    Field("scoped", &Landlock::scoped), Field("rules", &Landlock::rules));
+
 // The plan's common part, in key order.
 constexpr auto kPlanFields = std::make_tuple(
     Field("schema_version", &LaunchPlan::schema_version), Field("kind", &LaunchPlan::kind),
@@ -123,7 +133,8 @@ constexpr auto kLaunchFields = std::make_tuple(
     Field("launcher", &LaunchPlan::launcher),
     Field("launcher_origin", &LaunchPlan::launcher_origin), Field("mounts", &LaunchPlan::mounts),
     Field("syscall_filter", &LaunchPlan::syscall_filter), Field("seatbelt", &LaunchPlan::seatbelt),
-    Field("remote", &LaunchPlan::remote), Field("refusal", &LaunchPlan::refusal));
+    Field("remote", &LaunchPlan::remote), Field("refusal", &LaunchPlan::refusal),
+    Field("landlock", &LaunchPlan::landlock));
 
 template <typename T, typename Table>
 constexpr bool Covers() {
@@ -150,6 +161,9 @@ static_assert(Covers<Seatbelt, decltype(kSeatbeltFields)>(), "Seatbelt table inc
 static_assert(Covers<ApiKeySource, decltype(kApiKeySourceFields)>(),
               "ApiKeySource table incomplete");
 static_assert(Covers<Remote, decltype(kRemoteFields)>(), "a Remote field is not in its table");
+static_assert(Covers<LandlockRule, decltype(kLandlockRuleFields)>(),
+              "LandlockRule table incomplete");
+static_assert(Covers<Landlock, decltype(kLandlockFields)>(), "Landlock table incomplete");
 static_assert(FieldCount<SyscallFilter>() == 1, "SyscallFilter is written by hand: update it");
 static_assert(FieldCount<Origin>() == 5, "Origin is written by hand: update it");
 static_assert(FieldCount<LaunchPlan>() == std::tuple_size_v<decltype(kPlanFields)> +
@@ -174,6 +188,8 @@ constexpr const auto& TableOf(const SeatbeltRoot*) { return kSeatbeltRootFields;
 constexpr const auto& TableOf(const Seatbelt*) { return kSeatbeltFields; }
 constexpr const auto& TableOf(const ApiKeySource*) { return kApiKeySourceFields; }
 constexpr const auto& TableOf(const Remote*) { return kRemoteFields; }
+constexpr const auto& TableOf(const LandlockRule*) { return kLandlockRuleFields; }
+constexpr const auto& TableOf(const Landlock*) { return kLandlockFields; }
 
 template <typename T>
 concept Tabled = requires {
@@ -195,11 +211,11 @@ struct EnumSpelling;
 
 CWSC_ENUM_SPELLING(PlanKind, PlanKindName, PlanKind::kNone, PlanKind::kLinuxBwrap,
                    PlanKind::kMacosSeatbelt, PlanKind::kLauncherBwrap, PlanKind::kOpenSandbox,
-                   PlanKind::kRefused);
+                   PlanKind::kRefused, PlanKind::kLinuxLandlock);
 CWSC_ENUM_SPELLING(Platform, PlatformName, Platform::kLinux, Platform::kMacos, Platform::kWindows);
 CWSC_ENUM_SPELLING(SkipKind, SkipKindName, SkipKind::kSetting, SkipKind::kLocalWrapper,
                    SkipKind::kWritableRoot, SkipKind::kWorktreeMetadata, SkipKind::kSyscallFilter,
-                   SkipKind::kNetworkAccess, SkipKind::kSeatbeltPath);
+                   SkipKind::kNetworkAccess, SkipKind::kSeatbeltPath, SkipKind::kLandlock);
 CWSC_ENUM_SPELLING(PolicyType, PolicyTypeName, PolicyType::kReadOnly, PolicyType::kWorkspaceWrite,
                    PolicyType::kDangerFullAccess, PolicyType::kExternalSandbox);
 CWSC_ENUM_SPELLING(RootSource, RootSourceName, RootSource::kConfigured, RootSource::kCwd,
@@ -240,6 +256,8 @@ bool LaunchFieldUsed(PlanKind kind, const std::string& name) {
       return name == "remote";
     case PlanKind::kRefused:
       return name == "refusal";
+    case PlanKind::kLinuxLandlock:
+      return name == "landlock" || name == "syscall_filter";
   }
   return false;
 }

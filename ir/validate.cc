@@ -42,7 +42,8 @@ class Checker {
     if (m != "plan" && m != "ask" && m != "auto-review" && m != "full-access") {
       Problem("/permission_mode", "expected plan, ask, auto-review or full-access");
     }
-    if (IsBwrapKind(plan_.kind) && plan_.platform != Platform::kLinux) {
+    if ((IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kLinuxLandlock) &&
+        plan_.platform != Platform::kLinux) {
       Problem("/platform", absl::StrCat(AKind(), " plan runs on linux, not '",
                                         PlatformName(plan_.platform), "'"));
     }
@@ -50,7 +51,8 @@ class Checker {
       Problem("/platform", absl::StrCat("a macos-seatbelt plan runs on macos, not '",
                                         PlatformName(plan_.platform), "'"));
     }
-    bool local_sandbox = IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kMacosSeatbelt;
+    bool local_sandbox = IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kMacosSeatbelt ||
+                         plan_.kind == PlanKind::kLinuxLandlock;
     if (local_sandbox && !plan_.policy.ShouldSandbox()) {
       Problem("/policy/type",
               absl::StrCat("a ", PolicyTypeName(plan_.policy.type),
@@ -90,7 +92,12 @@ class Checker {
     Part(k == PlanKind::kLauncherBwrap, !plan_.launcher.empty(), "/launch/launcher",
          "a launcher argv", "launcher");
     Part(IsBwrapKind(k), !plan_.mounts.empty(), "/launch/mounts", "mounts", "mounts");
-    if (plan_.syscall_filter && !IsBwrapKind(k)) {
+    Part(k == PlanKind::kLinuxLandlock, plan_.landlock.has_value(), "/launch/landlock",
+         "a Landlock ruleset", "Landlock ruleset");
+    if (k == PlanKind::kLinuxLandlock && !plan_.syscall_filter) {
+      Problem("/launch/syscall_filter", "a linux-landlock plan needs its syscall filter");
+    }
+    if (plan_.syscall_filter && !IsBwrapKind(k) && k != PlanKind::kLinuxLandlock) {
       Problem("/launch/syscall_filter",
               absl::StrCat("only a bubblewrap plan has a syscall filter, not ", AKind(), " plan"));
     }

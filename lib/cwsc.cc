@@ -73,6 +73,9 @@ struct cwsc_plan {
   cwsc::ir::LaunchPlan plan;
   std::vector<std::string> program;
   cwsc::compiler::PathVars vars;
+  // The denied paths missing at compile time: cwsc_plan_check reports a read
+  // there "absent", as `cwsc why` does.
+  std::vector<cwsc::ir::DeniedPath> missing_denied;
 };
 
 struct cwsc_argv {
@@ -323,6 +326,7 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   plan->plan = std::move(r->plan);
   plan->program = o.program;
   plan->vars = cli::VarsFor(plan->plan, facts->facts.get());
+  plan->missing_denied = cli::MissingDenyTargets(plan->plan, facts->facts.get());
   *out = plan.release();
   return CWSC_OK;
 }
@@ -656,6 +660,10 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
         case ir::PlanKind::kNone:
           argv->tokens = plan->program;  // no OS sandbox: the program alone
           break;
+        case ir::PlanKind::kLinuxLandlock:
+          return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                            "plan kind linux-landlock has no argv: the runtime applies its "
+                            "ruleset to the command itself (cwsc run, cwsc exec)");
         default:
           return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
                             absl::StrCat("plan kind ", ir::PlanKindName(p.kind),
@@ -781,6 +789,7 @@ cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const cha
     }
     absl::StatusOr<cwsc::cli::PlanArtifact> art = cwsc::cli::ArtifactOf(plan->plan);
     if (!art.ok()) return sink.FromStatus(art.status(), CWSC_E_INTERNAL, "internal");
+    cwsc::cli::NoteAbsentDenyTargets(&*art, plan->missing_denied);
     cwsc::cli::Decision d = cwsc::cli::DecideOn(*art, kind, target);
     if (!d.checkable) return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable", d.rule);
     auto v = std::make_unique<cwsc_verdict>();

@@ -256,7 +256,9 @@ CWSC_API cwsc_status cwsc_plan_opensandbox_json(const cwsc_plan* plan, char** ou
  * argv through the mount interpreter, a Seatbelt profile through the SBPL
  * evaluator. A plan with no OS sandbox (none) allows everything; a refused
  * plan denies everything (the rule names the refusal); a remote plan gives
- * CWSC_E_NOT_APPLICABLE (its server enforces the policy). */
+ * CWSC_E_NOT_APPLICABLE (its server enforces the policy). A read or exec at
+ * or below a denied path that was missing when the plan was compiled is
+ * denied with detail "absent" (nothing there to read; docs/verification.md). */
 CWSC_API cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const char* path,
                                      cwsc_verdict** out, cwsc_diagnostics** diags);
 

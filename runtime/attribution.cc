@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ir/display.h"
 
 namespace cwsc::runtime {
 namespace {
@@ -91,13 +92,15 @@ Denial AttributeDenial(std::string_view sandbox_kind, int exit_code, const Stder
       d.exec_exit = 126;
     }
     if (d.exec_exit != 0) {
-      d.exec_message = absl::StrCat("cannot run '", program, "': ", why);
+      d.exec_message = absl::StrCat("cannot run '", ir::Displayable(std::string(program)),
+                                    "': ", ir::Displayable(std::string(why)));
       return d;
     }
   }
   if (!err.first_bwrap_line.empty()) {
     d.denied = true;
-    d.message = "Bubblewrap could not create the sandbox: " + err.first_bwrap_line;
+    // bwrap's line may quote what the command named: shown escaped (ir/display.h).
+    d.message = "Bubblewrap could not create the sandbox: " + ir::Displayable(err.first_bwrap_line);
   } else if (err.read_only_fs) {
     d.denied = true;
     d.message = "Bubblewrap blocked access outside the writable workspace view.";

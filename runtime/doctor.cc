@@ -180,6 +180,20 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
     m.posture = p.posture_label;
     if (p.refusal) m.refusal = p.refusal->reason;
     if (std::string(mode) == "ask") {
+      r.command_kind = ir::PlanKindName(p.kind);
+      r.command_unconfined = p.kind == ir::PlanKind::kNone && p.policy.ShouldSandbox();
+      if (p.refusal) {
+        r.command_why = p.refusal->reason;
+      } else if (p.kind == ir::PlanKind::kNone) {
+        for (const ir::Skipped& s : p.skipped) {
+          if (s.kind != ir::SkipKind::kLocalWrapper) continue;
+          r.command_why = s.path.empty() ? s.reason : absl::StrCat(s.path, ": ", s.reason);
+        }
+      }
+      if (res->merged.sandbox_require && res->merged.sandbox_require->value) {
+        r.require_sandbox = true;
+        r.require_origin = res->merged.sandbox_require->origin.Describe();
+      }
       r.wrapper_preferred = p.wrapper.preferred;
       r.preference_origin = p.wrapper.preferred_origin.Describe();
       r.backend = p.kind == ir::PlanKind::kOpenSandbox ? "opensandbox" : "local";
@@ -225,6 +239,16 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
     }
   } else if (!r.wrapper_preferred) {
     r.reason = absl::StrCat("bubblewrap works but is not preferred (", r.preference_origin, ")");
+  }
+  // Landlock instead of bubblewrap (docs/runtime.md, "The Landlock backend").
+  if (r.command_kind == "linux-landlock") {
+    r.sandbox_available = true;
+    r.sandbox_kind = "linux-landlock";
+    r.reason = absl::StrCat(
+        works ? "sandbox_linux_backend asks for Landlock"
+              : absl::StrCat("bubblewrap does not work here (", r.reason, ")"),
+        "; commands are confined with Landlock and seccomp, which hold less (cwsc explain lists "
+        "what)");
   }
   // With a launcher, commands run under bubblewrap as the launcher's user or
   // not at all: the launcher probe (in the ask-mode plan) decides.
@@ -276,6 +300,11 @@ std::string DoctorToJson(const DoctorReport& r) {
                        {"run_applies", r.no_new_privs_at_run.apply},
                        {"run_reason", r.no_new_privs_at_run.reason}};
   j["backend"] = r.backend;
+  j["command"] = {{"mode", "ask"},
+                  {"sandbox_kind", OptString(r.command_kind)},
+                  {"why", OptString(r.command_why)},
+                  {"require_sandbox", r.require_sandbox},
+                  {"require_origin", OptString(r.require_origin)}};
   J modes = J::array();
   for (const ModePolicy& m : r.modes) {
     modes.push_back({{"mode", m.mode},
@@ -296,60 +325,80 @@ std::string DoctorToJson(const DoctorReport& r) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string DoctorToText(const DoctorReport& r) {
-  std::string out;
-  absl::StrAppend(&out, "sandbox: ", r.sandbox_available ? r.sandbox_kind : std::string("none"),
-                  r.sandbox_available ? " (available)" : " (unavailable)", "\n");
-  if (!r.reason.empty()) absl::StrAppend(&out, "  why: ", r.reason, "\n");
-  absl::StrAppend(&out, "wrapper: ", r.wrapper_path, " (", r.wrapper_type,
-                  r.wrapper_executable ? ", executable" : "", r.host.bwrap_setuid ? ", setuid" : "",
-                  ")\n");
-  absl::StrAppend(&out, "  preferred: ", r.wrapper_preferred ? "yes" : "no", " (",
-                  r.preference_origin, ")\n");
-  absl::StrAppend(
-      &out, "  probe: ",
-      !r.probe.ran ? std::string("not run")
-      : r.probe.ok ? std::string("ok")
-                   : absl::StrCat("failed: ", r.probe.message.empty()
-                                                  ? absl::StrCat("exit status ", r.probe.exit_code)
-                                                  : r.probe.message),
-      "\n");
+ir::Text DoctorToText(const DoctorReport& r) {
+  // Paths, the probe's and bwrap's messages, the launcher's argv and the
+  // host's sysctl values are values: ir::Text shows each escaped.
+  ir::Text out;
+  out << "sandbox: " << (r.sandbox_available ? r.sandbox_kind : std::string("none"))
+      << (r.sandbox_available ? " (available)" : " (unavailable)") << "\n";
+  if (!r.reason.empty()) out << "  why: " << r.reason << "\n";
+  out << "wrapper: " << r.wrapper_path << " (" << r.wrapper_type
+      << (r.wrapper_executable ? ", executable" : "") << (r.host.bwrap_setuid ? ", setuid" : "")
+      << ")\n";
+  out << "  preferred: " << (r.wrapper_preferred ? "yes" : "no") << " (" << r.preference_origin
+      << ")\n";
+  out << "  probe: ";
+  if (!r.probe.ran) {
+    out << "not run";
+  } else if (r.probe.ok) {
+    out << "ok";
+  } else if (r.probe.message.empty()) {
+    out << "failed: exit status " << r.probe.exit_code;
+  } else {
+    out << "failed: " << r.probe.message;
+  }
+  out << "\n";
   if (!r.tool_launcher.empty()) {
-    absl::StrAppend(&out, "launcher: ", absl::StrJoin(r.tool_launcher, " "),
-                    r.launcher_refusal.empty()
-                        ? std::string(" (probe passed)")
-                        : absl::StrCat(" (refused: ", r.launcher_refusal, ")"),
-                    "\n");
+    out << "launcher: " << absl::StrJoin(r.tool_launcher, " ");
+    if (r.launcher_refusal.empty()) {
+      out << " (probe passed)";
+    } else {
+      out << " (refused: " << r.launcher_refusal << ")";
+    }
+    out << "\n";
     for (const auto& [code, message] : r.launcher_warnings) {
-      absl::StrAppend(&out, "  warning [", code, "]: ", message, "\n");
+      out << "  warning [" << code << "]: " << message << "\n";
     }
   }
   for (const Cause& c : r.causes) {
-    absl::StrAppend(&out, "cause [", c.code, "]: ", c.detail, "\n  fix: ", c.fix, "\n");
+    out << "cause [" << c.code << "]: " << c.detail << "\n  fix: " << c.fix << "\n";
   }
-  absl::StrAppend(&out, "no-new-privs: ",
-                  !r.no_new_privs_active   ? std::string("unknown")
-                  : *r.no_new_privs_active ? std::string("active")
-                                           : std::string("not active"),
-                  " in this process; `cwsc run` ",
-                  r.no_new_privs_at_run.apply ? "applies it" : "skips it", " (",
-                  r.no_new_privs_at_run.reason, ")\n");
-  absl::StrAppend(&out, "backend: ", r.backend, "\n");
-  absl::StrAppend(&out, "modes:\n");
+  out << "no-new-privs: "
+      << (!r.no_new_privs_active   ? "unknown"
+          : *r.no_new_privs_active ? "active"
+                                   : "not active")
+      << " in this process; `cwsc run` "
+      << (r.no_new_privs_at_run.apply ? "applies it" : "skips it") << " ("
+      << r.no_new_privs_at_run.reason << ")\n";
+  out << "backend: " << r.backend << "\n";
+  if (!r.command_kind.empty()) {
+    out << "command (ask mode): " << r.command_kind;
+    if (r.command_unconfined) out << " (unconfined, with a warning)";
+    if (!r.command_why.empty()) out << ": " << r.command_why;
+    out << "\n";
+  }
+  out << "when no wrapper works: ";
+  if (r.require_sandbox) {
+    out << "refuse (" << r.require_origin << ")\n";
+  } else {
+    out << "run unconfined with a warning (sandbox_require = true or --require-sandbox refuses "
+           "instead)\n";
+  }
+  out << "modes:\n";
   for (const ModePolicy& m : r.modes) {
     if (!m.refusal.empty() && m.policy.empty()) {
-      absl::StrAppend(&out, "  ", m.mode, ": error: ", m.refusal, "\n");
+      out << "  " << m.mode << ": error: " << m.refusal << "\n";
       continue;
     }
-    absl::StrAppend(&out, "  ", m.mode, ": ", m.policy, ", ", m.sandbox_kind, ", network ",
-                    m.network ? "on" : "off");
-    if (!m.refusal.empty()) absl::StrAppend(&out, ", refused: ", m.refusal);
-    absl::StrAppend(&out, "\n");
+    out << "  " << m.mode << ": " << m.policy << ", " << m.sandbox_kind << ", network "
+        << (m.network ? "on" : "off");
+    if (!m.refusal.empty()) out << ", refused: " << m.refusal;
+    out << "\n";
   }
-  absl::StrAppend(&out, "host: uid ", r.host.uid, InContainer(r.host) ? ", in a container" : "",
-                  ", user.max_user_namespaces=", r.host.max_user_namespaces.value_or("n/a"),
-                  ", kernel.apparmor_restrict_unprivileged_userns=",
-                  r.host.apparmor_restrict_userns.value_or("n/a"), "\n");
+  out << "host: uid " << r.host.uid << (InContainer(r.host) ? ", in a container" : "")
+      << ", user.max_user_namespaces=" << r.host.max_user_namespaces.value_or("n/a")
+      << ", kernel.apparmor_restrict_unprivileged_userns="
+      << r.host.apparmor_restrict_userns.value_or("n/a") << "\n";
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/constants.h"
+#include "ir/display.h"
 #include "runtime/hardening.h"
 
 namespace cwsc::runtime {
@@ -89,6 +90,14 @@ struct DoctorReport {
   // hardening
   std::optional<bool> no_new_privs_active;  // this process, now
   NoNewPrivsDecision no_new_privs_at_run;   // what `cwsc run` would decide
+  // What an ask-mode command gets here: its plan kind and why (the
+  // local-wrapper skip or the refusal; "" when it is confined).
+  std::string command_kind;
+  std::string command_why;
+  bool command_unconfined = false;  // kind none although the policy asks for a sandbox
+  // sandbox_require after layering: on, and where it was set ("" = default off).
+  bool require_sandbox = false;
+  std::string require_origin;
   // backend
   std::string backend;  // "local" or the remote backend name
   std::vector<ModePolicy> modes;
@@ -101,7 +110,8 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
                                        const HostSignals& host);
 
 std::string DoctorToJson(const DoctorReport& r);
-std::string DoctorToText(const DoctorReport& r);
+// DoctorToText is the report for people; every value in it is escaped (ir::Text).
+ir::Text DoctorToText(const DoctorReport& r);
 
 }  // namespace cwsc::runtime
 

@@ -1,7 +1,7 @@
 #include "runtime/execute.h"
 
-#include <dirent.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -17,14 +18,20 @@
 #include "backends/seccomp_filter.h"
 #include "backends/verify/bwrap_interp.h"
 #include "ir/constants.h"
+#include "ir/display.h"
 #include "ir/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "runtime/attribution.h"
+#include "runtime/bind_fds.h"
 #include "runtime/foreground.h"
 #include "runtime/host/probe_cache.h"
 #include "runtime/host/spawn.h"
+#include "runtime/landlock.h"
 #include "runtime/launcher_check.h"
+#include "runtime/mount_check.h"
 #include "runtime/opensandbox.h"
+#include "runtime/protected_dirs.h"
+#include "runtime/protected_walk.h"
 
 extern char** environ;
 
@@ -60,8 +67,6 @@ std::string Base(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
-std::string LinkedFileUnder(const std::string& dir, int depth, int* budget);
 
 bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
 
@@ -228,6 +233,48 @@ absl::Status CheckDeniedPaths(const LaunchPlan& plan, compiler::HostFacts& facts
   return absl::OkStatus();
 }
 
+// FileKind names what lstat found, for a refusal.
+const char* FileKind(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symlink";
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a directory";
+}
+
+// CheckProtectedNameTypes: a protected name in a writable root is a
+// directory (bound read-only), missing (an empty read-only directory takes
+// it), or, for a name of the policy's own, a regular file. Anything else is
+// not protected at all: the command removes a FIFO, socket or file at
+// `.codewhale` and makes the directory with a config of its own, or fills
+// the directory a symlink there names (dangling or not). An earlier run
+// whose root was the parent's parent could have left it. The run is
+// refused, naming it, before anything follows it.
+absl::Status CheckProtectedNameTypes(const LaunchPlan& plan) {
+  for (const ir::Root& r : plan.roots) {
+    if (!r.writable_bind || r.canonical.empty()) continue;
+    std::set<std::string> names = {".codewhale", ".deepseek"};
+    for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
+    names.erase(".git");  // a worktree's .git is a file; worktree discovery judges it
+    for (const std::string& name : names) {
+      std::string path = r.canonical.str() + "/" + name;
+      struct stat st {};
+      if (lstat(path.c_str(), &st) != 0) continue;  // missing: a placeholder takes it
+      if (S_ISDIR(st.st_mode)) continue;
+      bool builtin = name == ".codewhale" || name == ".deepseek";
+      if (S_ISREG(st.st_mode) && !builtin) continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the protected name ", path, " is ", FileKind(st.st_mode),
+          ", so nothing protects it: the sandboxed command could put a directory with a config "
+          "of its own there",
+          S_ISLNK(st.st_mode) ? " or in what it names" : "",
+          "; an earlier run could have left it; remove it or make it a directory"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // CheckNewProtectedDirs: a protected directory that appeared under a
 // writable root after the compile would be writable.
 absl::Status CheckNewProtectedDirs(const LaunchPlan& plan, compiler::HostFacts& facts,
@@ -251,23 +298,17 @@ absl::Status CheckNewProtectedDirs(const LaunchPlan& plan, compiler::HostFacts& 
   return absl::OkStatus();
 }
 
-// CheckProtectedLinks: a protected file with a second name could be written
-// through the other one (a hard link made before the name was protected).
+// CheckProtectedLinks: no protected directory holds a file with a second
+// hard link or a symlink leading out of it, at any depth; a walk that runs
+// out of budget refuses (runtime/protected_walk.h).
 absl::Status CheckProtectedLinks(const LaunchPlan& plan) {
   std::set<std::string> walked;  // duplicate roots share their protected paths
+  size_t budget = kProtectedWalkBudget;
   for (const ir::Root& r : plan.roots) {
     for (const ir::Protected& p : r.protected_paths) {
       if (!p.applied || p.placeholder || p.canonical.empty()) continue;
       if (!walked.insert(p.canonical).second) continue;
-      int budget = 2000;
-      std::string linked = LinkedFileUnder(p.canonical, 4, &budget);
-      if (!linked.empty()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "the protected file ", linked,
-            " has more than one hard link; a name for it outside the protected directory may "
-            "be writable in the sandbox; remove the extra links (find ",
-            r.canonical.str(), " -samefile ", linked, ")"));
-      }
+      CWSC_RETURN_IF_ERROR(CheckProtectedTree(p.canonical, r.canonical, &budget));
     }
   }
   return absl::OkStatus();
@@ -312,34 +353,10 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   CWSC_RETURN_IF_ERROR(CheckSyscallFilter(plan));
   CWSC_RETURN_IF_ERROR(CheckKernelMasks(plan, *facts, *view));
   CWSC_RETURN_IF_ERROR(CheckDeniedPaths(plan, *facts, *view));
+  CWSC_RETURN_IF_ERROR(CheckProtectedNameTypes(plan));
   CWSC_RETURN_IF_ERROR(CheckNewProtectedDirs(plan, *facts, *view));
   CWSC_RETURN_IF_ERROR(CheckProtectedLinks(plan));
   return CheckWorkingDirectory(plan, *facts, *view);
-}
-
-// LinkedFileUnder finds a regular file below `dir` (not following
-// symlinks; at most 4 levels and 2000 entries) with more than one hard
-// link: another name for it may lie in a writable root, where the command
-// could change it although `dir` is read-only. "" when there is none.
-std::string LinkedFileUnder(const std::string& dir, int depth, int* budget) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return "";
-  std::string found;
-  while (dirent* e = readdir(d)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    if (--*budget < 0) break;
-    std::string path = dir + "/" + e->d_name;
-    struct stat st {};
-    if (lstat(path.c_str(), &st) != 0) continue;
-    if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
-      found = path;
-    } else if (S_ISDIR(st.st_mode) && depth > 0) {
-      found = LinkedFileUnder(path, depth - 1, budget);
-    }
-    if (!found.empty()) break;
-  }
-  closedir(d);
-  return found;
 }
 
 // SealedFilterFd emits the plan's seccomp program into a sealed anonymous
@@ -366,6 +383,13 @@ absl::StatusOr<int> SealedFilterFd(const ir::SyscallFilter& filter) {
   close(fd);
   if (high < 0) return absl::InternalError(absl::StrCat("fcntl: ", strerror(errno)));
   return high;
+}
+
+// Say prints one line of cwsc's own on stderr. The text quotes values a
+// command or the host may have written (a path, bwrap's stderr), so it is
+// shown escaped (ir/display.h).
+void Say(const std::string& text) {
+  std::fprintf(stderr, "cwsc: %s\n", ir::Displayable(text).c_str());
 }
 
 }  // namespace
@@ -410,7 +434,12 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
     if (!pinned.ok()) return pinned;
   }
   if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);
-  if (plan.kind == PlanKind::kNone) {
+  if (plan.kind == PlanKind::kLinuxLandlock) {
+    // The ruleset leaves out the credential stores of the plan's home.
+    absl::Status home = CheckHome(plan, *facts);
+    if (!home.ok()) return home;
+  }
+  if (plan.kind == PlanKind::kNone || plan.kind == PlanKind::kLinuxLandlock) {
     const PathInfo& cwd = facts->Path(plan.cwd);
     if (cwd.type != FileType::kDirectory) {
       return absl::FailedPreconditionError(
@@ -419,6 +448,15 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
     }
   }
   return absl::OkStatus();
+}
+
+bool RefusedForWantOfASandbox(const LaunchPlan& plan) {
+  if (plan.kind != PlanKind::kRefused || !plan.refusal) return false;
+  // The refusal's origin is the setting that asked for it (compiler/resolve.cc,
+  // RefuseUnconfinedIfRequired): the key in a config, or the flag.
+  const ir::Origin& o = plan.refusal->origin;
+  if (o.kind == ir::Origin::Kind::kCli) return o.detail == "--require-sandbox";
+  return o.detail == "sandbox_require" || o.detail == "sandboxRequire";
 }
 
 absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
@@ -452,6 +490,14 @@ absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
                                                              plan.skipped.back().reason, ")")));
       }
       break;
+    case PlanKind::kLinuxLandlock:
+      // The runtime confines the child itself (runtime/landlock.h).
+      cmd.argv = program;
+      cmd.cwd = plan.cwd;
+      for (const ir::Warning& w : plan.warnings) {
+        if (w.code == "landlock-fallback") cmd.warnings.push_back(w.message);
+      }
+      break;
     case PlanKind::kLinuxBwrap:
     case PlanKind::kLauncherBwrap: {
       absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, program);
@@ -468,24 +514,77 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
                         compiler::HostFacts* facts) {
   ExecOutcome out;
   out.sandbox_kind = ir::PlanKindName(plan.kind);
-  auto refuse = [&](const std::string& reason) {
+  auto refuse = [&](const std::string& reason, int code = kExitRefused) {
     out.refusal = reason;
-    out.cwsc_exit_code = kExitRefused;
-    std::fprintf(stderr, "cwsc: refused: %s\n", reason.c_str());
+    out.cwsc_exit_code = code;
+    Say("refused: " + reason);
     return out;
   };
   if (plan.kind == PlanKind::kOpenSandbox) return ExecuteRemote(plan, request);  // opensandbox.h
+  if (request.require_sandbox && plan.kind == PlanKind::kNone && plan.policy.ShouldSandbox()) {
+    std::string cause;
+    for (const ir::Skipped& s : plan.skipped) {
+      if (s.kind != ir::SkipKind::kLocalWrapper) continue;
+      cause =
+          absl::StrCat(" (", s.path.empty() ? s.reason : absl::StrCat(s.path, ": ", s.reason), ")");
+    }
+    return refuse(
+        absl::StrCat(
+            "the plan runs the command unconfined although the policy is ",
+            ir::PolicyTypeName(plan.policy.type), cause,
+            ", and --require-sandbox forbids that; compile the plan where a sandbox wrapper works "
+            "(`cwsc doctor` names the cause and its fix), or leave out --require-sandbox to run it "
+            "unconfined with a warning"),
+        kExitNoSandbox);
+  }
   absl::StatusOr<PreparedCommand> cmd = PrepareCommand(plan, request.program, CurrentEnviron());
-  if (!cmd.ok()) return refuse(std::string(cmd.status().message()));
+  if (!cmd.ok()) {
+    return refuse(std::string(cmd.status().message()),
+                  RefusedForWantOfASandbox(plan) ? kExitNoSandbox : kExitRefused);
+  }
+  // Protected directories are held before anything is checked: another
+  // run's placeholder that this plan saw as a directory cannot be removed
+  // under it any more, and one removed since the compile is made again
+  // (runtime/protected_dirs.h). Removed when the run is over: a run leaves
+  // no directory in a root.
+  std::optional<ProtectedDirs> protected_dirs;
+  if (IsBwrapKind(plan.kind)) protected_dirs.emplace(plan);
   absl::Status check = RecheckPlan(plan, facts);
   if (!check.ok()) return refuse(std::string(check.message()));
-  for (const std::string& w : cmd->warnings) std::fprintf(stderr, "cwsc: warning: %s\n", w.c_str());
-  out.warnings = cmd->warnings;
-  std::fflush(stderr);
-
+  // bwrap binds what cwsc opened and checked, not what a path names later
+  // (runtime/bind_fds.h). A launcher (sudo) closes inherited descriptors:
+  // its plans keep paths (docs/runtime.md, "Threat model").
+  std::optional<BindSources> binds;
+  if (plan.kind == PlanKind::kLinuxBwrap) {
+    absl::StatusOr<BindSources> opened = OpenBindSources(plan, *facts);
+    if (!opened.ok()) return refuse(std::string(opened.status().message()));
+    binds.emplace(std::move(*opened));
+    absl::StatusOr<backends::EmittedArgv> argv =
+        backends::EmitBwrapArgv(plan, request.program, binds->fds());
+    if (!argv.ok()) return refuse(std::string(argv.status().message()));
+    cmd->argv = backends::Texts(*argv);
+  }
   // At a terminal, Ctrl-C must reach the command and not end bwrap first.
   if (plan.kind == PlanKind::kLinuxBwrap && AtTerminalInForeground()) {
-    AddForegroundShim(&cmd->argv);
+    std::string why = AddForegroundShim(&cmd->argv);
+    if (!why.empty()) {
+      cmd->warnings.push_back(absl::StrCat(
+          "Ctrl-C will end the sandbox before the command can handle it (no foreground shim: ", why,
+          ")"));
+    }
+  }
+  for (const std::string& w : cmd->warnings) Say("warning: " + w);
+  out.warnings = cmd->warnings;
+  std::fflush(stderr);
+  // A bwrap sandbox waits at a gate after its mounts until cwsc has checked
+  // them (runtime/mount_check.h): bwrap 0.8 mounts a descriptor's path.
+  std::optional<MountGate> gate;
+  if (plan.kind == PlanKind::kLinuxBwrap) {
+    absl::StatusOr<MountGate> g = MountGate::Open();
+    if (!g.ok()) return refuse(std::string(g.status().message()));
+    gate.emplace(std::move(*g));
+    std::vector<std::string> args = gate->BwrapArgs();
+    cmd->argv.insert(cmd->argv.begin() + 1, args.begin(), args.end());
   }
   SpawnRequest spawn;
   spawn.argv = cmd->argv;
@@ -497,6 +596,18 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
   bool attribute = IsBwrapKind(plan.kind);
   spawn.spare_direct_child = plan.kind == PlanKind::kLinuxBwrap;
   if (attribute) spawn.stderr_sink = [&](std::string_view s) { scanner.Feed(s); };
+  for (int fd : binds ? binds->fds() : std::vector<int>{}) {
+    if (fd >= 0) spawn.inherit_fds.push_back({fd, fd});
+  }
+  std::string gate_refusal;
+  if (gate) {
+    for (const auto& fds : gate->ChildFds()) spawn.inherit_fds.push_back(fds);
+    spawn.after_start = [&](int) {
+      absl::Status s = gate->Release(plan);
+      if (!s.ok()) gate_refusal = std::string(s.message());
+      return s.ok();
+    };
+  }
 
   // The seccomp program travels to bwrap on its own descriptor, sealed.
   int filter_fd = -1;
@@ -506,12 +617,35 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
     filter_fd = *fd;
     spawn.inherit_fds.push_back({filter_fd, backends::kSeccompFd});
   }
+  // A linux-landlock plan: the ruleset built here, applied by the child
+  // with the seccomp program just before exec.
+  std::optional<LandlockRuleset> ruleset;
+  std::string landlock_bpf;
+  sock_fprog landlock_prog{};
+  if (plan.kind == PlanKind::kLinuxLandlock) {
+    if (!plan.landlock || !plan.syscall_filter) {
+      return refuse(
+          "the linux-landlock plan has no ruleset or no syscall filter; compile it again");
+    }
+    absl::StatusOr<LandlockRuleset> rs = BuildLandlockRuleset(*plan.landlock);
+    if (!rs.ok()) return refuse(std::string(rs.status().message()));
+    ruleset.emplace(std::move(*rs));
+    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
+    if (!bpf.ok()) return refuse(std::string(bpf.status().message()));
+    landlock_bpf = *std::move(bpf);
+    landlock_prog.len = static_cast<unsigned short>(landlock_bpf.size() / sizeof(sock_filter));
+    landlock_prog.filter = reinterpret_cast<sock_filter*>(landlock_bpf.data());
+    spawn.confine.enabled = true;
+    spawn.confine.landlock_fd = ruleset->fd();
+    spawn.confine.seccomp_program = &landlock_prog;
+  }
   SpawnError err;
   absl::StatusOr<SpawnResult> r = SpawnAndWait(spawn, &err);
+  protected_dirs.reset();
   if (filter_fd >= 0) close(filter_fd);
   if (!r.ok()) {
     out.error = std::string(r.status().message());
-    std::fprintf(stderr, "cwsc: %s\n", out.error.c_str());
+    Say(out.error);
     if (err.exec_errno != 0 && plan.kind == PlanKind::kNone) {
       out.cwsc_exit_code = ExitCodeForExecErrno(err.exec_errno);
     } else {
@@ -519,6 +653,7 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
     }
     return out;
   }
+  if (!gate_refusal.empty()) return refuse(gate_refusal);  // killed at the gate: nothing ran
   out.ran = true;
   out.exit_code = r->exit_code;
   out.signal = r->signal;
@@ -533,7 +668,7 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
       out.ran = false;
       out.error = d.exec_message;
       out.cwsc_exit_code = d.exec_exit;
-      std::fprintf(stderr, "cwsc: %s\n", d.exec_message.c_str());
+      Say(d.exec_message);
       return out;
     }
     out.sandbox_denied = d.denied;
@@ -541,8 +676,8 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
     if (d.denied) {
       // bwrap itself failed: a cached probe verdict must not be trusted again.
       if (absl::StartsWith(d.message, "Bubblewrap could not create")) ForgetProbeVerdict();
-      std::fprintf(stderr, "cwsc: sandbox denied (%s): %s Effective sandbox posture: %s.\n",
-                   out.sandbox_kind.c_str(), d.message.c_str(), plan.posture_label.c_str());
+      Say(absl::StrCat("sandbox denied (", out.sandbox_kind, "): ", d.message,
+                       " Effective sandbox posture: ", plan.posture_label, "."));
     }
   }
   return out;

@@ -24,15 +24,26 @@
 namespace cwsc::runtime {
 
 // Exit codes of `cwsc run` / `cwsc exec` that are not the command's own.
+// nothing ran: the policy asks for a sandbox, none works here, and
+// sandbox_require / --require-sandbox forbids running unconfined
+inline constexpr int kExitNoSandbox = 3;
 inline constexpr int kExitTimedOut = 124;    // --timeout fired; the tree was ended
 inline constexpr int kExitRefused = 125;     // nothing ran: refused plan, failed re-check, ...
 inline constexpr int kExitCannotExec = 126;  // program found but not executable (unwrapped)
 inline constexpr int kExitNotFound = 127;    // program not found (unwrapped)
 
+// RefusedForWantOfASandbox: the plan was refused because a sandbox is
+// required (sandbox_require = true or --require-sandbox) and no wrapper
+// works; run and exec exit kExitNoSandbox for it.
+bool RefusedForWantOfASandbox(const ir::LaunchPlan& plan);
+
 struct ExecRequest {
   std::vector<std::string> program;  // PROGRAM ARGS...
   double timeout_seconds = 0;        // 0: none
   double kill_grace_seconds = 2;
+  // --require-sandbox: a `none` plan whose policy asks for a sandbox is
+  // refused instead of run unconfined.
+  bool require_sandbox = false;
 };
 
 // PreparedCommand is what will be spawned.

@@ -22,14 +22,20 @@ inline constexpr char kForegroundShimPath[] = "/dev/.cwsc-foreground";
 inline constexpr char kForegroundShimCommand[] = "__foreground";
 
 // AddForegroundShim rewrites a bwrap argv (launcher prefix allowed) so its
-// program runs through the shim; false (argv unchanged) when this binary
-// cannot be located or the argv has no `--`.
-bool AddForegroundShim(std::vector<std::string>* argv);
+// program runs through the shim. When it cannot (this binary cannot be
+// located: it was replaced or deleted since it started, or runs from a
+// memfd), the argv stays unchanged and the result says why, for the
+// warning the run prints; "" when the shim is in place.
+std::string AddForegroundShim(std::vector<std::string>* argv);
 
 // RunForegroundShim is the shim: argv is {path, "__foreground", "--",
-// PROGRAM, ARGS...}. It returns only when the program cannot be started
-// (127 not found, 126 otherwise, with a message on stderr).
-int RunForegroundShim(int argc, char** argv);
+// PROGRAM, ARGS...}. It execs the program and never returns: when the
+// program cannot be started it says so on stderr and leaves with _exit (127
+// not found, 126 otherwise, 2 on misuse). _exit, because this process lives
+// inside the sandbox: exit-time hooks of an instrumented build (a leak
+// check that reads /proc, coverage counters written to the build tree) have
+// nothing to do there and would change its status.
+[[noreturn]] void RunForegroundShim(int argc, char** argv);
 
 }  // namespace cwsc::runtime
 

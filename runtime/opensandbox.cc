@@ -59,11 +59,9 @@ HttpOptions BaseOptions(const RemoteRun& run, long total_ms) {
 }
 
 std::string BodyExcerpt(const std::string& body) {
-  std::string out;
-  for (char c : body.substr(0, kMaxBodyInMessage)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += (u < 0x20 && c != '\n' && c != '\t') ? '?' : c;
-  }
+  // The bytes as the server sent them: a message is escaped where it is shown
+  // (ir::Displayable), so an ESC reads `\x1b` there, as every value does.
+  std::string out = body.substr(0, kMaxBodyInMessage);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   if (body.size() > kMaxBodyInMessage) absl::StrAppend(&out, "... (", body.size(), " bytes)");
   return out;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ir/display.h"
 #include "runtime/opensandbox.h"
 
 namespace cwsc::runtime {
@@ -48,7 +49,7 @@ ExecOutcome ExecuteRemote(const ir::LaunchPlan& plan, const ExecRequest& request
     out.error = message;
     out.ran = ran;
     out.cwsc_exit_code = kExitRefused;
-    std::fprintf(stderr, "cwsc: %s\n", message.c_str());
+    std::fprintf(stderr, "cwsc: %s\n", ir::Displayable(message).c_str());
     return out;
   };
   if (!plan.remote) return fail("the opensandbox plan has no remote endpoint", false);

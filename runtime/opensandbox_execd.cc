@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "backends/opensandbox.h"
+#include "ir/display.h"
 #include "runtime/execd_stream.h"
 #include "runtime/opensandbox.h"
 #include "runtime/opensandbox_contracts.h"
@@ -51,8 +52,11 @@ void InterruptCommand(const RemoteRun& run, const Io& io, const std::string& exe
   if (!r.ok() || !Is2xx(r->status)) {
     std::string why =
         r.ok() ? ExecdErrorText(r->status, r->body) : std::string(r.status().message());
-    io.err(Redact(absl::StrCat("cwsc: could not interrupt remote command ", id, ": ", why, "\n"),
-                  run.api_key));
+    // The id and the reason come from the server: values, shown escaped.
+    ir::Text line;
+    line << "cwsc: could not interrupt remote command "
+         << Redact(absl::StrCat(id, ": ", why), run.api_key) << "\n";
+    io.err(line.str());
   }
 }
 

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "backends/opensandbox.h"
+#include "ir/display.h"
 #include "runtime/opensandbox.h"
 #include "runtime/opensandbox_contracts.h"
 
@@ -150,7 +151,10 @@ absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
   absl::StatusOr<RemoteOutcome> result = LifecycleInSandbox(run, io, id);
   bool deleted = false;
   if (rm.keep) {
-    io.err(absl::StrCat("cwsc: keeping OpenSandbox sandbox ", id, " (sandbox_keep)\n"));
+    // The id comes from the server: a value, shown escaped.
+    ir::Text line;
+    line << "cwsc: keeping OpenSandbox sandbox " << id << " (sandbox_keep)\n";
+    io.err(line.str());
   } else {
     RemoteRun cleanup = run;
     cleanup.interrupt = nullptr;  // delete even after an interrupt
@@ -158,9 +162,10 @@ absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
         LifecycleCall(cleanup, backends::LifecycleDelete(rm.url, id, run.api_key), false);
     deleted = d.ok();
     if (!d.ok()) {
-      io.err(Redact(absl::StrCat("cwsc: warning: could not delete OpenSandbox sandbox ", id, ": ",
-                                 d.status().message(), "\n"),
-                    run.api_key));
+      ir::Text line;
+      line << "cwsc: warning: could not delete OpenSandbox sandbox "
+           << Redact(absl::StrCat(id, ": ", d.status().message()), run.api_key) << "\n";
+      io.err(line.str());
     }
   }
   if (!result.ok()) return result.status();

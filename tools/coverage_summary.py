@@ -2,16 +2,37 @@
 """Print line and branch coverage per source folder of a coverage build
 (tools/run_tests.sh, stage coverage): `coverage_summary.py BUILD_DIR`.
 gcovr reads the .gcda files the suites left; generated code (the ANTLR
-parser) and the tests themselves are left out."""
+parser) and the tests themselves are left out. A clang build's counters
+are read with that clang's llvm-cov (its gcov mode)."""
 import collections
 import json
+import re
+import shutil
 import subprocess
 import sys
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build-cov"
+
+
+def gcov_executable(build_dir):
+    """gcov for g++ builds; `llvm-cov-N gcov` for a clang++ N build."""
+    with open(build_dir + "/build.ninja", encoding="utf-8") as f:
+        ninja = f.read()
+    if not re.search(r"command = (\S*ccache )?clang\+\+", ninja):
+        return "gcov"
+    version = subprocess.run(["clang++", "--version"], check=True, capture_output=True,
+                             text=True).stdout
+    major = re.search(r"clang version (\d+)", version).group(1)
+    for name in ("llvm-cov-" + major, "llvm-cov"):
+        if shutil.which(name):
+            return name + " gcov"
+    sys.exit("coverage_summary.py: llvm-cov-%s is missing (Debian package llvm-%s)" % (major, major))
+
+
 folders = ["cli", "compiler", "ir", "backends", "runtime", "fuzz"]
 out = subprocess.run(
     ["gcovr", "--root", ".", build, "--json-summary", "-",
+     "--gcov-executable", gcov_executable(build),
      "--exclude-unreachable-branches", "--exclude-throw-branches"]
     + [arg for f in folders for arg in ("--filter", f + "/")],
     check=True, capture_output=True, text=True).stdout

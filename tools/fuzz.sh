@@ -1,8 +1,10 @@
 #!/bin/sh
 # Build the libFuzzer programs (clang, ASan + UBSan, build-fuzz/) and run
-# them: tools/fuzz.sh [TARGET] [SECONDS]. Without TARGET every target runs in
-# turn, SECONDS each (default 60), one process at a time, on a copy of its seed
-# corpus (fuzz/corpus/TARGET) plus the regression inputs (tests/regress/TARGET).
+# them: tools/fuzz.sh [TARGET] [SECONDS]. Without TARGET every target runs,
+# SECONDS each (default 60), two processes at a time (one per core), on a copy
+# of its seed corpus (fuzz/corpus/TARGET) plus the regression inputs
+# (tests/regress/TARGET). build-fuzz/ is tools/setup_build.sh's instrumented
+# build, the one the sanitize stage of tools/run_tests.sh tests.
 # New crash inputs land in build-fuzz/findings/TARGET/. docs/fuzzing.md.
 set -u
 cd "$(dirname "$0")/.."
@@ -14,18 +16,16 @@ case " $targets all " in
   *) echo "tools/fuzz.sh: unknown target '$target' (one of: $targets)" >&2; exit 2 ;;
 esac
 tools/install_deps.sh || exit 1
-if [ ! -f build-fuzz/build.ninja ]; then
-  CXX=clang++ meson setup build-fuzz --wrap-mode=nodownload -Dfuzz=enabled -Dsanitize=true \
-    -Dtests=enabled -Dbench=disabled || exit 1
-fi
+dir=$(tools/setup_build.sh instrumented) || exit 1
 [ "$target" = all ] && run=$targets || run=$target
 progs=""
 for t in $run; do progs="$progs fuzz/fuzz_$t"; done
-meson compile -C build-fuzz -j 2 $progs || exit 1
+meson compile -C "$dir" -j 2 $progs || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-status=0
-for t in $run; do
+# fuzz_one TARGET: one libFuzzer process on TARGET; prints a line, exit 0/1.
+fuzz_one() {
+  t=$1
   work=build-fuzz/corpus/$t
   findings=build-fuzz/findings/$t
   mkdir -p "$work" "$findings"
@@ -43,10 +43,24 @@ for t in $run; do
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/findings/$t.log)
   if [ $rc -eq 0 ]; then
     echo "fuzz $t: ok, $((end - start)) s, ${runs:-?} runs"
-  else
-    echo "fuzz $t: FAILED (exit $rc) after $((end - start)) s; see build-fuzz/findings/$t.log:"
-    grep -m 5 -E "ERROR|runtime error|invariant|Test unit written" build-fuzz/findings/$t.log
-    status=1
+    return 0
   fi
+  echo "fuzz $t: FAILED (exit $rc) after $((end - start)) s; see build-fuzz/findings/$t.log:"
+  grep -m 5 -E "ERROR|runtime error|invariant|Test unit written" build-fuzz/findings/$t.log
+  return 1
+}
+mkdir -p build-fuzz/findings
+status=0
+set -- $run
+while [ $# -gt 0 ]; do
+  fuzz_one "$1" >build-fuzz/findings/.first.txt &
+  first=$!
+  second_rc=0
+  if [ $# -gt 1 ]; then fuzz_one "$2" || second_rc=1; fi
+  wait $first || status=1
+  cat build-fuzz/findings/.first.txt
+  [ $second_rc -eq 0 ] || status=1
+  shift
+  [ $# -gt 0 ] && shift
 done
 exit $status

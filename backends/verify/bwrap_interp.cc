@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "backends/bwrap_flags.h"
 #include "ir/constants.h"
 
 namespace cwsc::backends {
@@ -70,7 +71,7 @@ Lookup Decide(const MountLayer& m, int i, bool read_only, const std::string& rel
     out.access = Access::kHidden;  // a masked file, or a path below it
     return out;
   }
-  out.host_path = m.source == "/" ? (rel.empty() ? "/" : rel) : m.source + rel;
+  if (!m.fd) out.host_path = m.source == "/" ? (rel.empty() ? "/" : rel) : m.source + rel;
   if (m.op == "--dev-bind") {
     out.access = Access::kDevice;
   } else {
@@ -157,7 +158,151 @@ Lookup BwrapView::Find(const std::string& path) const {
   return Decide(layers[static_cast<size_t>(decide)], decide, remount > decide, rel);
 }
 
-absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv) {
+namespace {
+
+// Normalize resolves "." and ".." of an absolute path lexically.
+std::string Normalize(const std::string& path) {
+  std::vector<absl::string_view> parts;
+  size_t at = 0;
+  for (absl::string_view c = NextComponent(path, &at); !c.empty(); c = NextComponent(path, &at)) {
+    if (c == ".") continue;
+    if (c == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(c);
+  }
+  std::string out;
+  for (absl::string_view c : parts) absl::StrAppend(&out, "/", c);
+  return out.empty() ? "/" : out;
+}
+
+// Parent of an absolute path ("/" for a top-level one).
+std::string Parent(const std::string& path) {
+  std::string n = Normalize(path);
+  size_t slash = n.rfind('/');
+  return slash == 0 ? "/" : n.substr(0, slash);
+}
+
+// Interp reads one argv into a view, flag by flag.
+class Interp {
+ public:
+  Interp(const std::vector<std::string>& argv, UnknownFlags unknown, BwrapView* v)
+      : argv_(argv), unknown_(unknown), v_(v) {}
+
+  // Flag reads the flag at `*i` and moves past it and its arguments.
+  absl::Status Flag(size_t* i) {
+    const std::string& f = argv_[*i];
+    const BwrapFlag* t = FindBwrapFlag(f);
+    if (t == nullptr) return Unknown(i);
+    if (*i + static_cast<size_t>(t->args) >= argv_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(f, " needs ", t->args, " argument(s)"));
+    }
+    const std::string& a1 = t->args > 0 ? argv_[*i + 1] : f;
+    const std::string& a2 = t->args > 1 ? argv_[*i + 2] : a1;
+    absl::Status s = Apply(*t, *i, a1, a2);
+    *i += 1 + static_cast<size_t>(t->args);
+    return s;
+  }
+
+  bool unshare_net = false, share_net = false;
+
+ private:
+  absl::Status Apply(const BwrapFlag& t, size_t at, const std::string& a1, const std::string& a2) {
+    std::string flag(t.name);
+    switch (t.kind) {
+      case BwrapFlagKind::kBind:
+      case BwrapFlagKind::kBindFd:
+      case BwrapFlagKind::kDataMount:
+        if (!absl::StartsWith(a2, "/")) {
+          return absl::InvalidArgumentError(absl::StrCat(flag, " destination is not absolute"));
+        }
+        v_->layers.push_back(
+            {std::string(t.layer_op), a1, a2, at, flag, t.kind == BwrapFlagKind::kBindFd});
+        return absl::OkStatus();
+      case BwrapFlagKind::kNewMount:
+      case BwrapFlagKind::kRemountRo:
+        v_->layers.push_back({std::string(t.layer_op), "", a1, at, flag});
+        return absl::OkStatus();
+      case BwrapFlagKind::kSymlink:
+        v_->symlinks.push_back({a1, a2, at, v_->layers.size()});
+        return absl::OkStatus();
+      case BwrapFlagKind::kChdir:
+        v_->chdir = a1;
+        return absl::OkStatus();
+      case BwrapFlagKind::kNetwork:
+        (flag == "--share-net" ? share_net : unshare_net) = true;
+        return absl::OkStatus();
+      case BwrapFlagKind::kNoSandbox:
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": bwrap prints and exits; it starts no sandbox"));
+      case BwrapFlagKind::kMoreArgs:
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, " ", a1, ": bwrap reads more arguments from descriptor ", a1,
+                         ", which the command line does not show"));
+      case BwrapFlagKind::kOption:
+        Option(flag, a1);
+        return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  }
+
+  // Option records the options the runtime's checks ask about.
+  void Option(const std::string& f, const std::string& a1) {
+    if (f == "--die-with-parent") v_->die_with_parent = true;
+    if (f == "--unshare-user") v_->unshare_user = true;
+    if (f == "--disable-userns") v_->nested_userns_disabled = true;
+    if (f == "--new-session") v_->new_session = true;
+    if (f == "--seccomp") v_->seccomp_fd = a1;
+    if (f == "--cap-drop" && a1 == "ALL") v_->caps_dropped = true;
+    if (f == "--cap-add") v_->caps_dropped = false;  // a capability given back
+  }
+
+  // Unknown refuses a flag the table lacks, or skips it with the arguments
+  // up to the next flag (its arity is unknown).
+  absl::Status Unknown(size_t* i) {
+    const std::string& f = argv_[*i];
+    if (unknown_ == UnknownFlags::kRefuse) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown bwrap flag '", f, "'"));
+    }
+    SkippedFlag sk{f, 0, *i};
+    for (++*i; *i < argv_.size() && !absl::StartsWith(argv_[*i], "--"); ++*i) ++sk.args;
+    v_->skipped.push_back(std::move(sk));
+    return absl::OkStatus();
+  }
+
+  const std::vector<std::string>& argv_;
+  UnknownFlags unknown_;
+  BwrapView* v_;
+};
+
+}  // namespace
+
+std::string BwrapView::Resolve(const std::string& path) const {
+  std::string p = path, rel;
+  for (int hops = 0; hops < 40; ++hops) {  // as the kernel's limit, against loops
+    bool moved = false;
+    for (auto s = symlinks.rbegin(); s != symlinks.rend() && !moved; ++s) {
+      if (!Under(p, s->dest, &rel)) continue;
+      bool hidden = false;
+      for (size_t l = s->layers_before; l < layers.size() && !hidden; ++l) {
+        std::string ignored;
+        hidden = Under(s->dest, layers[l].dest, &ignored);
+      }
+      if (hidden) continue;
+      std::string target = absl::StartsWith(s->target, "/")
+                               ? s->target
+                               : absl::StrCat(Parent(s->dest), "/", s->target);
+      p = Normalize(target + rel);
+      moved = true;
+    }
+    if (!moved) break;
+  }
+  return p;
+}
+
+absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv,
+                                             UnknownFlags unknown) {
   BwrapView v;
   size_t i = 0;
   while (i < argv.size() && argv[i] != ir::kBwrapPath && !absl::EndsWith(argv[i], "/bwrap") &&
@@ -167,71 +312,18 @@ absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& arg
   }
   if (i == argv.size()) return absl::InvalidArgumentError("no bwrap in the argv");
   ++i;
-  bool unshare_net = false, share_net = false, saw_end = false;
-  auto need = [&](size_t n, const std::string& flag) -> absl::Status {
-    if (i + n >= argv.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(flag, " needs ", n, " argument(s)"));
-    }
-    return absl::OkStatus();
-  };
+  bool saw_end = false;
+  Interp interp(argv, unknown, &v);
   while (i < argv.size()) {
-    const std::string& f = argv[i];
-    if (f == "--") {
+    if (argv[i] == "--") {
       saw_end = true;
       ++i;
       break;
     }
-    if (f == "--unshare-all" || f == "--unshare-net") {
-      unshare_net = true;
-      ++i;
-    } else if (f == "--share-net") {
-      share_net = true;
-      ++i;
-    } else if (f == "--die-with-parent") {
-      v.die_with_parent = true;
-      ++i;
-    } else if (f == "--unshare-user") {
-      v.unshare_user = true;
-      ++i;
-    } else if (f == "--disable-userns") {
-      v.nested_userns_disabled = true;
-      ++i;
-    } else if (f == "--new-session") {
-      v.new_session = true;
-      ++i;
-    } else if (f == "--cap-drop") {
-      if (auto s = need(1, f); !s.ok()) return s;
-      if (argv[i + 1] == "ALL") v.caps_dropped = true;
-      i += 2;
-    } else if (f == "--seccomp") {
-      if (auto s = need(1, f); !s.ok()) return s;
-      v.seccomp_fd = argv[i + 1];
-      i += 2;
-    } else if (f == "--remount-ro") {
-      if (auto s = need(1, f); !s.ok()) return s;
-      v.layers.push_back({f, "", argv[i + 1], i});
-      i += 2;
-    } else if (f == "--ro-bind" || f == "--bind" || f == "--dev-bind") {
-      if (auto s = need(2, f); !s.ok()) return s;
-      if (!absl::StartsWith(argv[i + 2], "/")) {
-        return absl::InvalidArgumentError(absl::StrCat(f, " destination is not absolute"));
-      }
-      v.layers.push_back({f, argv[i + 1], argv[i + 2], i});
-      i += 3;
-    } else if (f == "--tmpfs" || f == "--dev" || f == "--proc") {
-      if (auto s = need(1, f); !s.ok()) return s;
-      v.layers.push_back({f, "", argv[i + 1], i});
-      i += 2;
-    } else if (f == "--chdir") {
-      if (auto s = need(1, f); !s.ok()) return s;
-      v.chdir = argv[i + 1];
-      i += 2;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown bwrap flag '", f, "'"));
-    }
+    if (absl::Status s = interp.Flag(&i); !s.ok()) return s;
   }
   if (!saw_end) return absl::InvalidArgumentError("the bwrap argv has no '--'");
-  v.network_isolated = unshare_net && !share_net;
+  v.network_isolated = interp.unshare_net && !interp.share_net;
   v.program.assign(argv.begin() + static_cast<long>(i), argv.end());
   v.IndexLayers();
   return v;

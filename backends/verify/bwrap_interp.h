@@ -2,7 +2,9 @@
 // replays the mount operations in order (a later mount at or above a path
 // hides what was mounted below it) and answers what the confined process sees
 // at a path: writable host content, read-only host content, or hidden (masked
-// by a tmpfs or /dev/null). It rejects any flag it does not understand.
+// by a tmpfs or /dev/null). Every flag of the bubblewrap manual is read
+// through backends/bwrap_flags.h; any other flag is refused (or skipped, when
+// asked).
 //
 //   auto view = InterpretBwrapArgv(argv);   // argv may start with a launcher
 //   view->Lookup("/w/src/main.c").access == Access::kWritable
@@ -30,10 +32,29 @@ const char* AccessName(Access a);
 
 struct MountLayer {
   std::string op;      // "--ro-bind", "--bind", "--dev-bind", "--tmpfs", "--dev", "--proc",
-                       // "--remount-ro" (makes what lies below `dest` read-only)
-  std::string source;  // empty for tmpfs/dev/proc
+                       // "--remount-ro" (makes what lies below `dest` read-only): the
+                       // effect; other flags map to one (backends/bwrap_flags.h)
+  std::string source;  // empty for tmpfs/dev/proc; the FD of the -fd and -data flags
   std::string dest;
-  size_t arg = 0;  // index of the flag in the interpreted argv
+  size_t arg = 0;         // index of the flag in the interpreted argv
+  std::string flag = {};  // the flag as written ("--ro-bind-try"); "" means `op`
+  bool fd = false;        // --bind-fd / --ro-bind-fd: the source is a descriptor
+};
+
+// Symlink is a `--symlink TARGET DEST` of the argv, followed by lookups
+// through BwrapView::Resolve.
+struct Symlink {
+  std::string target;
+  std::string dest;
+  size_t arg = 0;
+  size_t layers_before = 0;  // a mount made later at or above `dest` hides it
+};
+
+// SkippedFlag is a flag the table does not know, read with UnknownFlags::kSkip.
+struct SkippedFlag {
+  std::string flag;
+  size_t args = 0;  // the arguments taken to be its own (up to the next --flag)
+  size_t arg = 0;
 };
 
 struct Lookup {
@@ -54,6 +75,12 @@ struct BwrapView {
   std::string seccomp_fd;               // --seccomp FD ("" when none)
   std::string chdir;
   std::vector<std::string> program;
+  std::vector<Symlink> symlinks;
+  std::vector<SkippedFlag> skipped;
+
+  // Resolve follows the argv's symlinks in `path` (not the host's), so a
+  // lookup of /lib/x under `--symlink usr/lib /lib` asks about /usr/lib/x.
+  std::string Resolve(const std::string& path) const;
 
   // Find answers what the process sees at `path`. It asks an index of the
   // layers by destination (built by InterpretBwrapArgv, or IndexLayers after
@@ -73,7 +100,13 @@ struct BwrapView {
   size_t indexed_layers = 0;  // layers.size() when by_dest was built
 };
 
-absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv);
+// kRefuse (cwsc's own argv: every flag must be understood) or kSkip (`cwsc
+// audit` of a foreign argv: a flag of a newer bwrap is skipped with the
+// arguments up to the next flag, and listed in BwrapView::skipped).
+enum class UnknownFlags { kRefuse, kSkip };
+
+absl::StatusOr<BwrapView> InterpretBwrapArgv(const std::vector<std::string>& argv,
+                                             UnknownFlags unknown = UnknownFlags::kRefuse);
 
 }  // namespace cwsc::backends
 

@@ -61,8 +61,9 @@ const char* AccessKindName(AccessKind kind) {
   return "read";
 }
 
-absl::StatusOr<BwrapChecker> BwrapChecker::FromArgv(std::vector<std::string> argv) {
-  absl::StatusOr<BwrapView> v = InterpretBwrapArgv(argv);
+absl::StatusOr<BwrapChecker> BwrapChecker::FromArgv(std::vector<std::string> argv,
+                                                    UnknownFlags unknown) {
+  absl::StatusOr<BwrapView> v = InterpretBwrapArgv(argv, unknown);
   if (!v.ok()) return v.status();
   BwrapChecker c;
   c.argv_ = std::move(argv);
@@ -72,14 +73,14 @@ absl::StatusOr<BwrapChecker> BwrapChecker::FromArgv(std::vector<std::string> arg
 
 std::string BwrapChecker::LayerText(int layer) const {
   const MountLayer& m = view_.layers[static_cast<size_t>(layer)];
-  if (m.op == "--ro-bind" || m.op == "--bind" || m.op == "--dev-bind") {
-    return absl::StrCat(m.op, " ", m.source, " ", m.dest);
-  }
-  return absl::StrCat(m.op, " ", m.dest);
+  const std::string& flag = m.flag.empty() ? m.op : m.flag;
+  if (!m.source.empty()) return absl::StrCat(flag, " ", m.source, " ", m.dest);
+  return absl::StrCat(flag, " ", m.dest);
 }
 
-Verdict BwrapChecker::Decide(AccessKind kind, const std::string& path) const {
+Verdict BwrapChecker::Decide(AccessKind kind, const std::string& asked) const {
   Verdict v;
+  const std::string path = view_.Resolve(asked);  // through the argv's symlinks
   if (kind == AccessKind::kNetwork) {
     v.allowed = !view_.network_isolated;
     // The flag that decided: the last of --unshare-all/--unshare-net/--share-net.
@@ -126,8 +127,9 @@ Verdict BwrapChecker::Decide(AccessKind kind, const std::string& path) const {
   return v;
 }
 
-std::vector<ChainLink> BwrapChecker::Chain(const std::string& path) const {
+std::vector<ChainLink> BwrapChecker::Chain(const std::string& asked) const {
   std::vector<ChainLink> out;
+  const std::string path = view_.Resolve(asked);
   for (int i = static_cast<int>(view_.layers.size()) - 1; i >= 0; --i) {
     const MountLayer& m = view_.layers[static_cast<size_t>(i)];
     bool at = false;

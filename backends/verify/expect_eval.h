@@ -60,7 +60,9 @@ struct ChainLink {
 class BwrapChecker {
  public:
   // FromArgv interprets a bwrap command line (a launcher prefix is allowed).
-  static absl::StatusOr<BwrapChecker> FromArgv(std::vector<std::string> argv);
+  // Paths are looked up through the argv's symlinks (BwrapView::Resolve).
+  static absl::StatusOr<BwrapChecker> FromArgv(std::vector<std::string> argv,
+                                               UnknownFlags unknown = UnknownFlags::kRefuse);
 
   Verdict Decide(AccessKind kind, const std::string& path) const;
   // Chain lists every layer whose destination is the path or one of its

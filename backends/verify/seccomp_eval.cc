@@ -1,9 +1,12 @@
 #include "backends/verify/seccomp_eval.h"
 
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -22,21 +25,15 @@ struct Insn {
   uint32_t k;
 };
 
-// Word reads the 32-bit little-endian word at `offset` of the call's data.
+// Word is the 32-bit word at `offset` (a multiple of 4 below 64) of the
+// call's struct seccomp_data, little-endian: nr, arch, the instruction
+// pointer, then each argument's low and high half.
 uint32_t Word(const SeccompCall& c, uint32_t offset) {
-  uint8_t data[kDataSize] = {};
-  uint32_t nr = static_cast<uint32_t>(c.nr);
-  auto put = [&](uint32_t at, uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i)
-      data[at + static_cast<uint32_t>(i)] = static_cast<uint8_t>(v >> (8 * i));
-  };
-  put(0, nr, 4);
-  put(4, c.arch, 4);
-  put(8, c.instruction_pointer, 8);
-  for (uint32_t i = 0; i < 6; ++i) put(16 + 8 * i, c.args[i], 8);
-  return static_cast<uint32_t>(data[offset]) | static_cast<uint32_t>(data[offset + 1]) << 8 |
-         static_cast<uint32_t>(data[offset + 2]) << 16 |
-         static_cast<uint32_t>(data[offset + 3]) << 24;
+  auto half = [offset](uint64_t v) { return static_cast<uint32_t>(offset % 8 == 0 ? v : v >> 32); };
+  if (offset == 0) return static_cast<uint32_t>(c.nr);
+  if (offset == 4) return c.arch;
+  if (offset < 16) return half(c.instruction_pointer);
+  return half(c.args[(offset - 16) / 8]);
 }
 
 std::string Hex32(uint32_t v) { return absl::StrFormat("0x%08x", v); }
@@ -49,9 +46,8 @@ std::string ActionName(uint32_t a) {
   return Hex32(a);
 }
 
-}  // namespace
-
-absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const SeccompCall& call) {
+// Decode reads struct sock_filter[] into instructions, once per program.
+absl::StatusOr<std::vector<Insn>> Decode(std::string_view program) {
   if (program.empty() || program.size() % 8 != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("a seccomp program is a non-empty multiple of 8 bytes, got ", program.size()));
@@ -69,6 +65,11 @@ absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const Secco
     insns[i].k = static_cast<uint32_t>(p[4]) | static_cast<uint32_t>(p[5]) << 8 |
                  static_cast<uint32_t>(p[6]) << 16 | static_cast<uint32_t>(p[7]) << 24;
   }
+  return insns;
+}
+
+// Execute runs decoded instructions for one call.
+absl::StatusOr<uint32_t> Execute(const std::vector<Insn>& insns, const SeccompCall& call) {
   uint32_t a = 0, x = 0, mem[16] = {};
   size_t pc = 0;
   auto bad = [&](const std::string& what) {
@@ -203,6 +204,14 @@ absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const Secco
   return absl::InvalidArgumentError("the program ends without a return");
 }
 
+}  // namespace
+
+absl::StatusOr<uint32_t> RunSeccompProgram(std::string_view program, const SeccompCall& call) {
+  absl::StatusOr<std::vector<Insn>> insns = Decode(program);
+  if (!insns.ok()) return insns.status();
+  return Execute(*insns, call);
+}
+
 const char* const kKnownCalls[] = {"ioctl",          "mount",
                                    "umount2",        "pivot_root",
                                    "move_mount",     "open_tree",
@@ -213,8 +222,16 @@ const char* const kKnownCalls[] = {"ioctl",          "mount",
                                    "keyctl",         "add_key",
                                    "request_key",    "socket",
                                    "socketpair",     "connect",
-                                   "read",           "write",
-                                   "openat",         "execve"};
+                                   "sendto",         "read",
+                                   "write",          "openat",
+                                   "execve",         "chmod",
+                                   "fchmod",         "fchmodat",
+                                   "fchmodat2",      "open",
+                                   "openat2",        "creat",
+                                   "mknod",          "mknodat",
+                                   "mkdir",          "mkdirat",
+                                   "clone",          "clone3",
+                                   "unshare"};
 
 std::optional<int> SyscallNumber(std::string_view name) {
 #if defined(__x86_64__)
@@ -243,10 +260,25 @@ std::optional<int> SyscallNumber(std::string_view name) {
       {"socket", SYS_socket},
       {"socketpair", SYS_socketpair},
       {"connect", SYS_connect},
+      {"sendto", SYS_sendto},
       {"read", SYS_read},
       {"write", SYS_write},
       {"openat", SYS_openat},
       {"execve", SYS_execve},
+      {"chmod", SYS_chmod},
+      {"fchmod", SYS_fchmod},
+      {"fchmodat", SYS_fchmodat},
+      {"fchmodat2", 452},  // Linux 6.6; newer than this libc's headers
+      {"open", SYS_open},
+      {"openat2", SYS_openat2},
+      {"creat", SYS_creat},
+      {"mknod", SYS_mknod},
+      {"mknodat", SYS_mknodat},
+      {"mkdir", SYS_mkdir},
+      {"clone", SYS_clone},
+      {"clone3", 435},  // Linux 5.3
+      {"unshare", SYS_unshare},
+      {"mkdirat", SYS_mkdirat},
   };
   for (const Entry& e : kTable) {
     if (name == e.name) return e.nr;
@@ -257,30 +289,158 @@ std::optional<int> SyscallNumber(std::string_view name) {
   return std::nullopt;
 }
 
-absl::StatusOr<uint32_t> IntendedAction(const ir::SyscallFilter& filter, const SeccompCall& call) {
-  if (call.arch != kAuditArchX86_64 || (call.nr & kX32SyscallBit) != 0) {
-    return uint32_t{seccomp_action::kKillProcess};
-  }
+namespace {
+
+// A rule with its system call number looked up once.
+struct ResolvedRule {
+  int nr;
+  const ir::SyscallRule* rule;
+};
+
+absl::StatusOr<std::vector<ResolvedRule>> Resolve(const ir::SyscallFilter& filter) {
+  std::vector<ResolvedRule> out;
   for (const ir::SyscallRule& r : filter.rules) {
     std::optional<int> nr = SyscallNumber(r.syscall);
     if (!nr)
       return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));
-    if (*nr != call.nr) continue;
+    out.push_back({*nr, &r});
+  }
+  return out;
+}
+
+// Intended: the first rule whose tests all hold decides; no rule, allow.
+uint32_t Intended(const std::vector<ResolvedRule>& rules, const SeccompCall& call) {
+  if (call.arch != kAuditArchX86_64 || (call.nr & kX32SyscallBit) != 0) {
+    return seccomp_action::kKillProcess;
+  }
+  for (const ResolvedRule& r : rules) {
+    if (r.nr != call.nr) continue;
     bool all = true;
-    for (const ir::ArgTest& t : r.args) {
+    for (const ir::ArgTest& t : r.rule->args) {
       all = all && (call.args[t.index] & t.mask) == t.value;
     }
-    if (all) return seccomp_action::Errno(r.errno_value);
+    if (all) return seccomp_action::Errno(r.rule->errno_value);
   }
-  return uint32_t{seccomp_action::kAllow};
+  return seccomp_action::kAllow;
 }
+
+}  // namespace
+
+absl::StatusOr<uint32_t> IntendedAction(const ir::SyscallFilter& filter, const SeccompCall& call) {
+  absl::StatusOr<std::vector<ResolvedRule>> rules = Resolve(filter);
+  if (!rules.ok()) return rules.status();
+  return Intended(*rules, call);
+}
+
+namespace {
+
+// AddSocketCorners: every family number up to past AF_MAX, at the edge of
+// the family rules (64) and of sa_family_t, type flags OR'ed in (and high bits in the register for
+// the families the filter names); every socketpair type; every netlink protocol up to past
+// MAX_LINKS.
+template <typename Add>
+void AddSocketCorners(const Add& add) {
+  const int socket_nr = *SyscallNumber("socket"), pair_nr = *SyscallNumber("socketpair");
+  std::vector<uint64_t> families;
+  for (uint64_t f = 0; f <= AF_MAX + 2; ++f) families.push_back(f);
+  for (uint64_t f :
+       {0x3full, 0x40ull, 0x41ull, 0xfffeull, 0xffffull, 0x10000ull, 0x10001ull, 0xffffffffull}) {
+    families.push_back(f);
+  }
+  for (uint64_t f : {AF_UNIX, AF_INET, AF_VSOCK}) families.push_back(f | 0x100000000ull);
+  const uint64_t flags[] = {0, SOCK_CLOEXEC, SOCK_NONBLOCK | SOCK_CLOEXEC};
+  for (uint64_t family : families) {
+    for (int nr : {socket_nr, pair_nr}) {
+      SeccompCall c{.nr = nr};
+      c.args[0] = family;
+      c.args[1] = SOCK_STREAM | flags[family % 3];
+      add(c);
+    }
+  }
+  for (uint64_t type = 0; type < 16; ++type) {
+    for (uint64_t flag : {flags[0], flags[2]}) {
+      SeccompCall c{.nr = pair_nr};
+      c.args[0] = AF_UNIX;
+      c.args[1] = type | flag;
+      add(c);
+    }
+  }
+  for (uint64_t protocol = 0; protocol < 34; ++protocol) {
+    SeccompCall c{.nr = socket_nr};
+    c.args[0] = AF_NETLINK;
+    c.args[1] = SOCK_RAW | flags[protocol % 3];
+    c.args[2] = protocol;
+    add(c);
+  }
+  SeccompCall udp{.nr = socket_nr};  // a protocol number in another family
+  udp.args[0] = AF_INET;
+  udp.args[1] = SOCK_DGRAM;
+  udp.args[2] = 17;
+  add(udp);
+}
+
+// AddModeCorners: each call that takes a file mode, with modes carrying
+// S_ISUID, S_ISGID, both, the sticky bit, a file type, and neither.
+template <typename Add>
+void AddModeCorners(const Add& add) {
+  const std::pair<const char*, int> calls[] = {
+      {"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"open", 2},   {"openat", 3},
+      {"creat", 1}, {"mknod", 1},  {"mknodat", 2},  {"mkdir", 1},     {"mkdirat", 2}};
+  for (const auto& [name, index] : calls) {
+    for (uint64_t mode :
+         {uint64_t{0755}, uint64_t{S_ISUID | 0755}, uint64_t{S_ISGID | 0755},
+          uint64_t{S_ISUID | S_ISGID}, uint64_t{S_ISVTX | 0777}, uint64_t{S_IFREG | S_ISUID | 0644},
+          uint64_t{S_IFREG | 0644} | (uint64_t{1} << 40),
+          uint64_t{S_ISGID} | (uint64_t{1} << 40)}) {
+      SeccompCall c{.nr = *SyscallNumber(name)};
+      c.args[index] = mode;
+      add(c);
+    }
+  }
+}
+
+// AddRuleCorners: for each rule, a call it matches (also through the other
+// ABIs, which must be killed), the same with high bits set where its masks
+// do not look, each argument one bit off, and the edges of a block of
+// values: its last value and the next one.
+template <typename Add, typename AddAllAbis>
+void AddRuleCorners(const std::vector<ResolvedRule>& rules, const Add& add,
+                    const AddAllAbis& add_all_abis) {
+  for (const ResolvedRule& r : rules) {
+    SeccompCall match{.nr = r.nr};
+    for (const ir::ArgTest& t : r.rule->args) match.args[t.index] = t.value;
+    add_all_abis(match);
+    SeccompCall high = match;
+    for (const ir::ArgTest& t : r.rule->args) high.args[t.index] |= ~t.mask & 0x123456789abcdef0ull;
+    add(high);
+    for (const ir::ArgTest& t : r.rule->args) {
+      SeccompCall miss = match;
+      miss.args[t.index] ^= (t.mask & 1) ? 1 : (t.mask & (~t.mask + 1));
+      add(miss);
+      uint64_t size = t.mask & (~t.mask + 1);
+      if (size <= 1) continue;
+      SeccompCall last = match, next = match;
+      last.args[t.index] = t.value + size - 1;
+      next.args[t.index] = t.value + size;
+      add(last);
+      add(next);
+    }
+  }
+}
+
+}  // namespace
 
 absl::Status CheckSeccompProgram(const ir::SyscallFilter& filter, std::string_view program) {
 #if !defined(__x86_64__)
   return absl::UnimplementedError("the seccomp checker knows x86_64 only");
 #endif
+  absl::StatusOr<std::vector<ResolvedRule>> rules = Resolve(filter);
+  if (!rules.ok()) return rules.status();
+  absl::StatusOr<std::vector<Insn>> insns = Decode(program);
+  if (!insns.ok()) return insns.status();
   std::vector<SeccompCall> calls;
-  auto add = [&](SeccompCall c) {
+  auto add = [&](const SeccompCall& c) { calls.push_back(c); };
+  auto add_all_abis = [&](const SeccompCall& c) {
     calls.push_back(c);
     SeccompCall x32 = c;
     x32.nr |= kX32SyscallBit;
@@ -289,46 +449,28 @@ absl::Status CheckSeccompProgram(const ir::SyscallFilter& filter, std::string_vi
     i386.arch = kAuditArchI386;
     calls.push_back(i386);
   };
-  // Every call the checker knows, with plain arguments, and the ioctl
-  // requests and socket domains a rule may name: a program that refuses
-  // more (or less) than the plan says is caught even where no rule looks.
-  for (const char* name : kKnownCalls) add(SeccompCall{.nr = *SyscallNumber(name)});
+  // Every call the checker knows, with plain arguments, and the arguments a
+  // rule may look at, chosen from the kernel's headers rather than from the
+  // plan: a program that refuses more (or less) than the plan says is
+  // caught even where no rule looks.
+  for (const char* name : kKnownCalls) add_all_abis(SeccompCall{.nr = *SyscallNumber(name)});
   for (uint64_t request : {0x5412ull, 0x541cull, 0x5413ull, 0x540full}) {
     SeccompCall c{.nr = *SyscallNumber("ioctl")};
     c.args[1] = request;
-    add(c);
+    add_all_abis(c);
   }
-  for (uint64_t domain : {1ull, 2ull, 10ull, 16ull}) {  // AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
-    SeccompCall c{.nr = *SyscallNumber("socket")};
-    c.args[0] = domain;
-    add(c);
-  }
-  for (const ir::SyscallRule& r : filter.rules) {
-    std::optional<int> nr = SyscallNumber(r.syscall);
-    if (!nr)
-      return absl::InvalidArgumentError(absl::StrCat("unknown system call '", r.syscall, "'"));
-    SeccompCall match{.nr = *nr};
-    for (const ir::ArgTest& t : r.args) match.args[t.index] = t.value;
-    add(match);
-    SeccompCall high = match;  // bits the mask ignores must not matter
-    for (const ir::ArgTest& t : r.args) high.args[t.index] |= ~t.mask & 0x123456789abcdef0ull;
-    add(high);
-    for (const ir::ArgTest& t : r.args) {  // one argument off by one bit: no match
-      SeccompCall miss = match;
-      miss.args[t.index] ^= (t.mask & 1) ? 1 : (t.mask & (~t.mask + 1));
-      add(miss);
-    }
-  }
+  AddSocketCorners(add);
+  AddModeCorners(add);
+  AddRuleCorners(*rules, add, add_all_abis);
   for (const SeccompCall& c : calls) {
-    absl::StatusOr<uint32_t> got = RunSeccompProgram(program, c);
+    absl::StatusOr<uint32_t> got = Execute(*insns, c);
     if (!got.ok()) return got.status();
-    absl::StatusOr<uint32_t> want = IntendedAction(filter, c);
-    if (!want.ok()) return want.status();
-    if (*got != *want) {
+    uint32_t want = Intended(*rules, c);
+    if (*got != want) {
       return absl::InternalError(absl::StrFormat(
           "the seccomp program answers %s for nr %d arch 0x%08x args [0x%x 0x%x 0x%x]; the plan "
           "means %s",
-          ActionName(*got), c.nr, c.arch, c.args[0], c.args[1], c.args[2], ActionName(*want)));
+          ActionName(*got), c.nr, c.arch, c.args[0], c.args[1], c.args[2], ActionName(want)));
     }
   }
   return absl::OkStatus();

@@ -2,8 +2,12 @@
 // interpreter over struct seccomp_data (it shares no code with libseccomp),
 // the action a SyscallFilter intends for a call, and CheckSeccompProgram,
 // which runs the program over every rule's corners (matching and
-// non-matching arguments, high bits set in the masked-out half, x32 and
-// i386 calls, unrelated calls) and reports the first disagreement.
+// non-matching arguments, high bits set in the masked-out half, the edges of
+// a rule's block of values, x32 and i386 calls, unrelated calls) and over
+// arguments taken from the kernel headers rather than the plan (every socket
+// family past AF_MAX and at the rules' edges, type flags OR'ed in, netlink
+// protocols past MAX_LINKS, file modes with S_ISUID/S_ISGID for each call
+// that takes one), and reports the first disagreement.
 //
 //   SeccompCall c{.nr = SYS_ioctl, .args = {0, 0x5412}};
 //   RunSeccompProgram(bpf, c) == SeccompAction::Errno(EPERM)

@@ -114,6 +114,7 @@ class RecordedFacts : public HostFacts {
   std::map<std::string, std::string> files;
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
+  int landlock_abi = 0;
   RecordedLauncher launcher;
   bool unlisted_is_error = false;  // `unlisted: error` (files written by `cwsc facts`)
   std::set<std::string> unlisted;
@@ -170,6 +171,7 @@ class RecordedFacts : public HostFacts {
     return it->second;
   }
   ProbeResult BwrapProbe() override { return bwrap; }
+  int LandlockAbi() override { return landlock_abi; }
   ProbeResult SeatbeltProbe() override { return seatbelt; }
   std::optional<std::string> DarwinUserCacheDir() override { return darwin_cache; }
 };
@@ -177,10 +179,11 @@ class RecordedFacts : public HostFacts {
 std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
   auto f = std::make_unique<RecordedFacts>();
   ExpectMap(root, "the facts file");
-  CheckKeys(root,
-            {"cwsc_facts", "unlisted", "platform", "user", "cwd", "env", "secrets_set", "paths",
-             "files", "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir", "launcher_probe"},
-            "the facts file");
+  CheckKeys(
+      root,
+      {"cwsc_facts", "unlisted", "platform", "user", "cwd", "env", "secrets_set", "paths", "files",
+       "bwrap_probe", "seatbelt_probe", "darwin_user_cache_dir", "launcher_probe", "landlock_abi"},
+      "the facts file");
   if (!root["cwsc_facts"]) Fail(root, "missing 'cwsc_facts: 1' (format version)");
   if (Uint(root["cwsc_facts"], "cwsc_facts") != 1) {
     Fail(root["cwsc_facts"], "unsupported facts format version (this cwsc reads 1)");
@@ -266,6 +269,11 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
   }
   if (root["bwrap_probe"]) f->bwrap = ReadProbe(root["bwrap_probe"], "bwrap_probe");
   if (root["seatbelt_probe"]) f->seatbelt = ReadProbe(root["seatbelt_probe"], "seatbelt_probe");
+  if (root["landlock_abi"]) {
+    uint32_t abi = Uint(root["landlock_abi"], "landlock_abi");
+    if (abi > 1000) Fail(root["landlock_abi"], "landlock_abi must be a Landlock ABI version");
+    f->landlock_abi = static_cast<int>(abi);
+  }
   if (const YAML::Node l = root["launcher_probe"]) {
     ExpectMap(l, "launcher_probe");
     CheckKeys(l, {"ran", "ok", "uid", "gids", "message"}, "launcher_probe");

@@ -20,6 +20,7 @@ struct FactsRecorder::Record {
   std::map<std::string, PathInfo> paths;
   std::map<std::string, std::optional<std::string>> files;
   std::optional<ProbeResult> bwrap, seatbelt;
+  std::optional<int> landlock;
   bool darwin = false;
   std::optional<std::string> darwin_v;
   std::optional<LauncherUser> launcher_user;
@@ -64,6 +65,7 @@ std::optional<std::string> FactsRecorder::ReadFile(absl::string_view path) {
   return v;
 }
 ProbeResult FactsRecorder::BwrapProbe() { return *(rec_->bwrap = inner_->BwrapProbe()); }
+int FactsRecorder::LandlockAbi() { return *(rec_->landlock = inner_->LandlockAbi()); }
 ProbeResult FactsRecorder::SeatbeltProbe() { return *(rec_->seatbelt = inner_->SeatbeltProbe()); }
 std::optional<std::string> FactsRecorder::DarwinUserCacheDir() {
   rec_->darwin = true;
@@ -186,6 +188,7 @@ absl::StatusOr<std::string> FactsRecorder::WriteYaml() const {
     out << YAML::Key << "bwrap_probe" << YAML::Value;
     EmitProbe(out, *r.bwrap);
   }
+  if (r.landlock) out << YAML::Key << "landlock_abi" << YAML::Value << *r.landlock;
   if (r.seatbelt) {
     out << YAML::Key << "seatbelt_probe" << YAML::Value;
     EmitProbe(out, *r.seatbelt);

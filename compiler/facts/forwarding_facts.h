@@ -36,6 +36,7 @@ class ForwardingFacts : public HostFacts {
     return inner_->ReadFile(path);
   }
   ProbeResult BwrapProbe() override { return inner_->BwrapProbe(); }
+  int LandlockAbi() override { return inner_->LandlockAbi(); }
   ProbeResult SeatbeltProbe() override { return inner_->SeatbeltProbe(); }
   std::optional<std::string> DarwinUserCacheDir() override { return inner_->DarwinUserCacheDir(); }
   LauncherUser LauncherUserOf(const std::vector<std::string>& launcher) override {

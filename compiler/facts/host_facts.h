@@ -80,7 +80,8 @@ class HostFacts {
   virtual UserInfo User() = 0;
   // Uid is User().uid; live facts answer it without a passwd lookup.
   virtual uint32_t Uid() { return User().uid; }
-  // Cwd is the process working directory (used when --cwd is not given).
+  // Cwd is the process working directory (used when --cwd is not given),
+  // "" when it cannot be named (removed): the compile then fails.
   virtual std::string Cwd() = 0;
   // Env returns a variable's value, or nullopt when unset.
   virtual std::optional<std::string> Env(absl::string_view name) = 0;
@@ -97,6 +98,9 @@ class HostFacts {
   virtual std::optional<std::string> ReadFile(absl::string_view path) = 0;
   // BwrapProbe runs `/usr/bin/bwrap <probe argv> /bin/true` (docs/behavior.md B-40).
   virtual ProbeResult BwrapProbe() = 0;
+  // LandlockAbi: the kernel's Landlock ABI version (0: none). Facts files
+  // without `landlock_abi` say 0.
+  virtual int LandlockAbi() { return 0; }
   // SeatbeltProbe runs `sandbox-exec -p "(version 1)(allow default)" -- /usr/bin/true`.
   virtual ProbeResult SeatbeltProbe() = 0;
   // DarwinUserCacheDir is confstr(_CS_DARWIN_USER_CACHE_DIR) (macOS), else nullopt.
@@ -134,6 +138,7 @@ class FactsRecorder : public HostFacts {
   std::string Platform() override;
   UserInfo User() override;
   uint32_t Uid() override { return User().uid; }  // records the whole user
+  int LandlockAbi() override;
   std::string Cwd() override;
   std::optional<std::string> Env(absl::string_view name) override;
   bool EnvIsSet(absl::string_view name) override;

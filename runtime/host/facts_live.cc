@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -129,10 +130,16 @@ class LiveFacts : public HostFacts {
     return u;
   }
 
+  // Cwd is "" when the working directory cannot be named (it was removed,
+  // or lies outside this process's root): the compile says so rather than
+  // guessing "/" (issue 25). getcwd(nullptr, 0) also names paths longer
+  // than PATH_MAX.
   std::string Cwd() override {
-    char buf[PATH_MAX];
-    if (getcwd(buf, sizeof buf) == nullptr) return "/";
-    return buf;
+    char* cwd = getcwd(nullptr, 0);
+    if (cwd == nullptr) return "";
+    std::string out = cwd[0] == '/' ? cwd : "";  // "(unreachable)/x" from older kernels
+    free(cwd);
+    return out;
   }
 
   std::optional<std::string> Env(absl::string_view name) override {
@@ -265,6 +272,14 @@ class LiveFacts : public HostFacts {
     return r;
   }
 
+  int LandlockAbi() override {
+    if (!landlock_abi_) {
+      long v = syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u /* ..._VERSION */);
+      landlock_abi_ = v < 0 ? 0 : static_cast<int>(v);
+    }
+    return *landlock_abi_;
+  }
+
   ProbeResult SeatbeltProbe() override {
     ProbeResult r;
 #if defined(__APPLE__)
@@ -314,6 +329,7 @@ class LiveFacts : public HostFacts {
   absl::flat_hash_map<absl::string_view, PathInfo*> index_;
   std::map<std::string, std::optional<std::string>> files_;
   std::optional<ProbeResult> bwrap_;
+  std::optional<int> landlock_abi_;
 };
 
 }  // namespace

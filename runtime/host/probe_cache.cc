@@ -28,6 +28,15 @@ std::string Slurp(const std::string& path) {
   return compiler::ReadFileText(path, {.limit = 65536, .no_follow = true}).data;
 }
 
+// SlurpCache reads the cache file: a regular file only, opened without
+// waiting. The directory is the user's, and /tmp (where it may be) is often
+// writable inside the sandbox: a command could leave a FIFO there, whose
+// plain open would wait for a writer, and every later run with it.
+std::string SlurpCache(const std::string& path) {
+  return compiler::ReadFileText(path, {.limit = 65536, .regular_only = true, .no_follow = true})
+      .data;
+}
+
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
@@ -69,7 +78,7 @@ class CachingFacts : public compiler::ForwardingFacts {
     std::string key;
     if (file) {
       key = ProbeCacheKey();
-      std::string text = Slurp(*file);
+      std::string text = SlurpCache(*file);
       // Three lines: magic, key, expiry (seconds since the epoch).
       std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
       int64_t expiry = 0;

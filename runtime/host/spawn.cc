@@ -2,7 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,7 +37,8 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr char kDefaultPath[] = "/usr/local/bin:/usr/bin:/bin";
 
 // ExecFailure is what the child writes to the report pipe when it cannot
-// reach execve (stage 1: chdir, stage 2: exec).
+// reach execve (stage 1: chdir, stage 2: exec, stage 3-6: confinement:
+// capabilities, no_new_privs, Landlock, seccomp).
 struct ExecFailure {
   int stage;
   int err;
@@ -223,9 +226,32 @@ struct ChildArgs {
   size_t inherit_count;
   bool take_terminal;
   pid_t parent;
+  const SpawnRequest::Confine* confine;
   sigset_t old_mask;
   sigset_t ignored;  // signals whose disposition is SIG_IGN
 };
+
+// ConfineSelf applies SpawnRequest::confine to the calling child with
+// system calls only; it returns 0, or the failing stage (errno set).
+int ConfineSelf(const SpawnRequest::Confine& c) {
+  // Root keeps no capability across the exec: an empty bounding set (needs
+  // CAP_SETPCAP; without it there is nothing to drop), no ambient ones,
+  // then none at all now.
+  for (int cap = 0; cap < 64; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capset, &header, data) != 0) return 3;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 4;
+  if (c.landlock_fd >= 0 && syscall(SYS_landlock_restrict_self, c.landlock_fd, 0u) != 0) return 5;
+  if (c.seccomp_program != nullptr &&
+      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0u, c.seccomp_program) != 0) {
+    return 6;
+  }
+  return 0;
+}
 
 // ChildMain runs in the child, which shares the parent's memory until it
 // execs (CLONE_VM | CLONE_VFORK, as posix_spawn does; the parent is
@@ -271,6 +297,14 @@ int ChildMain(void* raw) {
     ExecFailure f{1, errno};
     WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
     _exit(125);
+  }
+  if (a.confine != nullptr && a.confine->enabled) {
+    int stage = ConfineSelf(*a.confine);
+    if (stage != 0) {
+      ExecFailure f{stage, errno};
+      WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
+      _exit(125);
+    }
   }
   int saved = ENOENT;
   for (char* path : *a.candidates) {
@@ -352,6 +386,7 @@ struct ChildSetup {
   const std::vector<std::pair<int, int>>* inherit = nullptr;  // {here, in the child}
   bool take_terminal = false;
   sigset_t mask;  // the child's signal mask
+  const SpawnRequest::Confine* confine = nullptr;
 };
 
 // Launched is a child that was started: its pid, and the failure it
@@ -382,7 +417,7 @@ absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   ChildArgs child_args{&cand_ptrs,     argv_ptrs.data(), env_ptrs.data(),     setup.cwd,
                        setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,     report_w.get(),
                        inherit.data(), inherit.size(),   setup.take_terminal, getpid(),
-                       setup.mask,     IgnoredSignals()};
+                       setup.confine,  setup.mask,       IgnoredSignals()};
   // The child's stack: it runs only ChildMain and execve. A clone that
   // shares memory costs no page-table copy and no copy-on-write faults, and
   // its exec does not tear down a copy of our address space.
@@ -439,6 +474,7 @@ absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* c
   setup.cwd = request.cwd ? request.cwd->c_str() : nullptr;
   setup.stderr_fd = err_w.get();
   setup.inherit = &request.inherit_fds;
+  setup.confine = &request.confine;
   setup.take_terminal = child->take_terminal;
   setup.mask = mask.old();
   absl::StatusOr<Launched> launched = CloneAndExec(setup);
@@ -448,10 +484,15 @@ absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* c
   if (!launched->failure) return absl::OkStatus();
   child->GiveBackTerminal();
   const ExecFailure& failure = *launched->failure;
+  static const char* const kConfineSteps[] = {"drop its capabilities", "set no_new_privs",
+                                              "apply the Landlock ruleset",
+                                              "load the seccomp program"};
   std::string what =
-      failure.stage == 1
-          ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
-                         "': ", ErrnoText(failure.err))
+      failure.stage == 1 ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
+                                        "': ", ErrnoText(failure.err))
+      : failure.stage >= 3 && failure.stage <= 6
+          ? absl::StrCat("cannot confine the command (", kConfineSteps[failure.stage - 3],
+                         "): ", ErrnoText(failure.err), "; nothing ran")
           : absl::StrCat("cannot run '", request.argv[0], "': ", ErrnoText(failure.err));
   if (error != nullptr) {
     error->exec_errno = failure.stage == 2 ? failure.err : 0;
@@ -607,6 +648,10 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   Child child;
   if (absl::Status started = Start(request, mask, &child, error); !started.ok()) return started;
+  if (request.after_start && !request.after_start(child.pid)) {
+    kill(-child.pid, SIGKILL);
+    kill(child.pid, SIGKILL);
+  }
   if (request.timeout_seconds > 0) ArmTimer(child.tfd.get(), request.timeout_seconds);
 
   SpawnResult result;

@@ -51,6 +51,21 @@ struct SpawnRequest {
   // caller left open (docs/runtime.md, "Threat model"). A descriptor here
   // must not be one of the child numbers.
   std::vector<std::pair<int, int>> inherit_fds;
+  // Confinement the child applies to itself after chdir, just before exec
+  // (linux-landlock plans, runtime/landlock.h): its capability bounding,
+  // ambient and inheritable sets emptied and its capabilities dropped,
+  // no_new_privs, landlock_restrict_self(landlock_fd), then the seccomp
+  // program (a `struct sock_fprog*`). A failure ends the child before exec
+  // ("cannot confine the command: ..."), so nothing runs unconfined.
+  // When set, called in the parent once the program has started, before
+  // the wait: false kills the whole group at once (the caller says why).
+  // bwrap plans hold their sandbox at a gate here (runtime/mount_check.h).
+  std::function<bool(int pid)> after_start;
+  struct Confine {
+    bool enabled = false;
+    int landlock_fd = -1;
+    const void* seccomp_program = nullptr;
+  } confine;
 };
 
 struct SpawnResult {

@@ -5,6 +5,10 @@
 
 #include <random>
 
+#include "backends/bwrap.h"
+#include "backends/bwrap_flags.h"
+#include "backends/verify/expect_eval.h"
+
 namespace cwsc::backends {
 namespace {
 
@@ -154,6 +158,146 @@ TEST(BwrapInterp, IndexedFindAgreesWithTheScan) {
     EXPECT_EQ(v->Find("/a").layer, static_cast<int>(v->layers.size()) - 1);
     v->IndexLayers();
     EXPECT_EQ(v->Find("/a").access, Access::kHidden);
+  }
+}
+
+}  // namespace
+}  // namespace cwsc::backends
+
+namespace cwsc::backends {
+namespace {
+
+// Every flag of the bubblewrap 0.8.0 manual: what changes the view, and
+// the arguments of the rest skipped (backends/bwrap_flags.h).
+TEST(BwrapFlags, TryFdAndDataVariantsAddLayers) {
+  BwrapView v =
+      View({"--ro-bind-try",  "/opt",     "/opt",        "--bind-try",  "/w",          "/w",
+            "--dev-bind-try", "/dev/kvm", "/dev/kvm",    "--bind-fd",   "5",           "/fd/w",
+            "--ro-bind-fd",   "6",        "/fd/r",       "--bind-data", "7",           "/etc/data",
+            "--ro-bind-data", "8",        "/etc/rodata", "--mqueue",    "/dev/mqueue", "--perms",
+            "0700",           "--size",   "1024",        "--tmpfs",     "/scratch"});
+  EXPECT_EQ(v.Find("/opt/x").access, Access::kReadOnly);
+  EXPECT_EQ(v.layers[v.Find("/opt/x").layer].flag, "--ro-bind-try");
+  EXPECT_EQ(v.Find("/w/x").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/dev/kvm").access, Access::kDevice);
+  EXPECT_EQ(v.Find("/fd/w/x").access, Access::kWritable);
+  EXPECT_EQ(v.Find("/fd/r/x").access, Access::kReadOnly);
+  EXPECT_EQ(v.Find("/fd/r/x").host_path, "");  // an open descriptor: no host path known
+  EXPECT_EQ(v.Find("/etc/data").access, Access::kPrivate);  // a copy, not host content
+  EXPECT_EQ(v.Find("/etc/rodata").access, Access::kPrivate);
+  EXPECT_EQ(v.Find("/dev/mqueue").access, Access::kPrivate);
+  EXPECT_EQ(v.Find("/scratch/x").access, Access::kHidden);
+}
+
+TEST(BwrapFlags, OptionsChangeNoViewAndTheirArgumentsAreSkipped) {
+  BwrapView v = View({"--setenv",
+                      "--bind",
+                      "x",
+                      "--unsetenv",
+                      "--tmpfs",
+                      "--clearenv",
+                      "--dir",
+                      "/var/d",
+                      "--file",
+                      "3",
+                      "/etc/f",
+                      "--chmod",
+                      "0644",
+                      "/etc/f",
+                      "--uid",
+                      "0",
+                      "--gid",
+                      "0",
+                      "--hostname",
+                      "box",
+                      "--unshare-pid",
+                      "--unshare-ipc",
+                      "--unshare-uts",
+                      "--unshare-cgroup-try",
+                      "--lock-file",
+                      "/l",
+                      "--sync-fd",
+                      "4",
+                      "--as-pid-1",
+                      "--cap-add",
+                      "CAP_NET_RAW",
+                      "--add-seccomp-fd",
+                      "9",
+                      "--exec-label",
+                      "l",
+                      "--file-label",
+                      "l",
+                      "--info-fd",
+                      "3",
+                      "--json-status-fd",
+                      "3",
+                      "--block-fd",
+                      "3",
+                      "--userns-block-fd",
+                      "3",
+                      "--assert-userns-disabled",
+                      "--unshare-user-try",
+                      "--unshare-cgroup"});
+  EXPECT_EQ(v.layers.size(), 4u);  // the base view alone
+  EXPECT_EQ(v.Find("/var/d").access, Access::kReadOnly);
+  EXPECT_EQ(v.Find("/etc/f").access, Access::kReadOnly);
+  EXPECT_EQ(v.program, std::vector<std::string>{"true"});
+}
+
+TEST(BwrapFlags, CapAddUndoesCapDropAll) {
+  EXPECT_TRUE(View({"--cap-drop", "ALL"}).caps_dropped);
+  EXPECT_FALSE(View({"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"}).caps_dropped);
+}
+
+// A symlink the argv makes is followed: the target's layer decides.
+TEST(BwrapFlags, SymlinksAreFollowed) {
+  BwrapView v = View({"--tmpfs", "/s", "--bind", "/w", "/w", "--symlink", "/w", "/s/link",
+                      "--symlink", "../w/src", "/s/rel"});
+  BwrapChecker c = *BwrapChecker::FromArgv([] {
+    std::vector<std::string> a = Base();
+    for (const char* t : {"--tmpfs", "/s", "--bind", "/w", "/w", "--symlink", "/w", "/s/link",
+                          "--symlink", "../w/src", "/s/rel", "--", "true"}) {
+      a.push_back(t);
+    }
+    return a;
+  }());
+  EXPECT_EQ(v.symlinks.size(), 2u);
+  EXPECT_TRUE(c.Decide(AccessKind::kWrite, "/s/link/x").allowed);
+  EXPECT_TRUE(c.Decide(AccessKind::kWrite, "/s/rel/main.c").allowed);
+  EXPECT_FALSE(c.Decide(AccessKind::kRead, "/s/other").allowed);
+  EXPECT_EQ(c.Decide(AccessKind::kWrite, "/s/link/x").rule, "--bind /w /w");
+}
+
+TEST(BwrapFlags, ArgsFromADescriptorAreRefused) {
+  std::vector<std::string> a = Base();
+  a.insert(a.end(), {"--args", "3", "--", "true"});
+  auto v = InterpretBwrapArgv(a);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(),
+            "--args 3: bwrap reads more arguments from descriptor 3, which the command line "
+            "does not show");
+}
+
+TEST(BwrapFlags, UnknownFlagsAreSkippedWhenAsked) {
+  std::vector<std::string> a = Base();
+  a.insert(a.end(), {"--overlay-src", "/a", "--bind", "/w", "/w", "--", "true"});
+  EXPECT_FALSE(InterpretBwrapArgv(a).ok());  // the default: refused
+  auto v = InterpretBwrapArgv(a, UnknownFlags::kSkip);
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_EQ(v->skipped[0].flag, "--overlay-src");
+  EXPECT_EQ(v->skipped[0].args, 1u);
+  EXPECT_EQ(v->Find("/w/x").access, Access::kWritable);
+}
+
+// The one table: the emitter spells every mount operation as the table does.
+TEST(BwrapFlags, TheEmitterSpellsMountsFromTheTable) {
+  for (const char* f :
+       {"--ro-bind", "--bind", "--dev-bind", "--dev", "--proc", "--tmpfs", "--remount-ro"}) {
+    const BwrapFlag* flag = FindBwrapFlag(f);
+    ASSERT_NE(flag, nullptr) << f;
+    ASSERT_TRUE(flag->mount_op.has_value()) << f;
+    EXPECT_STREQ(MountOpFlag(*flag->mount_op), f);
   }
 }
 

@@ -144,7 +144,7 @@ TEST(SeatbeltCli, ErrorsHaveExactTexts) {
   CliRun bad = Cwsc(Compile("workspace", "macos", "--format sbpx"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err,
-            "cwsc: error: unknown --format 'sbpx' (lines, shell, json, nul or sbpl)\n"
+            "cwsc: error: unknown --format 'sbpx' (lines, shell, json, nul, sbpl or script)\n"
             "Try 'cwsc compile --help'.\n");
 }
 

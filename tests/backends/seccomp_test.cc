@@ -1,8 +1,13 @@
 // The seccomp stage: lowering, the libseccomp emitter, the independent BPF
 // interpreter that checks it, the listing golden, and the plan JSON form.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -33,11 +38,21 @@ std::string Bpf(const ir::SyscallFilter& f) {
   return bpf.ok() ? *bpf : std::string();
 }
 
-SeccompCall Call(int nr, uint64_t a0 = 0, uint64_t a1 = 0) {
+SeccompCall Call(int nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0, uint64_t a3 = 0) {
   SeccompCall c;
   c.nr = nr;
   c.args[0] = a0;
   c.args[1] = a1;
+  c.args[2] = a2;
+  c.args[3] = a3;
+  return c;
+}
+
+// ModeCall is a call whose argument `index` is a file mode.
+SeccompCall ModeCall(int nr, int index, uint64_t mode) {
+  SeccompCall c;
+  c.nr = nr;
+  c.args[index] = mode;
   return c;
 }
 
@@ -88,6 +103,98 @@ TEST(Seccomp, UnixSocketsOnlyWithTheNetworkOff) {
   EXPECT_EQ(Verdict(on, Call(SYS_socket, 1, 1)), seccomp_action::kAllow);
 }
 
+// With the network off, socket families are an allow-list (AF_INET,
+// AF_INET6, AF_NETLINK; AF_UNIX keeps its own EPERM rule): every other
+// number below 64 (past AF_MAX, 46) is refused, whatever the type flags or
+// the high half of the register say; the kernel refuses the rest itself.
+TEST(Seccomp, SocketFamiliesAreAnAllowListWithTheNetworkOff) {
+  std::string off = Bpf(Filter(false)), on = Bpf(Filter(true));
+  uint32_t noaf = seccomp_action::Errno(EAFNOSUPPORT), allow = seccomp_action::kAllow;
+  for (uint64_t family = 0; family < 80; ++family) {
+    bool allowed = family == AF_INET || family == AF_INET6 || family == AF_NETLINK || family >= 64;
+    uint32_t want = family == AF_UNIX ? seccomp_action::Errno(EPERM) : allowed ? allow : noaf;
+    for (uint64_t type : {uint64_t{SOCK_STREAM}, uint64_t{SOCK_DGRAM | SOCK_CLOEXEC},
+                          uint64_t{SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC}}) {
+      EXPECT_EQ(Verdict(off, Call(SYS_socket, family, type)), want) << family << " " << type;
+      EXPECT_EQ(Verdict(off, Call(SYS_socket, (0xabcull << 32) | family, type)), want) << family;
+      EXPECT_EQ(Verdict(on, Call(SYS_socket, family, type)), allow) << family;
+    }
+  }
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, AF_VSOCK, SOCK_STREAM)), noaf);
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, AF_MAX, SOCK_STREAM)), noaf);
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, 63, SOCK_STREAM)), noaf);
+}
+
+// Netlink with the network off: NETLINK_ROUTE only (getaddrinfo, ip(8) in
+// the private network namespace); audit, uevents, sock_diag... refused.
+TEST(Seccomp, OnlyRouteNetlinkWithTheNetworkOff) {
+  std::string off = Bpf(Filter(false)), on = Bpf(Filter(true));
+  uint32_t noproto = seccomp_action::Errno(EPROTONOSUPPORT), allow = seccomp_action::kAllow;
+  for (uint64_t proto = 0; proto < 64; ++proto) {
+    uint32_t want = proto == 0 || proto >= 32 ? allow : noproto;  // >= MAX_LINKS: the kernel
+    for (uint64_t type : {uint64_t{SOCK_RAW}, uint64_t{SOCK_DGRAM | SOCK_CLOEXEC}}) {
+      EXPECT_EQ(Verdict(off, Call(SYS_socket, AF_NETLINK, type, proto)), want) << proto;
+      EXPECT_EQ(Verdict(off, Call(SYS_socket, AF_NETLINK, type, (7ull << 32) | proto)), want)
+          << proto;
+      EXPECT_EQ(Verdict(on, Call(SYS_socket, AF_NETLINK, type, proto)), allow) << proto;
+    }
+  }
+  // The protocol test applies to netlink only.
+  EXPECT_EQ(Verdict(off, Call(SYS_socket, AF_INET, SOCK_DGRAM, IPPROTO_UDP)), allow);
+}
+
+// A socketpair is connected to its twin; only the datagram types could be
+// addressed at another socket (sendto, connect), so with the network off
+// socketpair is AF_UNIX stream or seqpacket, with any type flags.
+TEST(Seccomp, SocketpairIsUnixStreamOrSeqpacketWithTheNetworkOff) {
+  std::string off = Bpf(Filter(false)), on = Bpf(Filter(true));
+  uint32_t eperm = seccomp_action::Errno(EPERM), allow = seccomp_action::kAllow;
+  for (uint64_t flags : {uint64_t{0}, uint64_t{SOCK_CLOEXEC}, uint64_t{SOCK_NONBLOCK},
+                         uint64_t{SOCK_CLOEXEC | SOCK_NONBLOCK}, uint64_t{0xfff00000000}}) {
+    for (uint64_t type = 0; type < 16; ++type) {
+      uint32_t want = type == SOCK_STREAM || type == SOCK_SEQPACKET ? allow : eperm;
+      EXPECT_EQ(Verdict(off, Call(SYS_socketpair, AF_UNIX, type | flags)), want) << type;
+      EXPECT_EQ(Verdict(on, Call(SYS_socketpair, AF_UNIX, type | flags)), allow) << type;
+    }
+  }
+  uint32_t noaf = seccomp_action::Errno(EAFNOSUPPORT);
+  for (int family : {0, AF_INET, AF_INET6, AF_NETLINK, AF_TIPC, AF_VSOCK, 63}) {
+    EXPECT_EQ(Verdict(off, Call(SYS_socketpair, family, SOCK_STREAM)), noaf) << family;
+    EXPECT_EQ(Verdict(on, Call(SYS_socketpair, family, SOCK_STREAM)), allow) << family;
+  }
+}
+
+// No plan lets the command make a setuid or setgid file: not by chmod, not
+// by the mode of a call that creates one. openat2 carries its mode in
+// memory a filter cannot read, so it answers ENOSYS (callers fall back to
+// openat).
+TEST(Seccomp, SetuidAndSetgidBitsAreRefusedForEveryPlan) {
+  struct ModeArg {
+    int nr;
+    int index;
+  };
+  const ModeArg calls[] = {
+      {SYS_chmod, 1},   {SYS_fchmod, 1}, {SYS_fchmodat, 2}, {452, 2},  // fchmodat2
+      {SYS_open, 2},    {SYS_openat, 3}, {SYS_creat, 1},    {SYS_mknod, 1},
+      {SYS_mknodat, 2}, {SYS_mkdir, 1},  {SYS_mkdirat, 2}};
+  uint32_t eperm = seccomp_action::Errno(EPERM), allow = seccomp_action::kAllow;
+  for (bool net : {false, true}) {
+    std::string bpf = Bpf(Filter(net));
+    for (const ModeArg& c : calls) {
+      for (uint64_t mode : {04755ull, 02755ull, 06000ull, 04000ull | S_IFREG, 02000ull | S_IFDIR,
+                            (1ull << 40) | 04644}) {
+        EXPECT_EQ(Verdict(bpf, ModeCall(c.nr, c.index, mode)), eperm) << c.nr << " " << mode;
+      }
+      for (uint64_t mode : {0755ull, 01777ull, 0644ull | S_IFREG, (1ull << 40) | 0755}) {
+        EXPECT_EQ(Verdict(bpf, ModeCall(c.nr, c.index, mode)), allow) << c.nr << " " << mode;
+      }
+    }
+    EXPECT_EQ(Verdict(bpf, Call(SYS_openat2)), seccomp_action::Errno(ENOSYS));
+    // A mode bit elsewhere than in the mode argument is something else.
+    EXPECT_EQ(Verdict(bpf, Call(SYS_openat, AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0)), allow);
+  }
+}
+
 TEST(Seccomp, MountsKeyringsAndIoUringAreRefused) {
   std::string bpf = Bpf(Filter(true));
   uint32_t eperm = seccomp_action::Errno(EPERM);
@@ -116,6 +223,40 @@ TEST(Seccomp, CheckerCatchesAProgramThatDisagreesWithThePlan) {
   EXPECT_THAT(std::string(missing.message()), HasSubstr("means ERRNO(1)"));
   absl::Status extra = CheckSeccompProgram(partial, Bpf(full));
   EXPECT_FALSE(extra.ok());
+}
+
+// The checker tries the corners the socket and mode rules turn on: type
+// flags OR'ed in, every family block's edges, each mode-carrying call. A
+// program that compares the socketpair type with its flags, that stops the
+// family allow-list short, or that lacks fchmodat2 is caught.
+TEST(Seccomp, CheckerCatchesFlagsFamilyEdgesAndMissingModeRules) {
+  ir::SyscallFilter plan = Filter(false);
+  ir::SyscallFilter flags = plan;
+  bool changed = false;
+  for (ir::SyscallRule& r : flags.rules) {
+    for (ir::ArgTest& a : r.args) {
+      if (r.syscall == "socketpair" && a.index == 1) {
+        a.mask = 0xffffffff;
+        changed = true;
+      }
+    }
+  }
+  EXPECT_TRUE(changed);
+  EXPECT_FALSE(CheckSeccompProgram(plan, Bpf(flags)).ok());
+  ir::SyscallFilter short_list = plan;
+  auto last_family = std::find_if(short_list.rules.rbegin(), short_list.rules.rend(),
+                                  [](const ir::SyscallRule& r) {
+                                    return r.syscall == "socket" && r.errno_value == EAFNOSUPPORT;
+                                  });
+  ASSERT_NE(last_family, short_list.rules.rend());
+  short_list.rules.erase(std::next(last_family).base());
+  EXPECT_FALSE(CheckSeccompProgram(plan, Bpf(short_list)).ok());
+  ir::SyscallFilter no_fchmodat2 = plan;
+  std::erase_if(no_fchmodat2.rules,
+                [](const ir::SyscallRule& r) { return r.syscall == "fchmodat2"; });
+  EXPECT_NE(no_fchmodat2.rules.size(), plan.rules.size());
+  absl::Status missing = CheckSeccompProgram(plan, Bpf(no_fchmodat2));
+  EXPECT_THAT(std::string(missing.message()), HasSubstr("nr 452"));
 }
 
 TEST(Seccomp, MalformedProgramsAreErrorsNotVerdicts) {

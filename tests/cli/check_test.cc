@@ -8,13 +8,16 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
 
+#include "backends/bwrap_flags.h"
 #include "backends/verify/bwrap_interp.h"
 #include "backends/verify/sbpl_eval.h"
 #include "cli/lints.h"
 #include "cli/live_probe.h"
 #include "compiler/facts/host_facts.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli/argv_note.h"
 #include "tests/runtime/proc_helpers.h"
 #include "tests/testing/golden.h"
 
@@ -44,7 +47,11 @@ const char kMacWs[] = "examples/facts/macos-workspace.yaml";
 TEST(Check, WorkspaceReportGoldenLinux) {
   RunResult r = Cwsc({"check", "examples/workspace.cwsp", "--facts", kLinuxWs});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(r.err, "");
+  // The settings the plans leave out (the plan's `skipped`), once each.
+  EXPECT_EQ(r.err,
+            "examples/workspace.cwsp:8:13: note: skipped bwrap_ro_roots /opt/toolchains: missing\n"
+            "examples/workspace.cwsp:5:3: note: skipped sandbox_mode: 'workspace-write' can only "
+            "narrow the policy of the plan mode, which stays read-only\n");
   Golden("workspace_linux.txt", r.out);
 }
 
@@ -80,10 +87,25 @@ TEST(Check, FailingExampleExitsOneWithItsReport) {
                       "--unlisted-as-missing"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   Golden("failing_linux_ask.txt", r.out);
-  // The same policy holds on macOS: the profile denies the subpath whether or not it exists.
+  // Semantic: exactly the unprotected hook fails; the absent notes are a pass.
+  EXPECT_NE(r.out.find("    FAIL  ask, bwrap: /home/dev/proj/.git/hooks/pre-commit: allowed "
+                       "(writable), expected denied\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    pass  ask, bwrap: /home/dev/.config/private-notes/todo.txt: denied "
+                       "(absent)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("check: 2 passed, 1 failed\n"), std::string::npos) << r.out;
+  // macOS fails on the same hook; its profile denies the notes whether or not they exist.
   RunResult mac = Cwsc({"check", "examples/failing.cwsp", "--facts", kMacWs, "--mode", "ask",
                         "--unlisted-as-missing"});
-  EXPECT_EQ(mac.exit_code, 0) << mac.out << mac.err;
+  EXPECT_EQ(mac.exit_code, 1) << mac.out << mac.err;
+  EXPECT_NE(mac.out.find("    FAIL  ask, seatbelt: /Users/dev/proj/.git/hooks/pre-commit: allowed "
+                         "(file-write-data), expected denied\n"),
+            std::string::npos)
+      << mac.out;
+  EXPECT_NE(mac.out.find("check: 2 passed, 1 failed\n"), std::string::npos) << mac.out;
 }
 
 TEST(Check, EveryExamplePassesWithItsFacts) {
@@ -347,6 +369,49 @@ TEST(Why, SeatbeltRuleAndParamsAndSkippedNotes) {
             "      from default bwrap base view\n"
             "  note: the plan skipped writable root /srv/artifacts: missing (config writable at "
             "examples/team.cwsp:23:12)\n");
+}
+
+// A read the Landlock ruleset refuses names the deny rule behind it (the
+// grant of the nearest ancestor's entries leaves the path out), and only
+// the skipped listings that concern the path are noted: a file deeper down
+// is reached through a grant of its own (docs/runtime.md).
+TEST(Why, LandlockNamesTheDenyRuleBehindARefusedRead) {
+  TempDir t;
+  WriteFile(t / "c.toml",
+            "sandbox_linux_backend = \"landlock\"\n"
+            "sandbox_denied_read_paths = [\"~/.config/private-notes\"]\n");
+  const std::string facts = Src() + "/tests/golden/landlock/facts.yaml";
+  const std::string rule =
+      "allow execute|read_file|read_dir beneath every entry of /home/dev/.config except "
+      "BraveSoftware, chromium, doctl, fly, gcloud, gh, glab-cli, google-chrome, private-notes";
+  RunResult r = Cwsc({"why", "~/.config/private-notes/todo.txt", "c.toml", "--facts", facts,
+                      "--unlisted-as-missing", "--read"},
+                     t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "/home/dev/.config/private-notes/todo.txt (mode ask, landlock): read denied\n"
+            "  read: leaves out /home/dev/.config/private-notes (deny read "
+            "~/.config/private-notes) decided by ruleset line 16: " +
+                rule +
+                "\n"
+                "    from config sandbox_denied_read_paths at c.toml:2:30\n");
+  RunResult ok = Cwsc({"why", "~/.config/git/config", "c.toml", "--facts", facts,
+                       "--unlisted-as-missing", "--read"},
+                      t.path());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out,
+            "/home/dev/.config/git/config (mode ask, landlock): read allowed\n"
+            "  read:  decided by ruleset line 16: " +
+                rule + "\n    from default landlock read view\n");
+  // Listing ~/.config itself is what its skipped entry is about.
+  RunResult dir =
+      Cwsc({"why", "~/.config", "c.toml", "--facts", facts, "--unlisted-as-missing", "--read"},
+           t.path());
+  EXPECT_EQ(dir.exit_code, 0) << dir.err;
+  EXPECT_NE(dir.out.find("  note: the plan skipped directory listing /home/dev/.config: "
+                         "listing /home/dev/.config is refused"),
+            std::string::npos)
+      << dir.out;
 }
 
 TEST(Why, Errors) {
@@ -744,9 +809,18 @@ TEST(Audit, Errors) {
   EXPECT_EQ(r.err,
             "cwsc: error: audit reads either a bwrap command line after -- or a profile with "
             "--sbpl FILE\nTry 'cwsc audit --help'.\n");
-  r = Cwsc({"audit", "--", "bwrap", "--bogus", "--"});
+  // An unknown flag warns (AFlagOfANewerBwrapWarnsAndTheAuditGoesOn); what
+  // cannot be read at all is refused.
+  r = Cwsc({"audit", "--", "bwrap", "--args", "3", "--"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: the bwrap command line: unknown bwrap flag '--bogus'\n");
+  EXPECT_EQ(r.err,
+            "cwsc: error: the bwrap command line: --args 3: bwrap reads more arguments from "
+            "descriptor 3, which the command line does not show\n");
+  r = Cwsc({"audit", "--", "bwrap", "--version", "--"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "cwsc: error: the bwrap command line: --version: bwrap prints and exits; it starts no "
+            "sandbox\n");
   r = Cwsc({"audit", "--", "bwrap", "--bind", "/a", "/a"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "cwsc: error: the bwrap command line: the bwrap argv has no '--'\n");
@@ -823,7 +897,8 @@ TEST(Lints, CompileAndExplainWarn) {
             "  fix: remove one of them\n"
             "l.cwsp:3:3: warning [network-with-secrets]: the network is reachable and "
             "'/home/dev/.netrc' is readable\n"
-            "  fix: turn the network off, or `deny read \"~/.netrc\";`\n");
+            "  fix: turn the network off, or `deny read \"~/.netrc\";`\n" +
+                std::string(::cwsc::testing::kArgvNote));
   EXPECT_EQ(c.out.rfind("/usr/bin/bwrap\n", 0), 0u) << c.out;  // the argv, as without lints
   args[0] = "explain";
   RunResult e = Cwsc(args, t.path());
@@ -841,7 +916,7 @@ TEST(Lints, CompileAndExplainWarn) {
                       "--unlisted-as-missing"},
                      t.path());
   EXPECT_EQ(q.exit_code, 0) << q.err;
-  EXPECT_EQ(q.err, "");
+  EXPECT_EQ(q.err, ::cwsc::testing::kArgvNote);  // no lint; the argv's own note
 }
 
 // A deny path that a later mount exposes again; a sudo launcher without -n.
@@ -922,6 +997,306 @@ TEST(Check, CreateAndNetworkTargets) {
             "IPv4 address, [IPv6] or localhost, and a port 1-65535\n"
             "    expect network \"example.com:80\" allowed;\n"
             "                   ^\n");
+}
+
+}  // namespace
+}  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+// A deny rule whose target is absent from the host: `check` and `why` say
+// so, and it counts as denied (docs/verification.md, "Absent deny targets").
+const char kAbsentPolicy[] =
+    "policy p {\n  mode workspace-write;\n  deny read \"~/.config/private-notes\";\n"
+    "  expect read \"~/.config/private-notes/todo.txt\" denied in ask;\n"
+    "  expect read \"~/.config/private-notes/todo.txt\" allowed in ask;\n"
+    "  expect exec \"~/.ssh/evil\" denied in ask;\n}\n";
+
+const char kAbsentNote[] =
+    "absent: nothing to read now; the rule ~/.config/private-notes hides "
+    "/home/dev/.config/private-notes when it exists (this argv has no mask for it: a plan "
+    "compiled after it appears masks it, and `cwsc run` and `cwsc exec` refuse this plan if it "
+    "appears first)";
+
+TEST(Absent, CheckReportsAnAbsentDenyTargetAsDenied) {
+  TempDir t;
+  WriteFile(t / "p.cwsp", kAbsentPolicy);
+  RunResult r = Cwsc({"check", "p.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("  expect exec")),
+            std::string("policy p (p.cwsp:1:8): 3 expectations\n"
+                        "  expect read \"~/.config/private-notes/todo.txt\" denied in ask  "
+                        "(p.cwsp:4:3)\n"
+                        "    pass  ask, bwrap: /home/dev/.config/private-notes/todo.txt: denied "
+                        "(absent)\n"
+                        "          by deny read ~/.config/private-notes\n"
+                        "          from config deny read at p.cwsp:3:13\n"
+                        "          note: ") +
+                kAbsentNote +
+                "\n"
+                "  expect read \"~/.config/private-notes/todo.txt\" allowed in ask  (p.cwsp:5:3)\n"
+                "    FAIL  ask, bwrap: /home/dev/.config/private-notes/todo.txt: denied (absent), "
+                "expected allowed\n"
+                "          by deny read ~/.config/private-notes\n"
+                "          from config deny read at p.cwsp:3:13\n"
+                "          note: " +
+                kAbsentNote + "\n");
+  // ~/.ssh exists in these facts: its mask decides, as before.
+  EXPECT_NE(r.out.find("    pass  ask, bwrap: /home/dev/.ssh/evil: denied (hidden)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("check: 2 passed, 1 failed\n"), std::string::npos) << r.out;
+  // The JSON report: the verdict "absent", a pass when denied was expected.
+  RunResult j = Cwsc({"check", "p.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                      "--unlisted-as-missing", "--json"},
+                     t.path());
+  EXPECT_EQ(j.exit_code, 1) << j.err;
+  nlohmann::json res = nlohmann::json::parse(j.out)["result"]["results"];
+  ASSERT_EQ(res.size(), 3u) << j.out;
+  EXPECT_EQ(res[0]["actual"], "absent");
+  EXPECT_EQ(res[0]["result"], "pass");
+  EXPECT_EQ(res[0]["detail"], "absent");
+  EXPECT_EQ(res[0]["rule"], "deny read ~/.config/private-notes");
+  EXPECT_EQ(res[0]["notes"], nlohmann::json::array({kAbsentNote}));
+  EXPECT_EQ(res[1]["actual"], "absent");
+  EXPECT_EQ(res[1]["result"], "fail");
+  EXPECT_EQ(res[2]["actual"], "denied");
+  // Semantic: the emitted argv has no mask at the absent path, and the
+  // facts record it as missing (an absent verdict is not a hidden one).
+  RunResult argv = Cwsc({"compile", "p.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "ask",
+                         "--unlisted-as-missing", "--format", "json"},
+                        t.path());
+  auto view =
+      backends::InterpretBwrapArgv(nlohmann::json::parse(argv.out).get<std::vector<std::string>>());
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->Find("/home/dev/.config/private-notes").access, backends::Access::kReadOnly);
+  EXPECT_EQ(testing::ReadFileOr(Src() + "/" + kLinuxWs).find("/home/dev/.config/private-notes"),
+            std::string::npos);
+}
+
+TEST(Absent, WhySaysTheTargetIsAbsent) {
+  TempDir t;
+  WriteFile(t / "p.cwsp", kAbsentPolicy);
+  RunResult r = Cwsc({"why", "~/.config/private-notes/todo.txt", "p.cwsp", "--facts",
+                      Src() + "/" + kLinuxWs, "--unlisted-as-missing"},
+                     t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("/home/dev/.config/private-notes/todo.txt (mode ask, bwrap): read "
+                               "denied (absent), write denied\n"
+                               "  read: ") +
+                       kAbsentNote +
+                       "\n"
+                       "    from config deny read at p.cwsp:3:13\n"
+                       "  decided by:\n"
+                       "    layer 0, argv 8: --ro-bind / /  (read-only)\n"
+                       "      from default bwrap base view\n");
+  RunResult j = Cwsc({"why", "~/.config/private-notes/todo.txt", "p.cwsp", "--facts",
+                      Src() + "/" + kLinuxWs, "--unlisted-as-missing", "--json"},
+                     t.path());
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  nlohmann::json w = nlohmann::json::parse(j.out)["result"];
+  EXPECT_EQ(w["decisions"][0]["allowed"], false);
+  EXPECT_EQ(w["decisions"][0]["detail"], "absent");
+  EXPECT_EQ(w["decisions"][1]["detail"], "read-only");
+  EXPECT_EQ(w["notes"], nlohmann::json::array({kAbsentNote}));
+}
+
+// Every bundled example, checked on this host with live facts, in a home
+// without the files its deny rules name and in one with them: no verdict
+// about a path in the home fails, and the examples whose expectations do
+// not need other host paths pass whole.
+TEST(Absent, ExamplesPassInAnEmptyHomeAndInAFullOne) {
+  TempDir base("/var/tmp");
+  const std::string ws = base / "ws", empty = base / "empty", full = base / "full";
+  for (const std::string& d :
+       {ws, ws + "/src", ws + "/.git", ws + "/.codewhale", empty, full, full + "/.ssh",
+        full + "/.config", full + "/.config/private-notes"}) {
+    mkdir(d.c_str(), 0755);
+  }
+  WriteFile(ws + "/src/main.c", "int main;\n");
+  WriteFile(ws + "/.git/config", "[core]\n");
+  WriteFile(ws + "/.codewhale/config.toml", "# project\n");
+  WriteFile(ws + "/README.md", "# ws\n");
+  WriteFile(full + "/.ssh/id_ed25519", "KEY\n");
+  WriteFile(full + "/.config/private-notes/todo.txt", "notes\n");
+  for (const std::string& home : {empty, full}) {
+    for (const char* example :
+         {"workspace", "readonly", "locked-down", "team", "build-farm", "failing", "remote"}) {
+      RunResult r = testing::RunWithEnv(
+          {Bin(), "check", Src() + "/examples/" + example + ".cwsp", "--cwd", ws},
+          {"PATH=/usr/bin:/bin", "HOME=" + home}, "", ws);
+      SCOPED_TRACE(std::string(example) + " with HOME=" + home + "\n" + r.out + r.err);
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1);
+      EXPECT_EQ(r.out.find("FAIL  plan, bwrap: " + home), std::string::npos);
+      EXPECT_EQ(r.out.find("FAIL  ask, bwrap: " + home), std::string::npos);
+      std::string e = example;
+      if (e == "workspace" || e == "readonly" || e == "locked-down" || e == "remote") {
+        EXPECT_EQ(r.exit_code, 0);
+      }
+      if (home == empty && e != "readonly" && e != "remote" && e != "build-farm") {
+        EXPECT_NE(r.out.find(": denied (absent)\n"), std::string::npos);
+      }
+      if (home == full) {
+        EXPECT_EQ(r.out.find("(absent)"), std::string::npos);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cwsc
+
+namespace cwsc {
+namespace {
+
+// One flag of `bwrap --help`: its name and argument names ("SRC", "DEST").
+struct HelpFlag {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+// HelpFlags parses the help of the bwrap on this host: "    --flag ARG...  text".
+std::vector<HelpFlag> HelpFlags() {
+  RunResult r = testing::Run({"/usr/bin/bwrap", "--help"});
+  std::vector<HelpFlag> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find_first_not_of(' ');
+    if (at == std::string::npos || line.compare(at, 2, "--") != 0) continue;
+    size_t end = line.find("  ", at);
+    std::istringstream words(line.substr(at, end == std::string::npos ? end : end - at));
+    HelpFlag f;
+    words >> f.name;
+    for (std::string w; words >> w;) f.args.push_back(w);
+    out.push_back(f);
+  }
+  return out;
+}
+
+// A value for each argument name of the help.
+std::string ValueFor(const std::string& arg) {
+  if (arg == "FD") return "3";
+  if (arg == "OCTAL") return "0755";
+  if (arg == "BYTES" || arg == "UID" || arg == "GID") return "1000";
+  if (arg == "SRC" || arg == "DEST" || arg == "DIR" || arg == "PATH") return "/srv/x";
+  return "value";
+}
+
+// Every flag of the host's bwrap manual: audit reads it (or, for a flag of a
+// newer bwrap than the table's, warns naming it and still answers).
+TEST(Audit, EveryFlagOfTheHostsBwrapHelp) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "needs bwrap";
+  std::vector<HelpFlag> flags = HelpFlags();
+  ASSERT_GT(flags.size(), 50u);
+  RunResult version = testing::Run({"/usr/bin/bwrap", "--version"});
+  size_t known = 0;
+  for (const HelpFlag& f : flags) {
+    SCOPED_TRACE(f.name);
+    std::vector<std::string> argv = {"audit", "--", "bwrap", "--ro-bind", "/", "/", f.name};
+    for (const std::string& a : f.args) argv.push_back(ValueFor(a));
+    argv.insert(argv.end(), {"--", "sh"});
+    RunResult r = Cwsc(argv);
+    if (f.name == "--help" || f.name == "--version" || f.name == "--args") {
+      EXPECT_EQ(r.exit_code, 2);  // nothing to map: bwrap prints and exits, or reads more argv
+      continue;
+    }
+    const backends::BwrapFlag* entry = backends::FindBwrapFlag(f.name);
+    if (entry == nullptr) {
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.err, "cwsc: warning [unknown-bwrap-flag]: bwrap flag '" + f.name +
+                           "' is not in the bubblewrap " + backends::kBwrapManualVersion +
+                           " manual cwsc reads: skipped with the " + std::to_string(f.args.size()) +
+                           " argument(s) after it; the map leaves out what it does\n");
+      continue;
+    }
+    ++known;
+    EXPECT_EQ(entry->args, static_cast<int>(f.args.size()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(r.out.find("bwrap: "), 0u) << r.out;
+  }
+  // This table is bubblewrap 0.8.0's: on that version, every flag is known.
+  if (version.out == std::string("bubblewrap ") + backends::kBwrapManualVersion + "\n") {
+    EXPECT_EQ(known, flags.size() - 3);
+  }
+}
+
+TEST(Audit, AStandardArgvWithEnvironmentAndNamespaceFlags) {
+  RunResult r = Cwsc({"audit",
+                      "--",
+                      "bwrap",
+                      "--unshare-pid",
+                      "--unshare-net",
+                      "--die-with-parent",
+                      "--ro-bind",
+                      "/usr",
+                      "/usr",
+                      "--symlink",
+                      "usr/lib",
+                      "/lib",
+                      "--dir",
+                      "/var/tmp",
+                      "--ro-bind-try",
+                      "/etc/resolv.conf",
+                      "/etc/resolv.conf",
+                      "--setenv",
+                      "PATH",
+                      "/usr/bin",
+                      "--unsetenv",
+                      "TERM",
+                      "--proc",
+                      "/proc",
+                      "--dev",
+                      "/dev",
+                      "--tmpfs",
+                      "/tmp",
+                      "--chdir",
+                      "/tmp",
+                      "--",
+                      "sh"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out,
+            "bwrap: 5 mount layers, network isolated\n"
+            "read-only:\n"
+            "  /usr  (--ro-bind /usr /usr)\n"
+            "  /etc/resolv.conf  (--ro-bind-try /etc/resolv.conf /etc/resolv.conf)\n"
+            "private:\n"
+            "  /proc  (--proc /proc)\n"
+            "  /dev  (--dev /dev)\n"
+            "  /tmp  (--tmpfs /tmp)\n"
+            "symlinks:\n"
+            "  /lib -> usr/lib  (--symlink usr/lib /lib)\n");
+  RunResult w = Cwsc({"audit", "--why", "/lib/libc.so.6", "--read", "--", "bwrap", "--ro-bind",
+                      "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--", "sh"});
+  EXPECT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_NE(w.out.find("/lib/libc.so.6 (bwrap): read allowed\n"), std::string::npos) << w.out;
+}
+
+TEST(Audit, AFlagOfANewerBwrapWarnsAndTheAuditGoesOn) {
+  RunResult r = Cwsc({"audit", "--", "bwrap", "--ro-bind", "/", "/", "--overlay-src", "/a",
+                      "--tmp-overlay", "/b", "--", "sh"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "cwsc: warning [unknown-bwrap-flag]: bwrap flag '--overlay-src' is not in the "
+            "bubblewrap 0.8.0 manual cwsc reads: skipped with the 1 argument(s) after it; the "
+            "map leaves out what it does\n"
+            "cwsc: warning [unknown-bwrap-flag]: bwrap flag '--tmp-overlay' is not in the "
+            "bubblewrap 0.8.0 manual cwsc reads: skipped with the 1 argument(s) after it; the "
+            "map leaves out what it does\n");
+  EXPECT_EQ(
+      r.out,
+      "bwrap: 1 mount layers, network shared (the host's)\nread-only:\n  /  (--ro-bind / /)\n");
+  RunResult j = Cwsc(
+      {"audit", "--json", "--", "bwrap", "--ro-bind", "/", "/", "--overlay-src", "/a", "--", "sh"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  nlohmann::json report = nlohmann::json::parse(j.out);
+  ASSERT_EQ(report["diagnostics"].size(), 1u) << j.out;
+  EXPECT_EQ(report["diagnostics"][0]["severity"], "warning");
+  EXPECT_EQ(report["diagnostics"][0]["code"], "unknown-bwrap-flag");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The man pages and shell completions match `cwsc --help` (docs/cli.md).
 
-usage: cli_docs_test.py CWSC MANDIR BASH ZSH FISH
+usage: cli_docs_test.py CWSC MANDIR BASH ZSH FISH SRCDIR
 
 Everything is read from the generated files themselves:
 1. the commands of `cwsc --help` are those of cwsc(1), of each completion,
@@ -11,12 +11,20 @@ Everything is read from the generated files themselves:
    takes (listed under it in --help) are what bash completes for it;
 3. each page renders with groff without a warning (-ww);
 4. bash's completion function, run, completes a few command lines; zsh (on a
-   pty, through compinit) and fish (complete -C) complete the same ones.
+   pty, through compinit) and fish (complete -C) complete the same ones;
+5. ENVIRONMENT: the variables cwsc(1) lists (with their other spellings) are
+   exactly those the sources of cli/, runtime/, compiler/ and lib/ read
+   (SRCDIR, source_env_reads below), every command it names exists, and each
+   cwsc-COMMAND(1) lists exactly the variables cwsc(1) says affect COMMAND;
+6. EXAMPLES: every page has examples, and each is `cwsc COMMAND` (the page's
+   own command on cwsc-COMMAND(1)) with only flags of COMMAND's --help, and
+   only values --help lists for a flag that lists them.
 Exit status 0 when all hold; every mismatch is printed.
 """
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -84,6 +92,188 @@ def man_commands(page):
     section = text.split(".SH COMMANDS\n", 1)[1].split("\n.SH ", 1)[0]
     return [unroff(m.group(1)).split("-", 1)[1]
             for m in re.finditer(r"^\.BR (\S+) \(1\)$", section, re.M)]
+
+
+def man_section(page, name):
+    """The lines of section NAME of a page, or None when it has none."""
+    text = open(page).read() if os.path.exists(page) else ""
+    if f"\n.SH {name}\n" not in text:
+        return None
+    return text.split(f"\n.SH {name}\n", 1)[1].split("\n.SH ", 1)[0].splitlines()
+
+
+def man_tagged(lines):
+    """[(label, [body lines])] of the .TP paragraphs of a section."""
+    out = []
+    for i, line in enumerate(lines or []):
+        if line == ".TP" and i + 1 < len(lines):
+            body = []
+            for b in lines[i + 2:]:
+                if b.startswith(".TP") or b.startswith(".SH"):
+                    break
+                body.append(b)
+            out.append((lines[i + 1], body))
+    return out
+
+
+def man_env(page):
+    """{name: (other spellings, commands)} from a page's ENVIRONMENT."""
+    out = {}
+    for label, body in man_tagged(man_section(page, "ENVIRONMENT")):
+        names = [unroff(n) for n in re.findall(r"\\fB(.*?)\\fR", label)]
+        commands = []
+        for b in body:
+            m = re.match(r"^Read by: (.*)\.$", b)
+            if m:
+                commands = [unroff(c) for c in re.findall(r"\\fB(.*?)\\fR", m.group(1))]
+        if names:
+            out[names[0]] = (names[1:], commands)
+    return out
+
+
+def man_examples(page):
+    """The command lines of a page's EXAMPLES, or None when it has none."""
+    lines = man_section(page, "EXAMPLES")
+    if lines is None:
+        return None
+    return [unroff(re.sub(r"\\f[BRI]", "", label)) for label, _ in man_tagged(lines)]
+
+
+def help_takes_value(cwsc, cmd):
+    """{spelling: whether it takes a value} from `cwsc CMD --help`."""
+    out = run([cwsc, cmd, "--help"]).stdout
+    section = out.split("\noptions:\n", 1)[1].split("\n\n", 1)[0]
+    takes = {}
+    for line in section.splitlines():
+        if re.match(r"^  -", line):
+            label = line[2:26].strip() if len(line) > 26 and line[25] == " " else line[2:].strip()
+            words = label.split(", ")
+            for w in words:
+                takes[w.split(" ")[0]] = " " in words[-1]
+    return takes
+
+
+def example_errors(line, commands, flags_of):
+    """What is wrong with example `line` (empty when nothing): it must be
+    `cwsc COMMAND ...` with only COMMAND's flags and their listed values.
+    flags_of(cmd) is ({flag: choices}, {flag: takes a value})."""
+    words = shlex.split(line)
+    if len(words) < 2 or words[0] != "cwsc" or words[1] not in commands:
+        return [f"{line!r}: not `cwsc COMMAND`"]
+    choices, takes = flags_of(words[1])
+    errors, i = [], 2
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "--":
+            break
+        if not w.startswith("-") or w == "-":
+            continue
+        name, eq, value = w.partition("=")
+        if name not in takes:
+            errors.append(f"{line!r}: {words[1]} has no flag {name}")
+            continue
+        if takes[name] and not eq:
+            if i >= len(words):
+                errors.append(f"{line!r}: {name} without its value")
+                break
+            value = words[i]
+            i += 1
+        if takes[name] and choices.get(name):
+            for v in value.split(","):
+                if v not in choices[name]:
+                    errors.append(f"{line!r}: {name} {v} is not one of {choices[name]}")
+    return errors
+
+
+# A call that reads an environment variable, with the name as a literal
+# argument: getenv("X"), facts.Env("X"), Origin::Env("X") (an origin names
+# the variable a value was read from), and the readers built on them
+# (cli/cli_options.cc EnvVar, compiler/layers.cc EnvValue, ...). A name held
+# in a constant (ir/constants.h) is not seen: each is also read by a literal.
+ENV_READER = re.compile(
+    r"\b(?:getenv|Env|EnvVar|EnvValue|NonBlankEnv|EnvIsSet|HomeVariable)\(([^()]*)\)")
+# `for (const char* var : {"A", "B"})` whose body reads var.
+ENV_LOOP = re.compile(r"for \(const char\* (\w+) :\s*\{([^}]*)\}\)(?=(.{0,240}))", re.S)
+LITERAL = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"')
+
+
+def env_reads_in(text):
+    text = re.sub(r"(^|\s)//[^\n]*", r"\1", text)  # comments
+    names = set()
+    for m in ENV_READER.finditer(text):
+        names.update(LITERAL.findall(m.group(1)))
+    for m in ENV_LOOP.finditer(text):
+        if re.search(r"\b(?:getenv|Env|EnvIsSet|NonBlankEnv)\((?:facts, )?(?:std::string\()?"
+                     + m.group(1) + r"\b", m.group(3)):
+            names.update(LITERAL.findall(m.group(2)))
+    return names
+
+
+def source_env_reads(srcdir):
+    """{variable: first file reading it} over cli/, runtime/, compiler/, lib/
+    (tests excluded)."""
+    found = {}
+    for top in ("cli", "runtime", "compiler", "lib"):
+        for root, dirs, files in os.walk(os.path.join(srcdir, top)):
+            dirs.sort()
+            for f in sorted(files):
+                if not f.endswith((".cc", ".h")) or "_test" in f:
+                    continue
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8") as fh:
+                    for n in sorted(env_reads_in(fh.read())):
+                        found.setdefault(n, os.path.relpath(path, srcdir))
+    return found
+
+
+def check_environment(srcdir, mandir, commands):
+    # The scanner itself: it must see each form of read, or the comparison
+    # below could pass on nothing.
+    sample = ('x = std::getenv("A"); y = facts_.Env("B").value_or(""); // getenv("C")\n'
+              'EnvValue(facts, "D", "E"); for (const char* var : {"F", "G"}) {\n'
+              '  auto v = facts.Env(var);\n}\nfor (const char* p : {"H"}) Add(p);\n')
+    got = env_reads_in(sample)
+    check(got == {"A", "B", "D", "E", "F", "G"}, f"env scanner reads {sorted(got)} in its sample")
+    reads = source_env_reads(srcdir)
+    check(len(reads) >= 15, f"the sources read only {sorted(reads)}")
+    table = man_env(os.path.join(mandir, "cwsc.1"))
+    check(len(table) >= 10, f"cwsc.1 ENVIRONMENT lists {sorted(table)}")
+    listed = set(table)
+    for also, _ in table.values():
+        listed.update(also)
+    for name in sorted(set(reads) - listed):
+        check(False, f"{reads[name]} reads ${name}, which cwsc.1 ENVIRONMENT does not list")
+    for name in sorted(listed - set(reads)):
+        check(False, f"cwsc.1 ENVIRONMENT lists ${name}, which no source reads")
+    for name, (_, cmds) in table.items():
+        check(cmds and set(cmds) <= set(commands), f"${name} is read by {cmds}, not commands")
+    for cmd in commands:
+        want = {n for n, (_, cmds) in table.items() if cmd in cmds}
+        page = os.path.join(mandir, f"cwsc-{cmd}.1")
+        check(man_section(page, "ENVIRONMENT") is not None, f"cwsc-{cmd}.1 has no ENVIRONMENT")
+        got = set(man_env(page))
+        check(got == want, f"cwsc-{cmd}.1 ENVIRONMENT: {sorted(got)}, cwsc.1 says {sorted(want)}")
+
+
+def check_examples(cwsc, mandir, commands):
+    flags = {c: (help_flags(cwsc, c), help_takes_value(cwsc, c)) for c in commands}
+    bogus = example_errors("cwsc compile x.toml --mdoe ask", commands, flags.get)
+    check(len(bogus) == 1 and "--mdoe" in bogus[0], f"a bad example gives {bogus}")
+    bogus = example_errors("cwsc compile x.toml --target nope -- sh --mdoe", commands, flags.get)
+    check(len(bogus) == 1 and "nope" in bogus[0], f"a bad value gives {bogus}")
+    main = man_examples(os.path.join(mandir, "cwsc.1"))
+    check(main, f"cwsc.1 has no EXAMPLES: {main}")
+    for line in main or []:
+        for e in example_errors(line, commands, flags.get):
+            check(False, f"cwsc.1 EXAMPLES: {e}")
+    for cmd in commands:
+        examples = man_examples(os.path.join(mandir, f"cwsc-{cmd}.1"))
+        check(examples, f"cwsc-{cmd}.1 has no EXAMPLES")
+        for line in examples or []:
+            check(shlex.split(line)[1:2] == [cmd], f"cwsc-{cmd}.1 EXAMPLES: {line!r}")
+            for e in example_errors(line, commands, flags.get):
+                check(False, f"cwsc-{cmd}.1 EXAMPLES: {e}")
 
 
 def bash_cases(text):
@@ -191,7 +381,7 @@ def fish_complete(fish_file, line):
 
 
 def main():
-    cwsc, mandir, bash, zsh, fish = sys.argv[1:6]
+    cwsc, mandir, bash, zsh, fish, srcdir = sys.argv[1:7]
     commands = help_commands(cwsc)
     check(len(commands) >= 10, f"--help lists {commands}")
     bash_text, zsh_text, fish_text = (open(p).read() for p in (bash, zsh, fish))
@@ -220,6 +410,8 @@ def main():
             if choices:
                 got_c = bc.get(cmd, (set(), {}))[1].get(flag)
                 check(got_c == choices, f"{cmd} {flag}: bash completes {got_c}, help {choices}")
+    check_environment(srcdir, mandir, commands)
+    check_examples(cwsc, mandir, commands)
     if shutil.which("groff"):
         for page in pages:
             r = run(["groff", "-man", "-Tutf8", "-ww", "-z", os.path.join(mandir, page)])

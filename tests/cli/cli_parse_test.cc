@@ -6,7 +6,12 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/cli_docs.h"
 #include "cli/cli_help.h"
 #include "cli/command_table.h"
 
@@ -133,6 +138,83 @@ TEST(Help, WrapsAtTheColumn) {
       }
     }
   }
+}
+
+// Help names documents an installed user has (share/doc/cwsc/NAME.md under
+// the prefix, or a man page), never a path of the source tree.
+TEST(Help, NamesNoSourceTreePath) {
+  std::string all = MainHelp();
+  for (const Command& c : Commands()) all += CommandHelp(c);
+  size_t at = all.find("docs/");
+  EXPECT_EQ(at, std::string::npos) << all.substr(at == std::string::npos ? 0 : at, 60);
+  EXPECT_NE(all.find("share/doc/cwsc/facts.md"), std::string::npos);
+  EXPECT_NE(MainHelp().find("Documents and examples: share/doc/cwsc/ under\nthe install prefix "
+                            "(/usr/local/share/doc/cwsc by default).\n"),
+            std::string::npos);
+}
+
+// The ENVIRONMENT list and the EXAMPLES are what the man page generator
+// assumes: known commands, sentences without their period, `cwsc NAME ...`.
+// (tests/cli/cli_docs_test.py checks the list against the sources and the
+// examples' flags against --help.)
+TEST(CommandTable, EnvironmentAndExamplesAreWellFormed) {
+  std::set<std::string> names;
+  for (const EnvironmentVariable& v : EnvironmentVariables()) {
+    SCOPED_TRACE(S(v.name));
+    EXPECT_TRUE(names.insert(S(v.name)).second) << "a variable is listed twice";
+    EXPECT_FALSE(v.meaning.empty());
+    EXPECT_NE(v.meaning.back(), '.');
+    std::vector<absl::string_view> commands = absl::StrSplit(v.commands, ' ');
+    EXPECT_FALSE(commands.empty());
+    for (absl::string_view c : commands) EXPECT_NE(FindCommand(c), nullptr) << c;
+  }
+  for (const Command& c : Commands()) {
+    SCOPED_TRACE(S(c.name));
+    EXPECT_FALSE(c.examples.empty());
+    for (const Example& e : c.examples) {
+      EXPECT_TRUE(absl::StartsWith(e.command_line, absl::StrCat("cwsc ", c.name)))
+          << e.command_line;
+      EXPECT_FALSE(e.what.empty());
+      EXPECT_NE(e.what.back(), '.');
+    }
+  }
+}
+
+TEST(ManPage, EnvironmentAndExamples) {
+  std::string compile = ManPage(*FindCommand("compile"), "0.1.0");
+  EXPECT_NE(compile.find(".SH EXIT STATUS\n0 ok, 2 bad input or usage, 3 plan refused, 4 target "
+                         "not applicable to the plan.\n.SH ENVIRONMENT\n.TP\n\\fBHOME\\fR\nThe "
+                         "home directory: ~ and $HOME in policies and expectations, where CONFIG "
+                         "is found when none is given, and the credential stores the built\\-in "
+                         "deny list hides (exec refuses a plan compiled for another home).\n"),
+            std::string::npos)
+      << compile;
+  EXPECT_NE(compile.find(".TP\n\\fBCODEWHALE_SANDBOX_MODE\\fR, \\fBDEEPSEEK_SANDBOX_MODE\\fR\n"),
+            std::string::npos);
+  EXPECT_EQ(compile.find("CWSC_PROBE_CACHE"), std::string::npos) << "compile does not probe-cache";
+  EXPECT_NE(compile.find(".SH EXAMPLES\n.TP\n\\fBcwsc compile config.toml \\-\\-mode ask "
+                         "\\-\\- sh \\-c 'make test'\\fR\nThe bubblewrap argv for ask mode, "
+                         "ending with the program.\n.TP\n"),
+            std::string::npos);
+  EXPECT_NE(compile.find("\n.SH SEE ALSO\n.BR cwsc (1)\n"), std::string::npos);
+  EXPECT_NE(ManPage(*FindCommand("fmt"), "0.1.0")
+                .find(".SH ENVIRONMENT\n\\fBcwsc fmt\\fR reads no environment variable.\n.SH "
+                      "EXAMPLES\n"),
+            std::string::npos);
+
+  std::string main_page = MainManPage("0.1.0");
+  EXPECT_NE(main_page.find(".SH ENVIRONMENT\nThe variables cwsc reads, and the commands each "
+                           "affects.\n.TP\n\\fBHOME\\fR\n"),
+            std::string::npos)
+      << main_page;
+  EXPECT_NE(main_page.find(".TP\n\\fBCWSC_PROBE_CACHE\\fR\n0 turns off the cache of the "
+                           "bubblewrap probe's passing verdict between runs.\n.br\nRead by: "
+                           "\\fBrun\\fR, \\fBexec\\fR.\n"),
+            std::string::npos);
+  EXPECT_NE(main_page.find(".SH EXAMPLES\n.TP\n\\fBcwsc compile config.toml"), std::string::npos);
+  EXPECT_NE(main_page.find(".TP\n\\fBcwsc help compile\\fR\nEvery option of cwsc compile.\n"
+                           ".SH SEE ALSO\n"),
+            std::string::npos);
 }
 
 }  // namespace

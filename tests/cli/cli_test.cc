@@ -193,14 +193,14 @@ TEST(Cli, UsageErrors) {
       Cwsc({"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--format", "xml"});
   EXPECT_EQ(fmt.exit_code, 2);
   EXPECT_EQ(fmt.err,
-            "cwsc: error: unknown --format 'xml' (lines, shell, json, nul or sbpl)\n"
+            "cwsc: error: unknown --format 'xml' (lines, shell, json, nul, sbpl or script)\n"
             "Try 'cwsc compile --help'.\n");
   RunResult target = Cwsc(
       {"compile", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "docker"});
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(target.err,
             "cwsc: error: unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-            "seccomp-bpf or plan)\nTry 'cwsc compile --help'.\n");
+            "seccomp-bpf, landlock or plan)\nTry 'cwsc compile --help'.\n");
   RunResult explain =
       Cwsc({"explain", Src() + "/examples/workspace.toml", "--facts", Facts(), "--target", "plan"});
   EXPECT_EQ(explain.exit_code, 2);
@@ -269,6 +269,37 @@ TEST(Cli, RelativeCwdIsResolved) {
   RunResult live = Cwsc({"compile", "ok.toml", "--cwd", "w", "--target", "plan"}, t.path());
   EXPECT_EQ(live.exit_code, 0) << live.err;
   EXPECT_NE(live.out.find("\"cwd\": \"" + t.path() + "/w\""), std::string::npos) << live.out;
+}
+
+// A working directory that was removed is an error (exit 2), never a
+// silent "/" (issue 25): `compile` and `run` both stop before anything runs.
+TEST(Cli, RemovedWorkingDirectoryIsAnError) {
+  TempDir t;
+  WriteFile(t / "ok.toml", "");
+  const std::string gone = t / "gone";
+  const std::string ran = t / "ran";
+  const std::string msg =
+      "cwsc: error: the working directory no longer exists (it was removed, or cannot be "
+      "reached); change to an existing directory or pass --cwd DIR\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"compile", t / "ok.toml", "--target", "plan"},
+        std::vector<std::string>{"run", t / "ok.toml", "--", "/bin/sh", "-c", ": > " + ran}}) {
+    mkdir(gone.c_str(), 0755);
+    std::vector<std::string> argv = {
+        "/bin/sh", "-c", "cd \"$1\" && rmdir \"$1\" && shift && exec \"$@\"", "sh", gone, Bin()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunResult r = testing::Run(argv);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args[0] << ": stdout has " << r.out.size() << " bytes";
+    EXPECT_EQ(r.err, msg) << args[0];
+  }
+  EXPECT_FALSE(testing::Exists(ran));
+  // With --cwd the process's own directory is not needed.
+  mkdir(gone.c_str(), 0755);
+  RunResult ok =
+      testing::Run({"/bin/sh", "-c", "cd \"$1\" && rmdir \"$1\" && shift && exec \"$@\"", "sh",
+                    gone, Bin(), "compile", t / "ok.toml", "--cwd", t.path(), "--target", "plan"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 TEST(Cli, HostilePathsRoundTripInEveryFormat) {

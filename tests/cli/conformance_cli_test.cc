@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "nlohmann/json.hpp"
+#include "tests/cli/argv_note.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc {
@@ -15,6 +17,10 @@ using testing::WriteFile;
 
 std::string Bin() { return std::getenv("CWSC_BIN") ? std::getenv("CWSC_BIN") : "cwsc"; }
 std::string Facts() { return testing::SourceRoot() + "/tests/golden/bwrap/ws_default/facts.yaml"; }
+// Facts with /srv/extra and a missing /opt/missing-ro (tests/golden/bwrap/roots_mixed).
+std::string RootsFacts() {
+  return testing::SourceRoot() + "/tests/golden/bwrap/roots_mixed/facts.yaml";
+}
 
 RunResult Cwsc(std::vector<std::string> args, const std::string& cwd,
                const std::vector<std::string>& env = {}) {
@@ -28,17 +34,21 @@ TEST(ConfigCli, MisspelledSandboxKeyWarns) {
   WriteFile(t / "c.toml",
             "model = \"x\"\nsandbox_mdoe = \"read-only\"\nprefer_bwarp = false\n"
             "sandboxmode = 1\nsandbox = 3\n");
-  RunResult c = Cwsc({"check", "c.toml"}, t.path());
+  RunResult c = Cwsc({"check", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(c.exit_code, 0);
+  // `sandbox = 3` is a look-alike key (Gemini CLI's): it warns too.
   EXPECT_EQ(c.err,
             "c.toml:2:16: warning: unknown key 'sandbox_mdoe' is ignored; did you mean "
             "'sandbox_mode'?\n"
             "c.toml:3:16: warning: unknown key 'prefer_bwarp' is ignored; did you mean "
             "'prefer_bwrap'?\n"
             "c.toml:4:15: warning: unknown key 'sandboxmode' is ignored; did you mean "
-            "'sandboxMode'?\n");
+            "'sandboxMode'?\n"
+            "c.toml:5:11: warning: unknown key 'sandbox' is ignored (a Gemini CLI and Claude Code "
+            "key); set 'sandbox_mode' instead: a mode, \"read-only\" or \"workspace-write\", not a "
+            "boolean; prefer_bwrap = false turns bubblewrap off\n");
   EXPECT_EQ(c.out,
-            "c.toml: valid config with 3 warnings; no expectations (check it against a "
+            "c.toml: valid config with 4 warnings; no expectations (check it against a "
             ".cwsp file's with --expect FILE.cwsp)\n");
   RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(p.exit_code, 0);
@@ -281,6 +291,186 @@ TEST(ConfigCli, WideningSandboxModeIsExplained) {
   WriteFile(t / "c.toml", "sandbox_mode = \"read-only\"\n");
   RunResult ro = Cwsc({"explain", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
   EXPECT_EQ(ro.out.find("# skipped sandbox_mode"), std::string::npos);
+}
+
+// Issue 25: keys that look like sandbox settings warn with the key to set;
+// check --strict fails on them.
+TEST(ConfigCli, LookAlikeKeysWarnAndFailStrictCheck) {
+  TempDir t;
+  WriteFile(t / "c.toml",
+            "model = \"x\"\nnetwork_access = false\nsandbox_network = false\n"
+            "writable_roots = [\"/srv\"]\nsandbox_deny_read = [\"~/.aws\"]\n");
+  const std::string warnings =
+      "c.toml:2:18: warning: unknown key 'network_access' is ignored (a Codex key); set "
+      "'sandbox_network_access' instead\n"
+      "c.toml:3:19: warning: unknown key 'sandbox_network' is ignored; did you mean "
+      "'sandbox_network_access'?\n"
+      "c.toml:4:18: warning: unknown key 'writable_roots' is ignored (a Codex key); set "
+      "'sandbox_writable_roots' instead\n"
+      "c.toml:5:21: warning: unknown key 'sandbox_deny_read' is ignored; did you mean "
+      "'sandbox_denied_read_paths'?\n";
+  RunResult c = Cwsc({"check", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.err, warnings);
+  EXPECT_EQ(c.out,
+            "c.toml: valid config with 4 warnings; no expectations (check it against a .cwsp "
+            "file's with --expect FILE.cwsp)\n");
+  RunResult strict =
+      Cwsc({"check", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--strict"}, t.path());
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_EQ(strict.err, warnings);
+  EXPECT_EQ(strict.out,
+            "c.toml: 4 warnings fail --strict; no expectations (check it against a .cwsp file's "
+            "with --expect FILE.cwsp)\n");
+  RunResult json =
+      Cwsc({"check", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--strict", "--json"},
+           t.path());
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["result"]["warnings"], 4);
+  EXPECT_EQ(j["diagnostics"][0]["severity"], "warning");
+  EXPECT_EQ(j["diagnostics"][0]["line"], 2);
+  // With expectations, the summary says why check fails.
+  WriteFile(t / "x.cwsp", "policy x {\n  expect read \"/etc/hostname\" allowed in ask;\n}\n");
+  RunResult ex = Cwsc({"check", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--strict",
+                       "--expect", "x.cwsp"},
+                      t.path());
+  EXPECT_EQ(ex.exit_code, 1);
+  EXPECT_NE(ex.out.find("\ncheck: 1 passed, 0 failed; 4 config warnings fail --strict\n"),
+            std::string::npos)
+      << ex.out;
+  // The same config with the keys cwsc reads passes --strict; compile warns too.
+  RunResult p = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(p.err, warnings + ::cwsc::testing::kArgvNote);
+  WriteFile(t / "c.toml", "model = \"x\"\nsandbox_network_access = false\n");
+  RunResult clean =
+      Cwsc({"check", "c.toml", "--facts", Facts(), "--unlisted-as-missing", "--strict"}, t.path());
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(clean.err, "");
+}
+
+// Issue 25: a setting the plan leaves out (recorded in its `skipped`) is a
+// note of compile, run and check, at the setting's line.
+TEST(ConfigCli, SkippedSettingsAreNotes) {
+  TempDir t;
+  WriteFile(t / "c.toml",
+            "sandbox_mode = \"danger-full-access\"\nbwrap_ro_roots = [\"/opt/missing-ro\"]\n");
+  const std::string ask =
+      "c.toml:1:16: note: skipped sandbox_mode: 'danger-full-access' can only narrow the policy "
+      "of the ask mode, which stays workspace-write\n";
+  const std::string ro = "c.toml:2:19: note: skipped bwrap_ro_roots /opt/missing-ro: missing\n";
+  RunResult p =
+      Cwsc({"compile", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.err, ask + ro + ::cwsc::testing::kArgvNote);
+  RunResult pj = Cwsc(
+      {"compile", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing", "--json"}, t.path());
+  nlohmann::json j = nlohmann::json::parse(pj.out);
+  ASSERT_EQ(j["diagnostics"].size(), 2u) << pj.out;
+  EXPECT_EQ(j["diagnostics"][1],
+            nlohmann::json({{"severity", "note"},
+                            {"code", nullptr},
+                            {"message", "skipped bwrap_ro_roots /opt/missing-ro: missing"},
+                            {"file", "c.toml"},
+                            {"line", 2},
+                            {"col", 19}}));
+  // check: every mode once, each note once.
+  RunResult c =
+      Cwsc({"check", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err,
+            "c.toml:1:16: note: skipped sandbox_mode: 'danger-full-access' can only narrow the "
+            "policy of the plan mode, which stays read-only\n" +
+                ro + ask +
+                "c.toml:1:16: note: skipped sandbox_mode: 'danger-full-access' can only narrow "
+                "the policy of the auto-review mode, which stays workspace-write\n");
+  RunResult cj = Cwsc({"check", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing",
+                       "--mode", "ask", "--json"},
+                      t.path());
+  j = nlohmann::json::parse(cj.out);
+  ASSERT_EQ(j["diagnostics"].size(), 3u) << cj.out;
+  EXPECT_EQ(j["diagnostics"][0]["message"],
+            "skipped sandbox_mode: 'danger-full-access' can only narrow the policy of the ask "
+            "mode, which stays workspace-write");
+  EXPECT_EQ(j["diagnostics"][0]["line"], 1);
+  // run (bubblewrap off, so on any host): the note before the command runs.
+  WriteFile(t / "r.toml", "sandbox_mode = \"danger-full-access\"\nprefer_bwrap = false\n");
+  RunResult r = Cwsc({"run", "r.toml", "--cwd", t.path(), "--", "true"}, t.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("r.toml:1:16: note: skipped sandbox_mode: 'danger-full-access' can only "
+                        "narrow the policy of the ask mode, which stays workspace-write\n",
+                        0),
+            0u)
+      << r.err;
+  // An env override has no line: its origin is named.
+  WriteFile(t / "e.toml", "prefer_bwrap = false\n");
+  RunResult e = Cwsc({"compile", "e.toml", "--cwd", t.path()}, t.path(),
+                     {"CODEWHALE_SANDBOX_MODE=danger-full-access"});
+  EXPECT_NE(e.err.find("cwsc: note: skipped sandbox_mode: 'danger-full-access' can only narrow "
+                       "the policy of the ask mode, which stays workspace-write (env "
+                       "CODEWHALE_SANDBOX_MODE)\n"),
+            std::string::npos)
+      << e.err;
+}
+
+// Issue 25: check of a config.toml lists its lints, as compile warns with them.
+TEST(ConfigCli, CheckOfAConfigPrintsItsLints) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_writable_roots = [\"/srv/extra\", \"/\"]\n");
+  RunResult c =
+      Cwsc({"check", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.out,
+            "c.toml: valid config; no expectations (check it against a .cwsp file's with --expect "
+            "FILE.cwsp)\n"
+            "  lint nested-root at c.toml:1:27 (ask, auto-review): the writable root '/srv/extra' "
+            "lies inside the writable root '/' (c.toml:1:41)\n"
+            "    fix: remove the inner one\n");
+  RunResult p =
+      Cwsc({"compile", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_NE(p.err.find("c.toml:1:27: warning [nested-root]: the writable root '/srv/extra' lies "
+                       "inside the writable root '/' (c.toml:1:41)\n"),
+            std::string::npos)
+      << p.err;
+  RunResult j = Cwsc(
+      {"check", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing", "--json"}, t.path());
+  nlohmann::json report = nlohmann::json::parse(j.out);
+  ASSERT_EQ(report["result"]["lints"].size(), 1u) << j.out;
+  EXPECT_EQ(report["result"]["lints"][0]["code"], "nested-root");
+  EXPECT_EQ(report["result"]["lints"][0]["modes"], nlohmann::json({"ask", "auto-review"}));
+  // --mode narrows the modes compiled.
+  RunResult plan =
+      Cwsc({"check", "c.toml", "--facts", RootsFacts(), "--unlisted-as-missing", "--mode", "plan"},
+           t.path());
+  EXPECT_EQ(plan.out.find("lint"), std::string::npos) << plan.out;
+}
+
+// A configured writable root that does not exist is left out with a note
+// naming it (issue 25), at its entry; a root that exists gets none.
+TEST(ConfigCli, MissingWritableRootGetsANote) {
+  TempDir t;
+  WriteFile(t / "c.toml", "sandbox_writable_roots = [\"/srv/not-there\"]\n");
+  RunResult c = Cwsc({"compile", "c.toml", "--facts", Facts(), "--unlisted-as-missing"}, t.path());
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err,
+            "c.toml:1:27: note: the writable root '/srv/not-there' does not exist, so the "
+            "sandbox leaves it out; create it, or remove the entry\n" +
+                std::string(::cwsc::testing::kArgvNote));
+  // On the live host too.
+  const std::string missing = t / "not-there";
+  WriteFile(t / "c.toml", "sandbox_writable_roots = [\"" + missing + "\"]\n");
+  RunResult live = Cwsc({"compile", "c.toml", "--mode", "ask", "--cwd", t.path()}, t.path());
+  EXPECT_EQ(live.exit_code, 0) << live.err;
+  EXPECT_NE(live.err.find("c.toml:1:27: note: the writable root '" + missing +
+                          "' does not exist, so the sandbox leaves it out; create it, or remove "
+                          "the entry\n"),
+            std::string::npos)
+      << live.err;
+  mkdir(missing.c_str(), 0755);
+  RunResult made = Cwsc({"compile", "c.toml", "--mode", "ask", "--cwd", t.path()}, t.path());
+  EXPECT_EQ(made.err.find("does not exist"), std::string::npos) << made.err;
 }
 
 // Item 10: an empty denied path is skipped, with a note (docs/behavior.md B-52).

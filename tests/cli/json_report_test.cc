@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_split.h"
 #include "backends/verify/bwrap_interp.h"
+#include "ir/display.h"
 #include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 #include "tests/testing/golden.h"
@@ -81,10 +82,14 @@ TEST(JsonReport, CompileArgvIsTheArgvOfTheJsonFormat) {
       Cwsc({"compile", "examples/workspace.cwsp", "--facts", kLinuxWs, "--format", "json"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(j["result"]["argv"], Json::parse(plain.out));
-  // The one lint of this policy (its .git is writable) is a warning of the report.
-  ASSERT_EQ(j["diagnostics"].size(), 1u) << r.out;
-  EXPECT_EQ(j["diagnostics"][0]["severity"], "warning");
-  EXPECT_EQ(j["diagnostics"][0]["code"], "git-writable");
+  // The setting the plan skips (its `skipped` entry of kind setting) is a
+  // note at its line; the one lint (.git is writable) a warning.
+  ASSERT_EQ(j["diagnostics"].size(), 2u) << r.out;
+  EXPECT_EQ(j["diagnostics"][0]["severity"], "note");
+  EXPECT_EQ(j["diagnostics"][0]["message"], "skipped bwrap_ro_roots /opt/toolchains: missing");
+  EXPECT_EQ(j["diagnostics"][0]["line"], 8);
+  EXPECT_EQ(j["diagnostics"][1]["severity"], "warning");
+  EXPECT_EQ(j["diagnostics"][1]["code"], "git-writable");
 }
 
 TEST(JsonReport, CompilePlanIsThePlan) {
@@ -98,6 +103,19 @@ TEST(JsonReport, CompilePlanIsThePlan) {
   EXPECT_EQ(j["result"]["plan"], Json::parse(plan.out));
   EXPECT_EQ(j["result"]["target"], "plan");
   EXPECT_FALSE(j["result"].contains("argv"));
+  // Each skipped setting of the plan is a note of the report, in order.
+  std::vector<std::string> skipped, notes;
+  for (const Json& s : j["result"]["plan"]["skipped"]) {
+    if (s["kind"] != "setting") continue;
+    skipped.push_back("skipped " + s["what"].get<std::string>() +
+                      (s["path"] == "" ? "" : " " + s["path"].get<std::string>()) + ": " +
+                      s["reason"].get<std::string>());
+  }
+  for (const Json& d : j["diagnostics"]) {
+    if (d["severity"] == "note") notes.push_back(d["message"]);
+  }
+  EXPECT_FALSE(skipped.empty());
+  EXPECT_EQ(notes, skipped);
 }
 
 // A plan's warnings are diagnostics with their code.
@@ -358,15 +376,35 @@ TEST(JsonReport, ErrorsCarryFileLineCol) {
 }
 
 TEST(JsonReport, CheckHasItsFileAndCounts) {
-  RunResult r = Cwsc({"check", "examples/workspace.toml", "--json"});
+  // A config without expectations is compiled in every mode (for its notes
+  // and lints): recorded facts keep the report the same on every host.
+  RunResult r = Cwsc({"check", "examples/workspace.toml", "--facts", kLinuxWs, "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   Golden("check_no_expectations.json", r.out);
   Json j = Envelope(r.out, "check", 0);
   EXPECT_EQ(j["result"]["file"], "examples/workspace.toml");
   EXPECT_EQ(j["result"]["results"], Json::array());
-  RunResult text = Cwsc({"check", "examples/workspace.toml"});
-  EXPECT_EQ(text.out,
-            "examples/workspace.toml: " + j["diagnostics"][0]["message"].get<std::string>() + "\n");
+  EXPECT_EQ(j["result"]["warnings"], 0);
+  RunResult text = Cwsc({"check", "examples/workspace.toml", "--facts", kLinuxWs});
+  // The text's first line is the last diagnostic (the notes come first, on stderr).
+  EXPECT_EQ(
+      text.out.substr(0, text.out.find('\n') + 1),
+      "examples/workspace.toml: " + j["diagnostics"].back()["message"].get<std::string>() + "\n");
+  std::string err;
+  for (size_t i = 0; i + 1 < j["diagnostics"].size(); ++i) {
+    const Json& d = j["diagnostics"][i];
+    err += d["file"].get<std::string>() + ":" + std::to_string(d["line"].get<int>()) + ":" +
+           std::to_string(d["col"].get<int>()) + ": " + d["severity"].get<std::string>() + ": " +
+           d["message"].get<std::string>() + "\n";
+  }
+  EXPECT_EQ(text.err, err);
+  // Each lint of the report is a lint line of the text.
+  for (const Json& l : j["result"]["lints"]) {
+    EXPECT_NE(text.out.find("  lint " + l["code"].get<std::string>() + " at " +
+                            l["location"].get<std::string>()),
+              std::string::npos)
+        << text.out;
+  }
 }
 
 TEST(JsonReport, WhyAgreesWithItsText) {
@@ -435,6 +473,7 @@ TEST(JsonReport, AuditAgreesWithTheInterpreter) {
     }
   }
   EXPECT_EQ(j["result"]["network"]["allowed"], !view->network_isolated);
+  EXPECT_EQ(j["result"]["symlinks"].size(), view->symlinks.size());
   EXPECT_EQ(j["result"]["why"]["path"], "/home/dev/.ssh");
 }
 
@@ -570,6 +609,103 @@ TEST(JsonReport, NoReportShowsTheApiKey) {
     EXPECT_EQ(r.out.find(key), std::string::npos) << args[0] << ": " << r.out;
     EXPECT_EQ(r.err.find(key), std::string::npos) << args[0] << ": " << r.err;
     Envelope(r.out, args[0], r.exit_code);
+  }
+}
+
+// Hostile values through every rendering path of the CLI: a diagnostic with
+// its source line (a TOML value), a diagnostic's file (the config's path),
+// a usage error (an unknown option) and an error message (an unknown mode),
+// each as text on stderr and as --json (ir/display.h; the same table as
+// tests/ir/display_test.cc). Nothing a value holds reaches the terminal raw.
+struct HostileValue {
+  const char* name;
+  std::string toml;   // the value written as a TOML basic string ("" = not expressible)
+  std::string bytes;  // the value itself (argv cannot hold NUL: "" for that)
+  std::string shown;
+};
+
+const HostileValue kHostileValues[] = {
+    {"esc", "a\\u001b[2Jb", "a\x1b[2Jb", "a\\x1b[2Jb"},
+    {"csi_utf8", "a\\u009b2Jb",
+     "a\xc2\x9b"
+     "2Jb",
+     "a\\u009b2Jb"},
+    {"bare_9b", "",
+     "a\x9b"
+     "2Jb",
+     "a\\x9b2Jb"},
+    {"nul", "a\\u0000b", "", "a\\x00b"},
+    {"newline", "a\\nerror: forged", "a\nerror: forged", "a\\x0aerror: forged"},
+    {"del", "a\\u007fb",
+     "a\x7f"
+     "b",
+     "a\\x7fb"},
+    {"invalid", "",
+     "a\xff\xfe"
+     "b",
+     "a\\xff\\xfeb"},
+    {"overlong", "",
+     "a\xc0\xaf"
+     "b",
+     "a\\xc0\\xafb"},
+};
+
+// Clean: every line is printable UTF-8 without control characters.
+void ExpectClean(const std::string& text, const std::string& what) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::string l(line);
+    EXPECT_EQ(ir::Displayable(l), l) << what;
+  }
+}
+
+// MessagesOf is every diagnostic's message and file of a --json report.
+std::string MessagesOf(const std::string& report) {
+  Json j = Json::parse(report, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << report;
+  if (j.is_discarded()) return "";
+  std::string out;
+  for (const Json& d : j["diagnostics"]) {
+    out += d["message"].get<std::string>() + "\n";
+    if (d["file"].is_string()) out += d["file"].get<std::string>() + "\n";
+  }
+  return out;
+}
+
+// Both runs of `args` (text, then --json) show `shown` and nothing raw.
+void ExpectShownInBoth(const std::vector<std::string>& args, const std::string& shown,
+                       const std::string& what) {
+  RunResult text = Cwsc(args);
+  EXPECT_EQ(text.exit_code, 2) << what << text.err;
+  EXPECT_NE(text.err.find(shown), std::string::npos) << what << "\n" << text.err;
+  ExpectClean(text.err, what + " (text)");
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.begin() + 1, "--json");
+  RunResult json = Cwsc(json_args);
+  EXPECT_EQ(json.exit_code, 2) << what << json.out;
+  std::string messages = MessagesOf(json.out);
+  EXPECT_NE(messages.find(shown), std::string::npos) << what << "\n" << json.out;
+  ExpectClean(messages, what + " (json)");
+  ExpectClean(json.err, what + " (json stderr)");
+}
+
+TEST(DisplayedValues, EveryRenderingPathEscapesHostileValues) {
+  TempDir dir;
+  const std::string facts = Src() + "/examples/facts/linux-workspace.yaml";
+  for (const HostileValue& h : kHostileValues) {
+    if (!h.toml.empty()) {
+      const std::string config = dir.path() + "/" + h.name + ".toml";
+      WriteFile(config, "sandbox_mode = \"" + h.toml + "\"\n");
+      ExpectShownInBoth({"compile", config, "--facts", facts}, "'" + h.shown + "'",
+                        std::string(h.name) + ": a TOML value");
+    }
+    if (!h.bytes.empty()) {
+      ExpectShownInBoth({"compile", dir.path() + "/" + h.bytes, "--facts", facts}, h.shown,
+                        std::string(h.name) + ": the config's path");
+      ExpectShownInBoth({"compile", "--x" + h.bytes}, "'--x" + h.shown + "'",
+                        std::string(h.name) + ": an unknown option");
+      ExpectShownInBoth({"compile", "-", "--mode", h.bytes}, "'" + h.shown + "'",
+                        std::string(h.name) + ": an unknown mode");
+    }
   }
 }
 

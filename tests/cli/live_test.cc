@@ -94,12 +94,17 @@ TEST_F(Live, WorkspaceIsWritableProtectedAndDenied) {
 
 TEST_F(Live, SymlinkedRootAndTmpdir) {
   RequireBwrap();
-  ASSERT_EQ(symlink(ws_.c_str(), (t_ / "ws-link").c_str()), 0);
+  // The links lie in a directory nobody may write (a symlink where the
+  // command's user may write is never followed: hardening_test.cc).
+  std::string links = t_ / "links";
+  mkdir(links.c_str(), 0755);
+  ASSERT_EQ(symlink(ws_.c_str(), (links + "/ws-link").c_str()), 0);
   mkdir((t_ / "realtmp").c_str(), 0700);
-  ASSERT_EQ(symlink((t_ / "realtmp").c_str(), (t_ / "tmp-link").c_str()), 0);
-  env_[1] = "TMPDIR=" + (t_ / "tmp-link");
-  ir::LaunchPlan p = Plan(t_ / "ws-link", "with-tmpdir.toml");
-  EXPECT_EQ(p.cwd, t_ / "ws-link");  // --chdir keeps the spelling given
+  ASSERT_EQ(symlink((t_ / "realtmp").c_str(), (links + "/tmp-link").c_str()), 0);
+  ASSERT_EQ(chmod(links.c_str(), 0555), 0);
+  env_[1] = "TMPDIR=" + links + "/tmp-link";
+  ir::LaunchPlan p = Plan(links + "/ws-link", "with-tmpdir.toml");
+  EXPECT_EQ(p.cwd, links + "/ws-link");  // --chdir keeps the spelling given
   std::vector<std::string> binds;
   for (const auto& m : p.mounts) {
     if (m.op == ir::MountOp::kWritableBind) binds.push_back(m.dest);
@@ -107,8 +112,9 @@ TEST_F(Live, SymlinkedRootAndTmpdir) {
   EXPECT_NE(std::find(binds.begin(), binds.end(), Real(ws_)), binds.end());
   EXPECT_NE(std::find(binds.begin(), binds.end(), Real(t_ / "realtmp")), binds.end());
   for (const auto& b : binds) EXPECT_EQ(b.find("-link"), std::string::npos) << b;
-  backends::BwrapView v = View(t_ / "ws-link");
+  backends::BwrapView v = View(links + "/ws-link");
   EXPECT_EQ(v.Find(Real(ws_) + "/.codewhale/x").access, backends::Access::kReadOnly);
+  chmod(links.c_str(), 0755);  // for TempDir's removal
 }
 
 TEST_F(Live, GitWorktreeMetadataBecomesWritable) {
@@ -150,6 +156,26 @@ TEST_F(Live, GitWorktreeMetadataBecomesWritable) {
     noted = noted ||
             (s.what == "worktree metadata" && s.reason.find("back-pointer") != std::string::npos);
   EXPECT_TRUE(noted);
+
+  // Forge in writable space (issue 26): a workspace below the real git
+  // directory's `worktrees` that names itself its admin dir. The metadata
+  // lies inside the workspace: no root, and the plan says why.
+  std::string proj = Real(repo) + "/.git/worktrees/proj";
+  mkdir(proj.c_str(), 0755);
+  WriteFile(proj + "/.git", "gitdir: .\n");
+  WriteFile(proj + "/commondir", "../..\n");
+  WriteFile(proj + "/gitdir", proj + "/.git\n");
+  ir::LaunchPlan in_ws = Plan(proj);
+  for (const auto& r : in_ws.roots) {
+    EXPECT_NE(r.source, ir::RootSource::kWorktreeGitDir);
+    EXPECT_NE(r.source, ir::RootSource::kWorktreeCommonDir);
+  }
+  std::string reason;
+  for (const auto& s : in_ws.skipped) {
+    if (s.what == "worktree metadata" && s.path == proj + "/.git") reason = s.reason;
+  }
+  EXPECT_EQ(reason, "the git dir " + proj + " lies inside the writable root " + proj +
+                        "; the sandboxed command could have forged its metadata");
 }
 
 TEST_F(Live, OddRootsAreSkippedWithReasons) {

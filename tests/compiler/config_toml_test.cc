@@ -3,6 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/key_lookalikes.h"
+
 namespace cwsc::compiler {
 namespace {
 
@@ -71,8 +78,12 @@ TEST(ConfigToml, UnrelatedKeysAreIgnoredAndNestedSandboxKeysNoted) {
       "[sandbox]\nsandbox_mode = \"read-only\"\n");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->spec.sandbox_mode);
-  ASSERT_EQ(r->notes.size(), 1u);
-  EXPECT_EQ(r->notes[0].Render(),
+  // A [sandbox] table is itself a look-alike key (Gemini CLI's, Claude
+  // Code's): a warning, which --strict fails on, then the key inside.
+  ASSERT_EQ(r->notes.size(), 2u);
+  EXPECT_EQ(r->notes[0].severity, ir::Diagnostic::Severity::kWarning);
+  EXPECT_EQ(r->notes[0].line, 5);
+  EXPECT_EQ(r->notes[1].Render(),
             "cfg.toml:6:16: note: ignoring 'sandbox.sandbox_mode': sandbox keys are read only at "
             "the top level of the config\n");
 }
@@ -189,6 +200,96 @@ TEST(ConfigToml, ProtectedNamesAreNames) {
             "\".git\", not 'a/b'\n"
             "  sandbox_protected_names = [\"a/b\"]\n"
             "                            ^\n");
+}
+
+// Notes rendered one a line, `line:col: severity: message`.
+std::string NotesText(const ConfigLayer& c) {
+  std::string out;
+  for (const ir::Diagnostic& d : c.notes) out += d.Render();
+  return out;
+}
+
+// Issue 25: keys other agents use, or a plausible guess, leave the network
+// on in silence unless the reader names the key to set.
+TEST(ConfigToml, LookAlikeKeysWarnWithTheKeyToSet) {
+  auto r = Read(
+      "network_access = false\n"
+      "sandbox_network = false\n"
+      "writable_roots = [\"/srv\"]\n"
+      "sandbox_deny_read = [\"~/.aws\"]\n"
+      "sandbox = false\n"
+      "sandbox_permissions = [\"disk-full-read-access\"]\n"
+      "sandboxNetworkEnabled = true\n"
+      "use_bubblewrap = true\n"
+      "[sandbox_settings]\n"
+      "enabled = true\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(NotesText(*r),
+            "cfg.toml:1:18: warning: unknown key 'network_access' is ignored (a Codex key); set "
+            "'sandbox_network_access' instead\n"
+            "cfg.toml:2:19: warning: unknown key 'sandbox_network' is ignored; did you mean "
+            "'sandbox_network_access'?\n"
+            "cfg.toml:3:18: warning: unknown key 'writable_roots' is ignored (a Codex key); set "
+            "'sandbox_writable_roots' instead\n"
+            "cfg.toml:4:21: warning: unknown key 'sandbox_deny_read' is ignored; did you mean "
+            "'sandbox_denied_read_paths'?\n"
+            "cfg.toml:5:11: warning: unknown key 'sandbox' is ignored (a Gemini CLI and Claude "
+            "Code key); set 'sandbox_mode' instead: a mode, \"read-only\" or \"workspace-write\", "
+            "not a boolean; prefer_bwrap = false turns bubblewrap off\n"
+            "cfg.toml:6:23: warning: unknown key 'sandbox_permissions' is ignored (a Codex key); "
+            "set 'sandbox_mode' instead: a mode, \"read-only\" or \"workspace-write\", and "
+            "sandbox_network_access = true for the network\n"
+            "cfg.toml:7:25: warning: unknown key 'sandboxNetworkEnabled' is ignored; did you mean "
+            "'sandbox_network_access'?\n"
+            "cfg.toml:8:18: warning: unknown key 'use_bubblewrap' is ignored; did you mean "
+            "'prefer_bwrap'?\n"
+            "cfg.toml:9:1: warning: unknown key 'sandbox_settings' is ignored; did you mean "
+            "'sandbox_mode'?\n");
+  EXPECT_FALSE(r->spec.sandbox_network_access.has_value());
+}
+
+TEST(ConfigToml, LookAlikeKeysOfTheSelectedProfileWarn) {
+  auto r = Read("profile = \"work\"\n[profiles.work]\nnetwork_access = false\nmodel = \"m\"\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(NotesText(*r),
+            "cfg.toml:3:18: warning: unknown key 'profiles.work.network_access' is ignored (a "
+            "Codex key); set 'sandbox_network_access' instead\n");
+}
+
+// The keys of an ordinary Codewhale config (DeepSeek TUI's docs/CONFIGURATION.md
+// and examples/workspace.toml) share no word with the table.
+TEST(ConfigToml, OrdinaryCodewhaleKeysStaySilent) {
+  auto r = Read(
+      "provider = \"deepseek\"\napi_key = \"k\"\nbase_url = \"https://api.deepseek.com\"\n"
+      "model = \"deepseek-v4\"\ndefault_text_model = \"deepseek-v4-pro\"\n"
+      "reasoning_effort = \"high\"\nallow_shell = true\napproval_policy = \"on-request\"\n"
+      "verbosity = \"normal\"\nmax_subagents = 5\nskills_dir = \"~/.deepseek/skills\"\n"
+      "mcp_config_path = \"~/.deepseek/mcp.json\"\nnotes_path = \"~/n.txt\"\n"
+      "memory_path = \"~/m.md\"\ntools_file = \"t.json\"\n"
+      "[retry]\nenabled = true\nmax_retries = 3\n[capacity]\nenabled = true\n"
+      "[tui]\ntheme = \"dark\"\nalternate_screen = \"auto\"\nmouse_capture = true\n"
+      "[hooks]\n[features]\nshell_tool = true\nexec_policy = true\nweb_search = true\n"
+      "[providers.nvidia_nim]\napi_key = \"k\"\n[mcp_servers.docs]\ncommand = \"docs-server\"\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(NotesText(*r), "");
+}
+
+// docs/config.md lists every row of the table, in its order.
+TEST(ConfigToml, DocsListEveryLookAlike) {
+  const char* root = std::getenv("CWSC_SOURCE_ROOT");
+  std::ifstream in(std::string(root ? root : ".") + "/docs/config.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string docs = ss.str();
+  size_t at = docs.find("## Look-alike keys");
+  ASSERT_NE(at, std::string::npos);
+  for (const LookAlike& l : LookAlikes()) {
+    std::string row = absl::StrCat("| ", l.word ? "word " : "", "`", l.name, "` | ",
+                                   l.from.empty() ? "—" : l.from, " | `", l.use, "` |");
+    size_t next = docs.find(row, at);
+    EXPECT_NE(next, std::string::npos) << row;
+    if (next != std::string::npos) at = next;
+  }
 }
 
 }  // namespace

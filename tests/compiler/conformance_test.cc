@@ -317,14 +317,19 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   size_t warnings = 0;
   for (const auto& w : p.warnings) warnings += w.code == "protected-git-worktree";
   EXPECT_EQ(warnings, 1u);
-  // Without the name the metadata roots are writable (docs/behavior.md B-21).
+  // Without the name the metadata is writable (docs/behavior.md B-21): as
+  // roots of its own, or, when it lies inside a writable root of the run
+  // (the shared /tmp here), through that root, with no root of its own (a
+  // command could have forged it there; issue 26).
   cwsc::testing::ConfigFile plain("");
   o.config_path = plain.path();
   auto r2 = CompileConfig(o, facts.get());
   ASSERT_TRUE(r2.ok());
   bool common_bound = false;
-  for (const auto& m : r2->plan.mounts)
-    common_bound = common_bound || (m.op == ir::MountOp::kWritableBind && m.dest == common);
+  for (const auto& m : r2->plan.mounts) {
+    common_bound =
+        common_bound || (m.op == ir::MountOp::kWritableBind && PathStartsWith(common, m.dest));
+  }
   EXPECT_TRUE(common_bound);
 }
 
@@ -342,6 +347,9 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
   mkdir((base + "/c").c_str(), 0755);  // where a lexical `..` would land
   mkdir((base + "/ws").c_str(), 0755);
   ASSERT_EQ(symlink((base + "/a/b").c_str(), (base + "/link").c_str()), 0);
+  // A symlink in a directory the command's user may write is suspect
+  // (tests/compiler/hardening_test.cc): this one's is read-only.
+  ASSERT_EQ(chmod(base.c_str(), 0555), 0);
   auto facts = runtime::MakeLiveFacts();
   cwsc::testing::ConfigFile cfg("bwrap_ro_roots = [\"" + base + "/link/../c\"]\n");
   CompileOptions o;
@@ -354,6 +362,7 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
     if (m.op == ir::MountOp::kReadOnlyBind && m.why == "extra read-only root") ro.push_back(m.dest);
   }
   EXPECT_EQ(ro, std::vector<std::string>{base + "/a/c"});
+  chmod(base.c_str(), 0755);  // for TempDir's removal
 }
 
 }  // namespace

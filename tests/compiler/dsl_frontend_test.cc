@@ -30,6 +30,8 @@ TEST(DslFrontend, EveryStatementLowersToItsKey) {
       "  tmp private;\n"
       "  protect \".git\", \".hg\";\n"
       "  wrapper bwrap prefer off;\n"
+      "  linux_backend Landlock;\n"
+      "  require_sandbox on;\n"
       "  managed_config \"/etc/codewhale/managed.toml\";\n"
       "  backend opensandbox {\n"
       "    url \"https://sandbox.example:8443/\";\n"
@@ -68,7 +70,11 @@ TEST(DslFrontend, EveryStatementLowersToItsKey) {
   EXPECT_EQ(s.managed_config_path->value, "/etc/codewhale/managed.toml");
   EXPECT_EQ(s.sandbox_backend->value, "opensandbox");
   EXPECT_EQ(s.sandbox_url->value, "https://sandbox.example:8443/");
-  EXPECT_EQ(s.sandbox_url->origin.Describe(), "config backend url at p.cwsp:15:5");
+  EXPECT_EQ(s.sandbox_url->origin.Describe(), "config backend url at p.cwsp:17:5");
+  EXPECT_EQ(s.sandbox_linux_backend->value, "landlock");
+  EXPECT_EQ(s.sandbox_linux_backend->origin.Describe(), "config linux_backend at p.cwsp:13:3");
+  EXPECT_TRUE(s.sandbox_require->value);
+  EXPECT_EQ(s.sandbox_require->origin.Describe(), "config require_sandbox at p.cwsp:14:3");
   EXPECT_FALSE(s.sandbox_api_key.has_value());  // never a literal key
   EXPECT_EQ(s.sandbox_api_key_env->value, "OPENSANDBOX_KEY");
   EXPECT_EQ(s.sandbox_opensandbox_api->value, "lifecycle");
@@ -84,12 +90,14 @@ TEST(DslFrontend, EveryStatementLowersToItsKey) {
 TEST(DslFrontend, SameSpecAsTomlExceptOrigins) {
   auto dsl = Read(
       "policy p { mode read-only; network off; writable \"/a\", \"~/b\"; device \"/dev/kvm\";\n"
-      "  deny read \"~/.x\"; tmp shared; protect \".git\"; wrapper bwrap prefer on; }\n");
+      "  deny read \"~/.x\"; tmp shared; protect \".git\"; wrapper bwrap prefer on;\n"
+      "  linux_backend bwrap; require_sandbox off; }\n");
   auto toml = ReadTomlConfig(
       "sandbox_mode = \"read-only\"\nsandbox_network_access = false\n"
       "sandbox_writable_roots = [\"/a\", \"~/b\"]\nbwrap_dev_roots = [\"/dev/kvm\"]\n"
       "sandbox_denied_read_paths = [\"~/.x\"]\nsandbox_exclude_slash_tmp = false\n"
-      "sandbox_exclude_tmpdir = false\nsandbox_protected_names = [\".git\"]\nprefer_bwrap = true\n",
+      "sandbox_exclude_tmpdir = false\nsandbox_protected_names = [\".git\"]\nprefer_bwrap = true\n"
+      "sandbox_linux_backend = \"bwrap\"\nsandbox_require = false\n",
       "p.toml", Layer::kUser);
   ASSERT_TRUE(dsl.ok()) << dsl.status();
   ASSERT_TRUE(toml.ok()) << toml.status();
@@ -111,6 +119,8 @@ TEST(DslFrontend, SameSpecAsTomlExceptOrigins) {
     clear(s.sandbox_exclude_tmpdir);
     clear(s.sandbox_protected_names);
     clear(s.prefer_bwrap);
+    clear(s.sandbox_linux_backend);
+    clear(s.sandbox_require);
     return s;
   };
   EXPECT_EQ(strip(dsl->spec), strip(toml->spec));

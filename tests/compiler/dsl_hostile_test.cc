@@ -33,7 +33,8 @@ TEST(DslHostile, DeepNesting) {
   EXPECT_EQ(FirstLine(Errors(text)),
             "h.cwsp:1:11: error: expected a statement (mode, network, writable, read_only, "
             "device, deny read, exempt read, deny_defaults, tmp, slash_tmp, tmpdir, protect, "
-            "wrapper, backend, launcher, managed_config or expect) or '}' after '{', found '{'");
+            "wrapper, linux_backend, require_sandbox, backend, launcher, managed_config or "
+            "expect) or '}' after '{', found '{'");
 }
 
 TEST(DslHostile, DeepBracketsInLauncher) {

@@ -20,6 +20,7 @@
 #include "compiler/compile.h"
 #include "compiler/dsl_format.h"
 #include "compiler/dsl_frontend.h"
+#include "compiler/facts/host_facts.h"
 #include "ir/plan_json.h"
 #include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
@@ -46,6 +47,8 @@ const std::map<std::string, std::string>& DslToToml() {
       {"deny_defaults", "sandbox_read_denylist_defaults"},
       {"protect", "sandbox_protected_names"},
       {"wrapper bwrap prefer", "prefer_bwrap"},
+      {"linux_backend", "sandbox_linux_backend"},
+      {"require_sandbox", "sandbox_require"},
       {"backend", "sandbox_backend"},
       {"backend url", "sandbox_url"},
       {"backend api", "sandbox_opensandbox_api"},
@@ -100,6 +103,19 @@ struct Compiled {
   Json plan;
 };
 
+Compiled CompileWith(const fs::path& config, const std::string& mode, HostFacts* facts) {
+  CompileOptions o;
+  o.config_path = config.string();
+  o.mode = mode;
+  absl::StatusOr<CompileResult> r = CompileConfig(o, facts);
+  EXPECT_TRUE(r.ok()) << config << ": " << r.status();
+  if (!r.ok()) return {};
+  absl::StatusOr<std::string> json = ir::PlanToJson(r->plan);
+  EXPECT_TRUE(json.ok());
+  Json plan = Json::parse(*json);
+  return {Normalize(plan).dump(1), plan};
+}
+
 Compiled Compile(const fs::path& config, const std::string& mode, const std::string& facts_file) {
   std::unique_ptr<HostFacts> facts;
   if (facts_file.empty()) {
@@ -110,16 +126,32 @@ Compiled Compile(const fs::path& config, const std::string& mode, const std::str
     if (!f.ok()) return {};
     facts = std::move(*f);
   }
-  CompileOptions o;
-  o.config_path = config.string();
-  o.mode = mode;
-  absl::StatusOr<CompileResult> r = CompileConfig(o, facts.get());
-  EXPECT_TRUE(r.ok()) << config << ": " << r.status();
-  if (!r.ok()) return {};
-  absl::StatusOr<std::string> json = ir::PlanToJson(r->plan);
-  EXPECT_TRUE(json.ok());
-  Json plan = Json::parse(*json);
-  return {Normalize(plan).dump(1), plan};
+  return CompileWith(config, mode, facts.get());
+}
+
+// CompileBoth compiles `a` and `b` on the same host. Recorded facts answer
+// the same every time; the live host does not: other programs (the suites
+// run in parallel, and every `cwsc run` makes and removes placeholders in
+// /tmp) change it between two compiles, and the plans would differ for
+// that alone. So on the live host `a` is compiled through a recorder, and
+// `b` on the facts it recorded: one snapshot of the host for both. `b`
+// must ask nothing `a` did not (`unlisted: error`), or it fails.
+std::pair<Compiled, Compiled> CompileBoth(const fs::path& a, const fs::path& b,
+                                          const std::string& mode, const std::string& facts) {
+  if (!facts.empty()) return {Compile(a, mode, facts), Compile(b, mode, facts)};
+  std::unique_ptr<HostFacts> live = runtime::MakeLiveFacts();
+  FactsRecorder recorder(live.get());
+  recorder.SetUnlistedIsError(true);
+  Compiled first = CompileWith(a, mode, &recorder);
+  absl::StatusOr<std::string> yaml = recorder.WriteYaml();
+  EXPECT_TRUE(yaml.ok()) << yaml.status();
+  if (!yaml.ok()) return {};
+  absl::StatusOr<std::unique_ptr<HostFacts>> snapshot = ParseRecordedFacts(*yaml, "snapshot");
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status();
+  if (!snapshot.ok()) return {};
+  Compiled second = CompileWith(b, mode, snapshot->get());
+  EXPECT_EQ((*snapshot)->UnlistedPaths(), std::vector<std::string>{}) << b;
+  return {first, second};
 }
 
 std::vector<std::string> Pairs() {
@@ -158,8 +190,7 @@ TEST_P(DslParity, TomlAndDslCompileToTheSamePlan) {
     for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
       SCOPED_TRACE(
           absl::StrCat(GetParam(), " mode ", mode, " facts ", facts.empty() ? "live" : facts));
-      Compiled a = Compile(toml, mode, facts);
-      Compiled b = Compile(dsl, mode, facts);
+      auto [a, b] = CompileBoth(toml, dsl, mode, facts);
       ASSERT_FALSE(a.normalized.empty());
       EXPECT_EQ(a.normalized, b.normalized);
       // The DSL plan carries the expectations, each pointing into the .cwsp.
@@ -192,8 +223,8 @@ TEST_P(DslParity, FormattedPolicyCompilesToTheSamePlan) {
                  ("cwsc_fmt_" + std::to_string(getpid()) + "_" + GetParam() + ".cwsp");
   std::ofstream(tmp, std::ios::binary) << *formatted;
   for (const std::string& facts : FactsFiles()) {
-    Compiled a = Compile(dsl, "ask", facts);
-    Compiled b = Compile(tmp, "ask", facts);
+    auto [a, b] = CompileBoth(dsl, tmp, "ask", facts);
+    ASSERT_FALSE(a.normalized.empty());
     EXPECT_EQ(a.normalized, b.normalized);
     EXPECT_EQ(a.plan["expectations"].size(), b.plan["expectations"].size());
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "backends/bwrap.h"
@@ -69,16 +70,96 @@ TEST(Hardening, RootThroughASymlinkInsideAWritableRootIsSkipped) {
   EXPECT_TRUE(skipped_ro);
 }
 
-// A symlink the user made outside every writable root is trusted.
-TEST(Hardening, SymlinkOutsideWritableRootsIsTrusted) {
+// A symlink in a directory the user may write is suspect even outside this
+// run's writable roots: another workspace's run, or an earlier run whose
+// working directory was there, could have planted it (docs/decisions.md,
+// "Who could have written it").
+TEST(Hardening, SymlinkInAUserWritableDirectoryIsSkipped) {
   FactsBuilder f;
-  f.Dir("/home/dev/link", "/srv/data").Dir("/srv").Dir("/srv/data");
+  f.Dir("/home/dev/link", "/srv/data").Dir("/srv", "", "0755", 0).Dir("/srv/data");
   auto r = CompileText("sandbox_writable_roots = [\"/home/dev/link\"]\n", f);
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::Root* root = RootAt(r->plan, "/home/dev/link");
   ASSERT_NE(root, nullptr);
+  EXPECT_FALSE(root->writable_bind);
+  EXPECT_EQ(root->skip, ir::RootSkip::kPlantedSymlink);
+  EXPECT_EQ(root->skip_reason,
+            "passes through the symlink /home/dev/link in /home/dev, a directory the sandboxed "
+            "user (uid 1000, groups 1000) may write; the sandboxed command could have planted "
+            "it");
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+  // The same for the working directory: the command runs where the link
+  // points, but nothing there becomes writable.
+  f.Cwd("/home/dev/link");
+  r = CompileText("", f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+  // As root, a root-owned directory with u+w is writable by the command too
+  // (it holds no capabilities but owns the directory).
+  FactsBuilder root_facts;
+  root_facts.AsRoot().Dir("/opt", "", "0755", 0).Dir("/opt/link", "/srv/data").Dir("/srv/data");
+  r = CompileText("sandbox_writable_roots = [\"/opt/link\"]\n", root_facts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+}
+
+// A symlink in a directory the user cannot write was not made by a sandboxed
+// command of this user: it is followed.
+TEST(Hardening, SymlinkInADirectoryTheUserCannotWriteIsTrusted) {
+  FactsBuilder f;
+  f.Dir("/opt", "", "0755", 0)
+      .Dir("/opt/link", "/srv/data")
+      .Dir("/srv", "", "0755", 0)
+      .Dir("/srv/data");
+  auto r = CompileText("sandbox_writable_roots = [\"/opt/link\"]\n", f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ir::Root* root = RootAt(r->plan, "/opt/link");
+  ASSERT_NE(root, nullptr);
   EXPECT_TRUE(root->writable_bind) << root->skip_reason;
   EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+}
+
+// A denied path below a writable root: every directory between the root
+// and the mask is bound onto itself, so the command cannot rename the way
+// to the secret (docs/decisions.md, "Deny targets that cannot be moved").
+TEST(Hardening, DirectoriesAboveADenyMaskInAWritableRootArePinned) {
+  FactsBuilder f;
+  f.Cwd("/home/dev")
+      .Dir("/home/dev/.config")
+      .Dir("/home/dev/.config/cloud")
+      .Dir("/home/dev/.config/cloud/keys");
+  auto r = CompileText(
+      "sandbox_read_denylist_defaults = false\n"
+      "sandbox_denied_read_paths = [\"~/.config/cloud/keys\"]\n",
+      f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> pins;
+  size_t mask_at = 0;
+  for (size_t i = 0; i < r->plan.mounts.size(); ++i) {
+    const ir::Mount& m = r->plan.mounts[i];
+    if (m.why == "pins the way to a denied path (a mount point cannot be renamed)") {
+      EXPECT_EQ(m.op, ir::MountOp::kWritableBind);
+      EXPECT_EQ(m.source, m.dest);
+      pins.push_back(m.dest);
+    }
+    if (m.dest == "/home/dev/.config/cloud/keys") mask_at = i;
+  }
+  EXPECT_EQ(pins, (std::vector<std::string>{"/home/dev/.config", "/home/dev/.config/cloud"}));
+  // The semantic check: the pins change no access; the mask still hides.
+  auto argv = backends::EmitBwrapArgv(r->plan, {"true"});
+  ASSERT_TRUE(argv.ok());
+  auto view = backends::InterpretBwrapArgv(backends::Texts(*argv));
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->Find("/home/dev/.config/x").access, backends::Access::kWritable);
+  EXPECT_EQ(view->Find("/home/dev/.config/cloud/keys/k").access, backends::Access::kHidden);
+  EXPECT_GT(mask_at, 0u);
+  // Outside every writable root nothing is pinned.
+  f.Cwd("/home/dev/ws");
+  r = CompileText("sandbox_denied_read_paths = [\"~/.config/cloud/keys\"]\n", f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const ir::Mount& m : r->plan.mounts) {
+    EXPECT_NE(m.why, "pins the way to a denied path (a mount point cannot be renamed)") << m.dest;
+  }
 }
 
 TEST(Hardening, MissingProtectedNamesGetAReadOnlyPlaceholder) {
@@ -135,7 +216,10 @@ TEST(Hardening, SymlinkedDotGitIsNeverAWorktree) {
       .Content("/x/main/.git/worktrees/wt/commondir", "../..\n")
       .Dir("/x/main/.git/worktrees/wt/../..", "/x/main/.git")
       .File("/x/main/.git/worktrees/wt/gitdir")
-      .Content("/x/main/.git/worktrees/wt/gitdir", "/x/wt/.git\n");
+      .Content("/x/main/.git/worktrees/wt/gitdir", "/x/wt/.git\n")
+      .File("/x/main/.git/HEAD")
+      .Dir("/x/main/.git/objects")
+      .Dir("/x/main/.git/refs");
   auto facts = f.Build();
   WorktreeMetadata m = FindWorktreeMetadata(*facts, "/x/ws");
   EXPECT_FALSE(m.verified());
@@ -194,6 +278,30 @@ TEST(Hardening, SyscallFilterFollowsTheNetwork) {
   auto full = CompileText("", f, "full-access");
   ASSERT_TRUE(full.ok());
   EXPECT_FALSE(full->plan.syscall_filter.has_value());
+}
+
+// A setuid or setgid file is refused in every plan with a filter, network
+// on or off; the socket rules come only with the network off.
+TEST(Hardening, SetuidBitsAreRefusedWhateverTheNetwork) {
+  FactsBuilder f;
+  for (const char* mode : {"ask", "plan"}) {
+    auto c = CompileText("", f, mode);
+    ASSERT_TRUE(c.ok() && c->plan.syscall_filter) << mode;
+    std::set<std::string> calls;
+    for (const ir::SyscallRule& r : c->plan.syscall_filter->rules) {
+      if (r.args.size() == 1 && r.args[0].mask == 04000 && r.args[0].value == 04000) {
+        calls.insert(r.syscall);
+      }
+    }
+    EXPECT_EQ(calls,
+              (std::set<std::string>{"chmod", "creat", "fchmod", "fchmodat", "fchmodat2", "mkdir",
+                                     "mkdirat", "mknod", "mknodat", "open", "openat"}))
+        << mode;
+    bool socketpair =
+        std::any_of(c->plan.syscall_filter->rules.begin(), c->plan.syscall_filter->rules.end(),
+                    [](const ir::SyscallRule& r) { return r.syscall == "socketpair"; });
+    EXPECT_EQ(socketpair, std::string(mode) == "plan") << mode;
+  }
 }
 
 }  // namespace

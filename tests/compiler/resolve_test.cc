@@ -373,9 +373,10 @@ TEST(Roots, OrderAndFiltering) {
       .Dir("/srv/e")
       .Missing("/srv/missing")
       .File("/srv/file")
-      .Dir("/home/dev/tmpdir-link", "/var/tmp/real")
+      .Dir("/opt", "", "0755", 0)  // root's: the user cannot plant a symlink there
+      .Dir("/opt/tmpdir-link", "/var/tmp/real")
       .Dir("/var/tmp/real")
-      .Env("TMPDIR", "/home/dev/tmpdir-link");
+      .Env("TMPDIR", "/opt/tmpdir-link");
   ir::LaunchPlan p = Plan(
       "sandbox_writable_roots = [\"/srv/e\", \"/srv/missing\", \"/srv/file\", \"/\"]", f, "ask");
   std::vector<std::string> paths;

@@ -74,6 +74,11 @@ class FactsBuilder {
     return *this;
   }
 
+  FactsBuilder& Landlock(int abi) {
+    landlock_ = abi;
+    return *this;
+  }
+
   std::string Yaml() const {
     std::string y = "cwsc_facts: 1\nplatform: " + platform_ + "\nuser: " + user_ +
                     "\n"
@@ -94,6 +99,7 @@ class FactsBuilder {
       }
     }
     y += "bwrap_probe: " + probe_ + "\n";
+    if (landlock_ >= 0) y += "landlock_abi: " + std::to_string(landlock_) + "\n";
     return y;
   }
 
@@ -121,6 +127,7 @@ class FactsBuilder {
   std::string user_ = "{uid: 1000, gid: 1000, groups: [1000], name: dev, home: /home/dev}";
   std::map<std::string, std::string> env_, paths_, files_;
   std::string probe_ = "{ran: true, ok: true, exit_code: 0, message: \"\"}";
+  int landlock_ = -1;
 };
 
 // ConfigFile writes a config to a fresh temporary file, removed on destruction.

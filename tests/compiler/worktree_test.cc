@@ -12,6 +12,11 @@ namespace {
 
 using cwsc::testing::FactsBuilder;
 
+// CommonDir gives `dir` what a real common git directory holds.
+FactsBuilder& CommonDir(FactsBuilder& f, const std::string& dir) {
+  return f.File(dir + "/HEAD").Dir(dir + "/objects").Dir(dir + "/refs");
+}
+
 FactsBuilder Worktree(const std::string& back_pointer) {
   FactsBuilder f;
   f.Dir("/x")
@@ -31,6 +36,7 @@ FactsBuilder Worktree(const std::string& back_pointer) {
       .Content("/x/main-repo/.git/worktrees/feature/gitdir", back_pointer + "\n")
       .File("/x/other/.git")
       .Dir("/x/other");
+  CommonDir(f, "/x/main-repo/.git");
   return f;
 }
 
@@ -172,6 +178,119 @@ TEST(Worktree, MissingPiecesAreRejected) {
   WorktreeMetadata m = FindWorktreeMetadata(*plain.Build(), "/r");
   EXPECT_FALSE(m.verified());
   EXPECT_EQ(m.dot_git, "");  // a .git directory is skipped, not rejected
+}
+
+// Issue 26, class 5: worktree metadata the command could have written is
+// not trusted. `WorktreeSkip` is the skipped entry for `dot_git`, if any.
+std::string WorktreeSkip(const ir::LaunchPlan& plan, const std::string& dot_git) {
+  for (const ir::Skipped& s : plan.skipped) {
+    if (s.what == "worktree metadata" && s.path == dot_git) return s.reason;
+  }
+  return "";
+}
+
+bool HasMetadataRoot(const ir::LaunchPlan& plan) {
+  for (const ir::Root& r : plan.roots) {
+    if (r.source == ir::RootSource::kWorktreeGitDir ||
+        r.source == ir::RootSource::kWorktreeCommonDir) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A workspace that forges its own `.git`, an admin dir inside itself and a
+// common dir above it: a workspace below a directory named `worktrees`
+// makes its grandparent writable. /x holds HEAD, objects/ and refs/ here,
+// so only the writable-root rule stands in the way.
+FactsBuilder WorktreesAbove() {
+  FactsBuilder f;
+  f.Dir("/x").Dir("/x/worktrees").Dir("/x/worktrees/proj").Dir("/x/worktrees/proj/../..", "/x");
+  f.File("/x/worktrees/proj/.git")
+      .Content("/x/worktrees/proj/.git", "gitdir: .\n")
+      .Dir("/x/worktrees/proj/.", "/x/worktrees/proj")
+      .File("/x/worktrees/proj/commondir")
+      .Content("/x/worktrees/proj/commondir", "../..\n")
+      .File("/x/worktrees/proj/gitdir")
+      .Content("/x/worktrees/proj/gitdir", "/x/worktrees/proj/.git\n");
+  CommonDir(f, "/x");
+  f.Cwd("/x/worktrees/proj");
+  return f;
+}
+
+TEST(Worktree, WorktreesDirectoryAboveTheWorkspaceIsNotTrusted) {
+  FactsBuilder f = WorktreesAbove();
+  auto r = cwsc::testing::CompileText("", f, "ask");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(HasMetadataRoot(r->plan));
+  EXPECT_EQ(WorktreeSkip(r->plan, "/x/worktrees/proj/.git"),
+            "the git dir /x/worktrees/proj lies inside the writable root /x/worktrees/proj; the "
+            "sandboxed command could have forged its metadata");
+  // Without HEAD, objects/ and refs/ the grandparent is no git directory.
+  FactsBuilder bare = WorktreesAbove();
+  bare.Missing("/x/HEAD");
+  WorktreeMetadata m = FindWorktreeMetadata(*bare.Build(), "/x/worktrees/proj");
+  EXPECT_FALSE(m.verified());
+  EXPECT_EQ(m.rejected, "the common dir /x is not a git directory (no HEAD, objects/ or refs/)");
+}
+
+// A forged gitdir inside the workspace: the `.git` file, the admin dir and
+// the common dir are all the command's own work.
+TEST(Worktree, ForgedGitDirInsideTheWorkspaceIsNotTrusted) {
+  FactsBuilder f;
+  f.Dir("/w").Dir("/w/.meta").Dir("/w/.meta/worktrees").Dir("/w/.meta/worktrees/x");
+  f.File("/w/.git")
+      .Content("/w/.git", "gitdir: /w/.meta/worktrees/x\n")
+      .File("/w/.meta/worktrees/x/commondir")
+      .Content("/w/.meta/worktrees/x/commondir", "../..\n")
+      .Dir("/w/.meta/worktrees/x/../..", "/w/.meta")
+      .File("/w/.meta/worktrees/x/gitdir")
+      .Content("/w/.meta/worktrees/x/gitdir", "/w/.git\n");
+  CommonDir(f, "/w/.meta");
+  f.Cwd("/w");
+  auto r = cwsc::testing::CompileText("", f, "ask");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(HasMetadataRoot(r->plan));
+  EXPECT_EQ(WorktreeSkip(r->plan, "/w/.git"),
+            "the git dir /w/.meta/worktrees/x lies inside the writable root /w; the sandboxed "
+            "command could have forged its metadata");
+}
+
+// The admin dir is exactly <common>/worktrees/<name>, and its commondir
+// names that common dir: deeper, or a commondir pointing elsewhere, is not.
+TEST(Worktree, CommondirPointingElsewhereIsRejected) {
+  FactsBuilder deeper = Worktree("/x/feature-worktree/.git");
+  deeper.Dir("/x/main-repo/.git/worktrees/feature/sub")
+      .Content("/x/feature-worktree/.git", "gitdir: /x/main-repo/.git/worktrees/feature/sub\n")
+      .File("/x/main-repo/.git/worktrees/feature/sub/commondir")
+      .Content("/x/main-repo/.git/worktrees/feature/sub/commondir", "../../..\n")
+      .Dir("/x/main-repo/.git/worktrees/feature/sub/../../..", "/x/main-repo/.git")
+      .File("/x/main-repo/.git/worktrees/feature/sub/gitdir")
+      .Content("/x/main-repo/.git/worktrees/feature/sub/gitdir", "/x/feature-worktree/.git\n");
+  EXPECT_EQ(
+      FindWorktreeMetadata(*deeper.Build(), "/x/feature-worktree").rejected,
+      "the git dir /x/main-repo/.git/worktrees/feature/sub is not <common dir>/worktrees/<name>");
+  // A second real repository the commondir points at instead.
+  FactsBuilder elsewhere = Worktree("/x/feature-worktree/.git");
+  elsewhere.Dir("/x/other-repo").Dir("/x/other-repo/.git").Dir("/x/other-repo/.git/worktrees");
+  CommonDir(elsewhere, "/x/other-repo/.git");
+  elsewhere.Content("/x/main-repo/.git/worktrees/feature/commondir", "/x/other-repo/.git\n");
+  EXPECT_EQ(FindWorktreeMetadata(*elsewhere.Build(), "/x/feature-worktree").rejected,
+            "the git dir is not under <common dir>/worktrees");
+}
+
+// A legit `git worktree add` layout outside the plan's writable roots is
+// still accepted (PlanAddsMetadataRootsAsWritable shows its binds); one
+// inside a writable root gives no extra root (it is writable already).
+TEST(Worktree, LegitLayoutInsideAWritableRootAddsNothing) {
+  FactsBuilder f = Worktree("/x/feature-worktree/.git");
+  f.Cwd("/x/feature-worktree");
+  auto r = cwsc::testing::CompileText("sandbox_writable_roots = [\"/x\"]\n", f, "ask");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(HasMetadataRoot(r->plan));
+  EXPECT_EQ(WorktreeSkip(r->plan, "/x/feature-worktree/.git"),
+            "the git dir /x/main-repo/.git/worktrees/feature lies inside the writable root /x; "
+            "the sandboxed command could have forged its metadata");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "backends/verify/bwrap_interp.h"
 #include "ir/plan_json.h"
@@ -101,6 +102,13 @@ TEST_P(Golden, Outputs) {
   // Semantic check of the emitted argv, against hand-written probes.
   auto parsed = ir::PlanFromJson(plan.out, "plan.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
+  // Every setting the plan leaves out is a note of the compile (stderr.txt).
+  for (const ir::Skipped& s : parsed->skipped) {
+    if (s.kind != ir::SkipKind::kSetting || compile.exit_code != 0) continue;
+    std::string note = absl::StrCat(": note: skipped ", s.what, s.path.empty() ? "" : " ", s.path,
+                                    ": ", s.reason, "\n");
+    EXPECT_NE(compile.err.find(note), std::string::npos) << note;
+  }
   std::vector<std::string> argv = Lines(compile.out);
   absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(argv);
   std::vector<std::string> probes = Lines(testing::ReadFileOr(Dir() + "/probes.txt"));

@@ -19,7 +19,7 @@ TEST(Diagnostics, RendersGccStyleWithCaret) {
 
 TEST(Diagnostics, ControlBytesInTheSourceLineCannotForgeLines) {
   Diagnostic d{Diagnostic::Severity::kWarning, "f", 1, 2, "m", "a\rb\x1b[31m"};
-  EXPECT_EQ(d.Render(), "f:1:2: warning: m\n  a?b?[31m\n   ^\n");
+  EXPECT_EQ(d.Render(), "f:1:2: warning: m\n  a\\x0db\\x1b[31m\n   ^\n");
 }
 
 TEST(Diagnostics, CollectsUpToTheBound) {
@@ -55,6 +55,28 @@ TEST(DiagnosticStatus, CarriesTheDiagnostics) {
   EXPECT_EQ(s.message(), (*d)[0].Render());
   EXPECT_FALSE(DiagnosticsOf(absl::InvalidArgumentError("cfg.toml: error: text only\n")));
   EXPECT_FALSE(DiagnosticsOf(absl::OkStatus()));
+}
+
+// A diagnostic travels with every byte: a file name or source line that is
+// not UTF-8 (a file a command named) stays a diagnostic, rendered on its
+// lines with its caret, not text folded onto one line.
+TEST(DiagnosticStatus, CarriesBytesThatAreNotUtf8) {
+  Diagnostic in{Diagnostic::Severity::kWarning,
+                "f-\x1b[31m\n\xc2\x9b\xff.yaml",
+                3,
+                2,
+                "unknown key '\xff:1:'",
+                "\xc2\x9b\xff: 1"};
+  absl::Status s = DiagnosticsError({in, in});
+  std::optional<std::vector<Diagnostic>> d = DiagnosticsOf(s);
+  ASSERT_TRUE(d.has_value());
+  ASSERT_EQ(d->size(), 2u);
+  EXPECT_EQ((*d)[0], in);
+  EXPECT_EQ((*d)[1], in);
+  EXPECT_EQ((*d)[0].Render(),
+            "f-\\x1b[31m\\x0a\\u009b\\xff.yaml:3:2: warning: unknown key '\\xff:1:'\n"
+            "  \\u009b\\xff: 1\n"
+            "        ^\n");
 }
 
 // A payload that does not say what the message says is not believed.

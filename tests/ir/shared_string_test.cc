@@ -70,6 +70,10 @@ TEST(SharedString, OriginsCompareByTextNotByBuffer) {
   b.col = 8;
   EXPECT_NE(a, b);
   EXPECT_EQ(a.Describe(), "config sandbox_writable_roots at /etc/cfg.toml:3:7");
+  // An origin with nothing to add is its kind alone, no trailing blank
+  // (doctor printed "preferred: yes (default )").
+  EXPECT_EQ(Origin().Describe(), "default");
+  EXPECT_EQ(Origin::Default("wrapper").Describe(), "default wrapper");
 }
 
 // Copies made and dropped on several threads at once (libcwsc compiles on

@@ -889,6 +889,26 @@ TEST(LibCheck, VerdictsAreThoseOfCwscWhy) {
   cwsc_diagnostics_free(d);
 }
 
+// A deny rule whose target the facts record as missing (~/.aws): the
+// library answers as `cwsc why` does, "absent", a denial.
+TEST(LibCheck, AnAbsentDenyTargetIsDeniedAsAbsent) {
+  const std::string cfg = Src("examples/workspace.toml");
+  const std::string facts_file = Src("examples/facts/linux-workspace.yaml");
+  Owned o;
+  cwsc_plan* plan = CompileFile(o, cfg, "ask", Facts(o, facts_file));
+  cwsc_verdict* v = nullptr;
+  ASSERT_EQ(cwsc_plan_check(plan, "read", "~/.aws/credentials", &v, nullptr), CWSC_OK);
+  EXPECT_EQ(cwsc_verdict_allowed(v), 0);
+  EXPECT_STREQ(cwsc_verdict_detail(v), "absent");
+  EXPECT_STREQ(cwsc_verdict_rule(v), "deny read ~/.aws");
+  EXPECT_STREQ(cwsc_verdict_origin(v), "default built-in deny list: ~/.aws");
+  cwsc_verdict_free(v);
+  RunResult why = Cli(
+      {Bin(), "why", "~/.aws/credentials", cfg, "--read", "--facts", facts_file, "--mode", "ask"});
+  ASSERT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_THAT(why.out, HasSubstr("): read denied (absent)\n"));
+}
+
 // ---- threads ------------------------------------------------------------------------
 
 TEST(LibThreads, ConcurrentCompilesGiveTheSameArgv) {

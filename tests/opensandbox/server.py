@@ -28,7 +28,8 @@ Fault modes: none, slow, http400, http401, http500, malformed_json,
 missing_field, wrong_type, truncated, big, big_event, drop, hang,
 never_running, sandbox_failed, start_error, ignore_timeout,
 linger_after_complete, no_egress_sidecar, interrupt_refused,
-endpoint_wrong_token.
+endpoint_wrong_token, hostile_body (HTTP 500 whose body holds ESC, a
+newline, U+009B and a byte that is not UTF-8).
 
 Keys come from the environment (never argv): CWSC_TEST_KEY (shim and
 lifecycle key, empty = no auth expected), CWSC_TEST_EXECD_TOKEN.
@@ -259,6 +260,14 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(2)
             except OSError:
                 pass
+            return True
+        if f == "hostile_body":
+            data = b'{"code": "500", "message": "-\x1b[31m\n\xc2\x9b\xff"}'
+            self.send_response(500)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
             return True
         if f in ("http400", "http401", "http500"):
             code = int(f[4:])

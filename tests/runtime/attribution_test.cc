@@ -34,6 +34,22 @@ TEST(AttributionTest, BwrapLineIsSetupFailure) {
   }
 }
 
+// bwrap's line quotes what the command named (a path, a program): a
+// sandboxed command chose those bytes, so the message shows them escaped
+// (ir/display.h) and cannot send a terminal escape or forge a line.
+TEST(AttributionTest, QuotedBwrapLinesAreEscaped) {
+  Denial d = AttributeDenial(
+      "linux-bwrap", 1, Scan("bwrap: Can't mkdir /tmp/a\x1b[2J\xc2\x9b\xff\x7f: File exists\n"));
+  EXPECT_TRUE(d.denied);
+  EXPECT_EQ(d.message,
+            "Bubblewrap could not create the sandbox: bwrap: Can't mkdir "
+            "/tmp/a\\x1b[2J\\u009b\\xff\\x7f: File exists");
+  Denial e = AttributeDenial(
+      "linux-bwrap", 1, Scan("bwrap: execvp ./x\x1b]0;t\x07\xc2\x9b: No such file or directory\n"));
+  EXPECT_EQ(e.exec_exit, 127);
+  EXPECT_EQ(e.exec_message, "cannot run './x\\x1b]0;t\\x07\\u009b': No such file or directory");
+}
+
 TEST(AttributionTest, ReadOnlyFileSystemAnywhereEvenAcrossChunks) {
   for (size_t chunk : {0, 1, 2, 5, 11}) {
     StderrSummary s = Scan("touch: cannot touch '/etc/x': Read-only file system\n", chunk);

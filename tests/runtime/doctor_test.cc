@@ -2,6 +2,8 @@
 // the live report on this host, in both output forms.
 #include "runtime/doctor.h"
 
+#include <algorithm>
+
 #include "compiler/facts/host_facts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -125,9 +127,82 @@ TEST(DoctorLiveTest, ReportsThisHost) {
        {"platform", "sandbox", "wrapper", "causes", "no_new_privs", "backend", "modes", "host"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  std::string text = DoctorToText(*r);
+  std::string text = DoctorToText(*r).str();
   EXPECT_THAT(text, HasSubstr(r->sandbox_available ? "sandbox: linux-bwrap (available)\n"
                                                    : "sandbox: none (unavailable)\n"));
+}
+
+// Every value of the text report is escaped: the host's and bwrap's text, the
+// launcher's argv and config values (docs/decisions.md, "What cwsc prints is
+// escaped"). H holds ESC, a newline, U+009B, a byte that is not UTF-8 and a
+// leading dash.
+TEST(DoctorTextTest, EveryValueIsEscaped) {
+  const std::string h = "-\x1b[31m\n\xc2\x9b\xff";
+  const std::string shown = "-\\x1b[31m\\x0a\\u009b\\xff";
+  DoctorReport r;
+  r.sandbox_available = false;
+  r.reason = "bwrap said " + h;
+  r.wrapper_path = "/opt/" + h;
+  r.wrapper_type = "regular file";
+  r.wrapper_executable = true;
+  r.preference_origin = "config prefer_bwrap at /c/" + h + ".toml:1:1";
+  r.probe = Failed("bwrap: " + h);
+  r.tool_launcher = {"sudo", h};
+  r.launcher_refusal = "launcher " + h;
+  r.launcher_warnings = {{"code", "warn " + h}};
+  r.causes = {{"bwrap-unknown", "detail " + h, "fix " + h}};
+  r.no_new_privs_active = true;
+  r.no_new_privs_at_run = {true, "reason " + h};
+  r.backend = "local";
+  r.modes = {{"ask", "workspace-write", "linux-bwrap", false, "", "refused " + h},
+             {"plan", "", "", false, "", "error " + h}};
+  r.host.uid = 1000;
+  r.host.max_user_namespaces = "1" + h;
+  std::string text = DoctorToText(r).str();
+  EXPECT_EQ(text,
+            "sandbox: none (unavailable)\n"
+            "  why: bwrap said " +
+                shown +
+                "\n"
+                "wrapper: /opt/" +
+                shown +
+                " (regular file, executable)\n"
+                "  preferred: yes (config prefer_bwrap at /c/" +
+                shown +
+                ".toml:1:1)\n"
+                "  probe: failed: bwrap: " +
+                shown +
+                "\n"
+                "launcher: sudo " +
+                shown + " (refused: launcher " + shown +
+                ")\n"
+                "  warning [code]: warn " +
+                shown +
+                "\n"
+                "cause [bwrap-unknown]: detail " +
+                shown +
+                "\n"
+                "  fix: fix " +
+                shown +
+                "\n"
+                "no-new-privs: active in this process; `cwsc run` applies it (reason " +
+                shown +
+                ")\n"
+                "backend: local\n"
+                "when no wrapper works: run unconfined with a warning (sandbox_require = true or "
+                "--require-sandbox refuses instead)\n"
+                "modes:\n"
+                "  ask: workspace-write, linux-bwrap, network off, refused: refused " +
+                shown +
+                "\n"
+                "  plan: error: error " +
+                shown +
+                "\n"
+                "host: uid 1000, user.max_user_namespaces=1" +
+                shown + ", kernel.apparmor_restrict_unprivileged_userns=n/a\n");
+  // Semantic: the report still names the wrapper's path, one line per field.
+  EXPECT_THAT(text, HasSubstr("wrapper: /opt/-\\x1b[31m"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 16);
 }
 
 }  // namespace

@@ -268,6 +268,11 @@ TEST_F(ExecdRealTest, ExitCodesAreTheLocalRuns) {
 
 TEST_F(ExecdRealTest, AFailingCommandReturnsWellUnderASecond) {
   // execd closes the stream about 1 s after a failure; cwsc does not wait.
+  // A cwsc that waited would take over a second on every run; the fastest
+  // of five is compared, so that a loaded machine (or the sanitizer build,
+  // about three times slower) cannot fail it by its own slowness. That
+  // cwsc stops reading at the exit event whatever the server does is
+  // ExecdStopsReadingAtExecutionComplete (tests/runtime/opensandbox_test.cc).
   std::vector<long> ms;
   for (int i = 0; i < 5; ++i) {
     auto start = Clock::now();
@@ -280,7 +285,7 @@ TEST_F(ExecdRealTest, AFailingCommandReturnsWellUnderASecond) {
   RecordProperty("failing_command_median_ms", static_cast<int>(ms[2]));
   std::printf("cwsc run of `exit 3` through execd: median %ld ms, max %ld ms (5 runs)\n", ms[2],
               ms[4]);
-  EXPECT_LT(ms[2], 500);
+  EXPECT_LT(ms[0], 1000);
 }
 
 TEST_F(ExecdRealTest, TimeoutIs124) {

@@ -201,6 +201,17 @@ TEST_F(OpenSandboxCliTest, ServerFailureIsAClearErrorWithExit125) {
             "500\"}\n");
 }
 
+// A server's text is hostile too: it reaches stderr escaped, on one line
+// (docs/decisions.md, "What cwsc prints is escaped").
+TEST_F(OpenSandboxCliTest, AServersTextIsShownEscaped) {
+  server_->Control("hostile_body");
+  RunResult r = Cwsc({"run", Config("codewhale"), "--", "true"});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err,
+            "cwsc: OpenSandbox returned HTTP 500: {\"code\": \"500\", \"message\": "
+            "\"-\\x1b[31m\\x0a\\u009b\\xff\"}\n");
+}
+
 TEST_F(OpenSandboxCliTest, TimeoutAndSigintEndTheRemoteCommand) {
   std::string cfg = Config("execd");
   auto start = Clock::now();

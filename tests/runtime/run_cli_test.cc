@@ -10,7 +10,9 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -240,6 +242,18 @@ TEST_F(RunCliTest, ExecRunsAPrecompiledPlan) {
   EXPECT_EQ(j["sandbox_denied"], true);
 }
 
+// `run` names a configured writable root that does not exist (issue 25),
+// and the command still runs, without it.
+TEST_F(RunCliTest, RunNotesAMissingWritableRoot) {
+  const std::string missing = Base() + "/not-there";
+  SetConfig("sandbox_writable_roots = [\"" + missing + "\"]\n");
+  RunResult r = Cli({"run", config, "--mode", "ask", "--cwd", ws, "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, config + ":1:27: note: the writable root '" + missing +
+                       "' does not exist, so the sandbox leaves it out; create it, or remove "
+                       "the entry\n");
+}
+
 TEST_F(RunCliTest, ExecRefusesWhenAWritableRootIsGone) {
   std::string plan = CompilePlan();
   std::filesystem::rename(ws, Base() + "/ws-moved");
@@ -375,6 +389,31 @@ TEST_F(RunCliTest, AtATerminalCtrlCReachesTheCommand) {
   EXPECT_EQ(missing.exit_code, 127) << missing.out;
   EXPECT_THAT(missing.out, HasSubstr("cwsc: cannot run 'no-such-program-x': No such file or "
                                      "directory"));
+}
+
+// The shim is this binary, found through /proc/self/exe. A cwsc that cannot
+// be found by path (here it runs from a memfd, as a binary deleted or
+// replaced by an upgrade since it started would) runs the command without
+// the shim, and says that Ctrl-C then ends the sandbox.
+TEST_F(RunCliTest, AtATerminalWithoutTheShimTheRunSaysSo) {
+  std::string bytes = ReadFileOr(CwscBin());
+  ASSERT_FALSE(bytes.empty());
+  int fd = memfd_create("cwsc", 0);  // inherited: exec'd below as /proc/self/fd/N
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  std::string self = "/proc/self/fd/" + std::to_string(fd);
+  RunResult r = RunAtPty({self, "run", config, "--cwd", ws, "--", "/bin/sh", "-c", "echo ran"},
+                         Env({}), "never", "");
+  close(fd);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("cwsc: warning: Ctrl-C will end the sandbox before the command can "
+                               "handle it (no foreground shim: this cwsc binary (/memfd:cwsc "
+                               "(deleted)) cannot be found by path: No such file or directory)"));
+  EXPECT_THAT(r.out, HasSubstr("ran"));
+  // Not at a terminal there is no shim to miss, and no warning.
+  r = RunWithEnv({CwscBin(), "run", config, "--cwd", ws, "--", "/bin/true"}, Env({}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Ctrl-C")));
 }
 
 TEST_F(RunCliTest, AtATerminalTheCommandIsTheForegroundGroupAndReadsIt) {
@@ -518,12 +557,19 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   chmod((Base() + "/result").c_str(), 0777);  // the run is uid 1000: -o writes here
   RunResult doc = RunInCrippledUserns({CwscBin(), "doctor", "--json"}, env);
   ASSERT_LT(doc.exit_code, 90) << "namespace setup step " << doc.exit_code;
-  EXPECT_EQ(doc.exit_code, 1) << doc.out << doc.err;
+  // Where the kernel offers Landlock, commands get a linux-landlock plan
+  // instead (docs/runtime.md, "The Landlock backend").
+  const bool landlock = syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u) >= 1;
+  EXPECT_EQ(doc.exit_code, landlock ? 0 : 1) << doc.out << doc.err;
   nlohmann::json j = nlohmann::json::parse(doc.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << doc.out << doc.err;
   j = j["result"];
-  EXPECT_EQ(j["sandbox"]["available"], false);
-  EXPECT_TRUE(j["sandbox"]["kind"].is_null());
+  EXPECT_EQ(j["sandbox"]["available"], landlock);
+  if (landlock) {
+    EXPECT_EQ(j["sandbox"]["kind"], "linux-landlock");
+  } else {
+    EXPECT_TRUE(j["sandbox"]["kind"].is_null());
+  }
   EXPECT_THAT(j["wrapper"]["probe"]["message"].get<std::string>(), StartsWith("bwrap: "));
   std::vector<std::string> codes;
   for (const auto& c : j["causes"]) codes.push_back(c["code"]);
@@ -537,15 +583,22 @@ TEST_F(RunCliTest, HostWithoutUserNamespacesDoctorAndExec) {
   EXPECT_THAT(ex.err, HasSubstr("(run `cwsc doctor` for the cause)\n"));
   EXPECT_THAT(ex.err, ::testing::Not(HasSubstr("Can't")));
 
-  // `cwsc run` compiles against that host: no wrapper, so it runs unwrapped
-  // with a warning (docs/behavior.md B-40) and never claims a denial.
+  // `cwsc run` compiles against that host: Landlock where the kernel has
+  // it, else no wrapper, so it runs unwrapped with a warning
+  // (docs/behavior.md B-40); it never claims a denial.
   RunResult run = RunInCrippledUserns({CwscBin(), "run", config, "--cwd", ws, "--json", "-o",
                                        Base() + "/result/r.json", "--", "/bin/sh", "-c", "exit 3"},
                                       env);
   EXPECT_EQ(run.exit_code, 3) << run.err;
-  EXPECT_THAT(run.err, HasSubstr("cwsc: warning: the command runs without a sandbox although the "
-                                 "policy is workspace-write"));
-  EXPECT_THAT(ReadFileOr(Base() + "/result/r.json"), HasSubstr("\"sandbox_kind\":\"none\""));
+  if (landlock) {
+    EXPECT_THAT(run.err, HasSubstr("cwsc: warning: bubblewrap cannot make its namespaces here ("));
+    EXPECT_THAT(ReadFileOr(Base() + "/result/r.json"),
+                HasSubstr("\"sandbox_kind\":\"linux-landlock\""));
+  } else {
+    EXPECT_THAT(run.err, HasSubstr("cwsc: warning: the command runs without a sandbox although "
+                                   "the policy is workspace-write"));
+    EXPECT_THAT(ReadFileOr(Base() + "/result/r.json"), HasSubstr("\"sandbox_kind\":\"none\""));
+  }
 }
 
 // A second, non-root user (created only where system changes are allowed).

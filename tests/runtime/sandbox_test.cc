@@ -132,6 +132,81 @@ TEST_F(SandboxTest, CodewhaleSurvivesRenameAndUnlink) {
   EXPECT_TRUE(Exists(ws + "/.codewhale"));
 }
 
+// A protected name that does not exist (the tree has .codewhale but no
+// .deepseek) gets an empty read-only placeholder for the run; the directory
+// bwrap needs as its mount point is removed afterwards, whatever the run's
+// outcome, so a run leaves nothing in the workspace (docs/decisions.md).
+TEST_F(SandboxTest, APlaceholderLeavesNothingOnTheHost) {
+  RunResult r = Sh("ask", "test -d .deepseek && ! mkdir .deepseek/x 2>/dev/null && echo PROTECTED");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "PROTECTED\n");
+  EXPECT_FALSE(Exists(ws + "/.deepseek")) << "the placeholder's mount point was left behind";
+  EXPECT_EQ(ReadFileOr(ws + "/.codewhale/config.toml"), "# project\n");  // a real one stays
+  // A failing command, and a program bwrap cannot find, leave nothing either.
+  EXPECT_EQ(Sh("ask", "exit 3").exit_code, 3);
+  EXPECT_FALSE(Exists(ws + "/.deepseek"));
+  EXPECT_EQ(Cwsc("ask", {"no-such-program-x"}).exit_code, 127);
+  EXPECT_FALSE(Exists(ws + "/.deepseek"));
+}
+
+// Two runs in one workspace: the first creates the .deepseek placeholder and
+// ends while the second, compiled when the directory existed, still has it
+// mounted. Removing the directory then would detach the second sandbox's
+// read-only mount (the kernel lazily unmounts a directory removed in
+// another mount namespace) and let its command create .deepseek. The first
+// run leaves the directory to the second, which stays protected.
+TEST_F(SandboxTest, APlaceholderAnotherRunStillUsesStays) {
+  auto run = [&](const std::string& script, const std::string& out) {
+    std::vector<std::string> argv = {CwscBin(),   "run", config, "--mode",  "ask", "--cwd", ws,
+                                     "--timeout", "30",  "--",   "/bin/sh", "-c",  script};
+    std::vector<std::string> env = Env();
+    return Fork(
+        [argv, env] {
+          std::vector<char*> a, e;
+          for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+          a.push_back(nullptr);
+          for (const std::string& s : env) e.push_back(const_cast<char*>(s.c_str()));
+          e.push_back(nullptr);
+          execve(a[0], a.data(), e.data());
+          return 127;
+        },
+        "", out, out + ".err");
+  };
+  std::string wait_for = "while [ ! -e \"$1\" ]; do sleep 0.05; done";
+  Forked first = run("f() { " + wait_for + "; }; echo up > a-started; f b-started", Base() + "/a");
+  ASSERT_TRUE(WaitForFile(ws + "/a-started", 20)) << ReadFileOr(Base() + "/a.err");
+  Forked second = run("f() { " + wait_for + "; }; echo up > b-started; f go; " +
+                          "mkdir -p .deepseek/x 2>/dev/null && echo ESCAPED; echo done",
+                      Base() + "/b");
+  EXPECT_EQ(first.Wait(), 0) << ReadFileOr(Base() + "/a.err");
+  EXPECT_TRUE(Exists(ws + "/.deepseek")) << "removed while the second run had it mounted";
+  WriteFile(ws + "/go", "go\n");
+  EXPECT_EQ(second.Wait(), 0) << ReadFileOr(Base() + "/b.err");
+  EXPECT_EQ(ReadFileOr(Base() + "/b"), "done\n");
+  EXPECT_FALSE(Exists(ws + "/.deepseek/x"));
+}
+
+// Another run's placeholder seen by the compile, removed by that run before
+// this one starts (runs are concurrent): the plan binds the directory
+// read-only, and the run makes it again rather than refuse with "is now
+// missing" (runtime/protected_dirs.h). Nothing is left afterwards.
+TEST_F(SandboxTest, APlaceholderRemovedSinceTheCompileIsMadeAgain) {
+  ASSERT_EQ(mkdir((ws + "/.deepseek").c_str(), 0755), 0);
+  RunResult plan = ::cwsc::testing::RunWithEnv(
+      {CwscBin(), "compile", config, "--mode", "ask", "--cwd", ws, "--target", "plan"}, Env());
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  ASSERT_THAT(plan.out, HasSubstr("\"canonical\": \"" + ws + "/.deepseek\""));
+  ASSERT_EQ(rmdir((ws + "/.deepseek").c_str()), 0);
+  WriteFile(Base() + "/plan.json", plan.out);
+  RunResult r = ::cwsc::testing::RunWithEnv(
+      {CwscBin(), "exec", Base() + "/plan.json", "--", "/bin/sh", "-c",
+       "test -d .deepseek && ! mkdir .deepseek/x 2>/dev/null && echo PROTECTED"},
+      Env(), "", ws);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "PROTECTED\n");
+  EXPECT_FALSE(Exists(ws + "/.deepseek")) << "the directory made for the run was left behind";
+}
+
 TEST_F(SandboxTest, NetworkOffLoopbackServerUnreachable) {
   LoopbackServer server;
   SetConfig("sandbox_network_access = false\n");

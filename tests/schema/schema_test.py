@@ -244,7 +244,10 @@ live = [["doctor", "--json"], ["facts", "--json"], ["doctor", "missing.toml", "-
         ["explain", "examples/remote.cwsp", "--facts", "examples/facts/linux-workspace.yaml",
          "--json"],
         ["audit", "--sbpl", "tests/golden/seatbelt/example-workspace.sb", "-D",
-         "WRITABLE_ROOT_0=/w", "--json"]]
+         "WRITABLE_ROOT_0=/w", "--json"],
+        # An absent deny target: the verdict "absent" (docs/verification.md).
+        ["check", "examples/failing.cwsp", "--facts", "examples/facts/linux-workspace.yaml",
+         "--mode", "ask", "--unlisted-as-missing", "--json"]]
 for args in live:
     r = cwsc(args)
     try:
@@ -258,6 +261,9 @@ for args in live:
     errs = errors(REPORT, report)
     if errs:
         fail("%s: the report schema rejects it: %s" % (" ".join(args), errs[:3]))
+    if "examples/failing.cwsp" in args and not any(
+            res["actual"] == "absent" for res in report["result"]["results"]):
+        fail("%s: no absent verdict to validate" % " ".join(args))
 print("reports: %d more from this host and from errors" % len(live))
 
 with open(os.path.join(ROOT, "tests/golden/json/diff.json")) as f:

@@ -1,0 +1,162 @@
+// The check of a bwrap sandbox's mount table before its command starts
+// (runtime/mount_check.h): a writable mount the plan does not make, or a
+// writable root not at its place, refuses the run. The unit cases read
+// mount tables written here; the end-to-end case has bwrap mount a
+// writable root through a symlink, so that it lands away from the plan's
+// destination, as the race of docs/runtime.md ("Threat model") makes it.
+#include "runtime/mount_check.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_join.h"
+#include "runtime/protected_dirs.h"
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc::runtime {
+namespace {
+
+using ::cwsc::testing::RunResult;
+
+ir::LaunchPlan Plan() {
+  ir::LaunchPlan p;
+  p.kind = ir::PlanKind::kLinuxBwrap;
+  auto add = [&p](ir::MountOp op, const std::string& dest) {
+    ir::Mount m;
+    m.op = op;
+    m.dest = dest;
+    if (ir::MountOpHasSource(op)) m.source = dest;
+    p.mounts.push_back(m);
+  };
+  add(ir::MountOp::kReadOnlyBind, "/");
+  add(ir::MountOp::kDev, "/dev");
+  add(ir::MountOp::kProc, "/proc");
+  add(ir::MountOp::kWritableBind, "/tmp");
+  add(ir::MountOp::kWritableBind, "/ws/a b/c");
+  add(ir::MountOp::kTmpfs, "/etc/ssh");
+  return p;
+}
+
+std::string Line(int id, const std::string& point, const std::string& options) {
+  return absl::StrCat(id, " 1 254:0 / ", point, " ", options, " - ext4 /dev/vda rw\n");
+}
+
+std::string Sound() {
+  return Line(1, "/", "ro,nosuid") + Line(2, "/dev", "rw,nosuid") +
+         Line(3, "/dev/pts", "rw,noexec") + Line(4, "/proc", "rw,nosuid") +
+         Line(5, "/proc/sys", "ro,nosuid") + Line(6, "/tmp", "rw,nosuid") +
+         Line(7, "/ws/a\\040b/c", "rw,nosuid") + Line(8, "/ws/a\\040b/c/.codewhale", "ro") +
+         Line(9, "/ws/a\\040b/c/vol", "rw") + Line(10, "/etc/ssh", "rw,nosuid") +
+         Line(11, "/etc/shadow", "ro");
+}
+
+TEST(MountCheck, TheMountsThePlanMakesPass) {
+  EXPECT_TRUE(CheckSandboxMounts(Plan(), Sound()).ok()) << CheckSandboxMounts(Plan(), Sound());
+}
+
+TEST(MountCheck, AWritableMountAwayFromThePlanRefuses) {
+  // The race's outcome: the root mounted where a swapped symlink led.
+  std::string raced = Line(1, "/", "ro") + Line(2, "/dev", "rw") + Line(4, "/proc", "rw") +
+                      Line(6, "/tmp", "rw") + Line(7, "/outside/b/c", "rw,nosuid");
+  EXPECT_EQ(CheckSandboxMounts(Plan(), raced).message(),
+            "the sandbox holds a writable mount at /outside/b/c that the plan does not make (a "
+            "directory on the way to a bind source was swapped while bubblewrap mounted it); "
+            "nothing ran");
+  // Below a mask is not below a writable root: a denied directory's content.
+  EXPECT_FALSE(CheckSandboxMounts(Plan(), Sound() + Line(12, "/etc/ssh/keys", "rw")).ok());
+  // Read-only there, nothing to refuse.
+  EXPECT_TRUE(CheckSandboxMounts(Plan(), Sound() + Line(12, "/etc/ssh/keys", "ro")).ok());
+}
+
+TEST(MountCheck, AWritableRootNotAtItsPlaceRefuses) {
+  std::string missing =
+      Line(1, "/", "ro") + Line(2, "/dev", "rw") + Line(4, "/proc", "rw") + Line(6, "/tmp", "rw");
+  EXPECT_EQ(CheckSandboxMounts(Plan(), missing).message(),
+            "the writable root /ws/a b/c is not mounted where the plan puts it (a directory on "
+            "the way to it was swapped while bubblewrap mounted it); nothing ran");
+  EXPECT_EQ(CheckSandboxMounts(Plan(), "1 2 3\n").message(),
+            "the sandbox's mount table has a line cwsc cannot read: 1 2 3");
+}
+
+TEST(MountCheck, OctalEscapes) {
+  EXPECT_EQ(UnescapeMountPath("/a\\040b\\011c\\012d\\134e"), "/a b\tc\nd\\e");
+  EXPECT_EQ(UnescapeMountPath("/x\\04"), "/x\\04");  // too short: as written
+  EXPECT_EQ(UnescapeMountPath("/x\\999"), "/x\\999");
+}
+
+// End to end: a plan (edited, as `cwsc exec` reads plans from anywhere)
+// whose writable root's destination is reached through a symlink. bwrap
+// mounts it where the symlink leads and its own check passes; the gate
+// refuses, and the command never starts. The cwsc before the gate ran it.
+TEST(MountGateRun, AMountAwayFromThePlanStopsTheRunBeforeTheCommand) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "no bwrap";
+  cwsc::testing::TempDir t("/var/tmp");
+  std::string ws = t / "ws";
+  ASSERT_EQ(mkdir(ws.c_str(), 0755), 0);
+  ASSERT_EQ(symlink(".", (t / "link").c_str()), 0);
+  cwsc::testing::WriteFile(t / "c.toml", "");
+  const char* bin = std::getenv("CWSC_BIN");
+  std::string cwsc = bin != nullptr ? bin : "cwsc";
+  RunResult plan = cwsc::testing::Run(
+      {cwsc, "compile", t / "c.toml", "--mode", "ask", "--cwd", ws, "--target", "plan"}, "", {},
+      ws);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  nlohmann::json j = nlohmann::json::parse(plan.out);
+  int edited = 0;
+  for (auto& m : j["launch"]["mounts"]) {
+    if (m["op"] == "writable-bind" && m["dest"] == ws) {
+      m["dest"] = t / "link/ws";
+      ++edited;
+    }
+  }
+  ASSERT_EQ(edited, 1);
+  cwsc::testing::WriteFile(t / "plan.json", j.dump());
+  RunResult r = cwsc::testing::Run(
+      {cwsc, "exec", t / "plan.json", "--", "/bin/sh", "-c", "echo RAN > ran; echo RAN"}, "", {},
+      ws);
+  EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "cwsc: refused: the sandbox holds a writable mount at " + ws +
+                       " that the plan does not make (a directory on the way to a bind source "
+                       "was swapped while bubblewrap mounted it); nothing ran\n");
+  EXPECT_FALSE(cwsc::testing::Exists(ws + "/ran"));
+}
+
+}  // namespace
+}  // namespace cwsc::runtime
+
+namespace cwsc::runtime {
+namespace {
+
+// The protected directories are held before the exec-time checks, so they
+// must not follow a root that became a symlink since the compile (a
+// concurrent command swapped it): nothing is made or held through it; the
+// checks that follow refuse the run.
+TEST(ProtectedDirsHold, ARootSwappedForASymlinkIsNotFollowed) {
+  cwsc::testing::TempDir t("/var/tmp");
+  std::string outside = t / "outside";
+  ASSERT_EQ(mkdir(outside.c_str(), 0755), 0);
+  ASSERT_EQ(symlink(outside.c_str(), (t / "ws").c_str()), 0);
+  ir::LaunchPlan plan;
+  plan.kind = ir::PlanKind::kLinuxBwrap;
+  ir::Root r;
+  r.path = t / "ws";
+  r.canonical = t / "ws";  // what the compile saw: a directory
+  r.writable_bind = true;
+  ir::Protected p;
+  p.path = t / "ws/.deepseek";
+  p.applied = true;
+  p.placeholder = true;
+  r.protected_paths.push_back(p);
+  plan.roots.push_back(r);
+  ProtectedDirs dirs(plan);
+  EXPECT_TRUE(dirs.Held().empty());
+  EXPECT_FALSE(cwsc::testing::Exists(outside + "/.deepseek"));
+}
+
+}  // namespace
+}  // namespace cwsc::runtime
