@@ -1196,27 +1196,27 @@ class Resolver {
                               whole.canonical == LexicalNormalize(spelled))) {
       return "";
     }
-    std::string cur = "/";
-    for (absl::string_view c : absl::StrSplit(spelled, '/', absl::SkipEmpty())) {
-      if (c == ".") continue;
-      if (c == "..") {
-        cur = ParentPath(cur);
-        continue;
-      }
-      std::string next = JoinPath(cur, c);
-      const PathInfo& info = facts_.Path(next);
-      if (!info.is_symlink) {
-        cur = next;
-        continue;
-      }
-      for (absl::string_view w : writable_) {
-        if (next != w && PathStartsWith(next, w)) return next;
-      }
-      if (WritableBy(facts_.Path(cur), RunIdentity())) return next;
-      if (info.canonical.empty()) return "";
-      cur = info.canonical;
-    }
-    return "";
+    // The walk is the one that gave `whole` its canonical form (ResolvePath
+    // over the same answers), so it meets every symlink that resolution
+    // followed, the ones behind a trusted link's target included.
+    std::string planted;
+    ResolvePath(
+        facts_, spelled,
+        [&](absl::string_view link, absl::string_view dir) {
+          for (absl::string_view w : writable_) {
+            if (link != w && PathStartsWith(link, w)) {
+              planted = std::string(link);
+              return false;
+            }
+          }
+          if (WritableBy(facts_.Path(dir), RunIdentity())) {
+            planted = std::string(link);
+            return false;
+          }
+          return true;
+        },
+        /*through_missing=*/true);
+    return planted;
   }
 
   // SpelledRoot is a root's path as the user (or the environment) spelled

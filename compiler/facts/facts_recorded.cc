@@ -236,7 +236,8 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
       if (path.empty() || path[0] != '/') Fail(kv.first, "paths keys must be absolute paths");
       const YAML::Node& n = kv.second;
       ExpectMap(n, "paths entry");
-      CheckKeys(n, {"type", "symlink", "canonical", "mode", "uid", "gid"}, "a paths entry");
+      CheckKeys(n, {"type", "symlink", "target", "canonical", "mode", "uid", "gid"},
+                "a paths entry");
       PathInfo info;
       if (!n["type"]) Fail(n, "paths entry needs a 'type'");
       std::optional<FileType> t = ParseFileType(Str(n["type"], "type"));
@@ -246,6 +247,13 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
       }
       info.type = *t;
       if (n["symlink"]) info.is_symlink = Bool(n["symlink"], "symlink");
+      if (n["target"]) {
+        // What the link says (readlink): the walk that looks for planted
+        // symlinks follows it (ResolvePath).
+        info.target = Str(n["target"], "target");
+        if (!info.is_symlink) Fail(n["target"], "only a symlink has a target");
+        if (info.target.empty()) Fail(n["target"], "a symlink's target cannot be empty");
+      }
       if (n["canonical"]) {
         info.canonical = Str(n["canonical"], "canonical");
         // realpath(3) answers absolute paths; a relative one would reach the

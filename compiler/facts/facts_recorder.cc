@@ -116,6 +116,7 @@ absl::StatusOr<std::string> FactsRecorder::WriteYaml() const {
   for (const auto& [k, v] : r.paths) {
     strings.push_back(&k);
     strings.push_back(&v.canonical);
+    strings.push_back(&v.target);
   }
   for (const auto& [k, v] : r.files) {
     strings.push_back(&k);
@@ -165,6 +166,9 @@ absl::StatusOr<std::string> FactsRecorder::WriteYaml() const {
       out << YAML::Key << YAML::DoubleQuoted << k << YAML::Value << YAML::Flow << YAML::BeginMap;
       out << YAML::Key << "type" << YAML::Value << FileTypeName(v.type);
       if (v.is_symlink) out << YAML::Key << "symlink" << YAML::Value << true;
+      if (!v.target.empty()) {
+        out << YAML::Key << "target" << YAML::Value << YAML::DoubleQuoted << v.target;
+      }
       if (v.type != FileType::kMissing) {
         out << YAML::Key << "canonical" << YAML::Value << YAML::DoubleQuoted << v.canonical
             << YAML::Key << "mode" << YAML::Value << YAML::DoubleQuoted

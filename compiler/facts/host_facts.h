@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -35,7 +36,10 @@ struct PathInfo {
   FileType type = FileType::kMissing;
   bool is_symlink = false;  // the path itself is a symlink (lstat)
   std::string canonical;    // realpath; empty when it fails (missing, loop, EACCES)
-  uint32_t mode = 0;        // permission bits incl. setuid/setgid/sticky (07777)
+  // A symlink's content (readlink), read in the same question as the rest;
+  // empty otherwise, and in facts files that do not record it.
+  std::string target;
+  uint32_t mode = 0;  // permission bits incl. setuid/setgid/sticky (07777)
   uint32_t uid = 0;
   uint32_t gid = 0;
   bool operator==(const PathInfo&) const = default;
@@ -116,6 +120,30 @@ class HostFacts {
   // (the policy changed since); other facts never have any.
   virtual std::vector<std::string> UnlistedPaths() const { return {}; }
 };
+
+// kMaxSymlinks is how many symlinks one resolution follows before it gives
+// up, as the kernel does (MAXSYMLINKS, ELOOP).
+inline constexpr int kMaxSymlinks = 40;
+
+// ResolvePath is realpath(3) answered by `facts` alone: each component is
+// `facts.Path()`'s answer, and a symlink is followed by its target
+// (PathInfo::target; in facts that did not record one, by a jump to its
+// canonical form). Because every step is an answer the facts keep, a
+// compile that resolves a path and one that walks it again see the same
+// symlinks, however the host changes meanwhile (docs/decisions.md, "One
+// observation of each path"). `on_link(link, dir)` is told each symlink
+// followed: its path, and the canonical directory holding it; returning
+// false stops the walk, and the result is then "". The result is also ""
+// when a link has no answer or more than kMaxSymlinks links are followed,
+// and, unless `through_missing`, when a component is missing or a
+// non-directory has more below it. `through_missing` walks on past such a
+// component by its name, as a check for links does in facts that list only
+// some directories. `spelled` must be absolute.
+std::string ResolvePath(
+    HostFacts& facts, absl::string_view spelled,
+    absl::FunctionRef<bool(absl::string_view link, absl::string_view dir)> on_link =
+        [](absl::string_view, absl::string_view) { return true; },
+    bool through_missing = false);
 
 // The probe argv of docs/behavior.md B-40 (cwd "/") with the hardening flags every
 // bwrap plan carries (docs/decisions.md), so the probe tests what runs.

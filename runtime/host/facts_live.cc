@@ -176,7 +176,13 @@ class LiveFacts : public HostFacts {
     struct stat st;
     bool exists = lstat(c_path, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
+      // The target is read with the rest of the answer: the canonical form
+      // is resolved through it (ResolvePath), never through a second look
+      // at the host that may see another link.
       info->is_symlink = true;
+      char buf[PATH_MAX];
+      ssize_t n = readlink(c_path, buf, sizeof buf);
+      if (n > 0 && static_cast<size_t>(n) < sizeof buf) info->target.assign(buf, n);
       exists = stat(c_path, &st) == 0;
     }
     if (exists) {
@@ -199,34 +205,39 @@ class LiveFacts : public HostFacts {
     return *info;
   }
 
-  // Canonical is realpath(3) of an existing path. For an absolute path spelled
-  // plainly (no "//", ".", ".." or trailing slash) whose last component is no
-  // symlink, that is the parent's canonical path plus the name: the parent's
-  // answer is memoized, so ten thousand roots in one directory cost one lstat
-  // each instead of a readlink per component each. Anything else asks realpath.
+  // Canonical is realpath(3) of an existing path, answered from this memo
+  // (compiler::ResolvePath): each component's answer is the one Path gives
+  // for it, and a symlink leads where the target read with its answer
+  // says. A path resolved once and walked again later in the same compile
+  // (PlantedSymlink in compiler/resolve.cc) therefore meets the same
+  // symlinks, even while a command swaps a directory for one. For an
+  // absolute path spelled plainly (no "//", ".", ".." or trailing slash)
+  // whose last component is no symlink, that is the parent's canonical path
+  // plus the name, sized once: ten thousand roots in one directory cost one
+  // lstat each.
   std::string Canonical(absl::string_view key, bool is_symlink) {
     size_t slash = key.rfind('/');
     if (!is_symlink && PlainAbsolute(key) && slash != std::string::npos) {
       absl::string_view parent =
           slash == 0 ? absl::string_view("/") : absl::string_view(key).substr(0, slash);
       const PathInfo& up = Path(parent);
-      if (up.type == FileType::kDirectory && !up.canonical.empty()) {
-        // up.canonical (none for "/") + "/name", sized once.
-        absl::string_view head = up.canonical == "/" ? absl::string_view() : up.canonical;
-        absl::string_view tail = absl::string_view(key).substr(slash);
-        std::string out;
-        out.reserve(head.size() + tail.size());
-        out.append(head.data(), head.size());
-        out.append(tail.data(), tail.size());
-        return out;
-      }
+      if (up.type != FileType::kDirectory || up.canonical.empty()) return "";
+      // up.canonical (none for "/") + "/name", sized once.
+      absl::string_view head = up.canonical == "/" ? absl::string_view() : up.canonical;
+      absl::string_view tail = absl::string_view(key).substr(slash);
+      std::string out;
+      out.reserve(head.size() + tail.size());
+      out.append(head.data(), head.size());
+      out.append(tail.data(), tail.size());
+      return out;
     }
-    std::string out;
-    char* real = realpath(key.data(), nullptr);  // NUL-ended in the arena
-    if (real != nullptr) {
-      out = real;
-      free(real);
-    }
+    if (key.empty() || key[0] != '/') return "";  // HostFacts::Path takes absolute paths
+    // A link's answer resolves its target, which may ask about further
+    // links: one nesting per link, at most as many as the kernel follows.
+    if (resolving_ >= compiler::kMaxSymlinks) return "";
+    ++resolving_;
+    std::string out = compiler::ResolvePath(*this, key);
+    --resolving_;
     return out;
   }
 
@@ -330,6 +341,7 @@ class LiveFacts : public HostFacts {
   std::map<std::string, std::optional<std::string>> files_;
   std::optional<ProbeResult> bwrap_;
   std::optional<int> landlock_abi_;
+  int resolving_ = 0;  // Canonical's nesting through links
 };
 
 }  // namespace

@@ -106,6 +106,83 @@ TEST(LiveFacts, CanonicalPathsAreRealpathsInAnyOrder) {
   }
 }
 
+// A canonical form is built from the answers the facts keep for its
+// components, never from a second look at the host: while a command swaps
+// a directory for a symlink, a path resolved after its parent was answered
+// follows the parent's answer (docs/decisions.md, "One observation of each
+// path"). realpath(3) asked at that moment would go through the link.
+TEST(LiveFacts, ACanonicalFormFollowsTheAnswersOfItsComponents) {
+  TempDir t;
+  char* real = realpath(t.path().c_str(), nullptr);
+  std::string root = real;
+  free(real);
+  ASSERT_EQ(mkdir((t / "out").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "out/b").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "out/b/c").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "a").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "a/b").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((t / "a/b/c").c_str(), 0755), 0);
+  auto swap = [&] {
+    ASSERT_EQ(rename((t / "a").c_str(), (t / "a.real").c_str()), 0);
+    ASSERT_EQ(symlink((root + "/out").c_str(), (t / "a").c_str()), 0);
+  };
+  {
+    // Asked while "a" was a directory; then "a" becomes a link.
+    auto facts = runtime::MakeLiveFacts();
+    EXPECT_FALSE(facts->Path(root + "/a").is_symlink);
+    swap();
+    EXPECT_EQ(facts->Path(root + "/a/b/./c").canonical, root + "/a/b/c");
+    EXPECT_EQ(facts->Path(root + "/a/b/c/..").canonical, root + "/a/b");
+    EXPECT_EQ(facts->Path(root + "/a/b/c").canonical, root + "/a/b/c");
+  }
+  {
+    // Asked while "a" was a link; then "a" is a directory again.
+    auto facts = runtime::MakeLiveFacts();
+    const PathInfo& link = facts->Path(root + "/a");
+    EXPECT_TRUE(link.is_symlink);
+    EXPECT_EQ(link.target, root + "/out");
+    ASSERT_EQ(unlink((t / "a").c_str()), 0);
+    ASSERT_EQ(rename((t / "a.real").c_str(), (t / "a").c_str()), 0);
+    EXPECT_EQ(facts->Path(root + "/a/b/./c").canonical, root + "/out/b/c");
+    EXPECT_EQ(facts->Path(root + "/a/b/c").canonical, root + "/out/b/c");
+  }
+  {
+    // Asked while "a" was missing (between the two renames of a swap): a
+    // path below it has no canonical form, whatever is there later.
+    ASSERT_EQ(rename((t / "a").c_str(), (t / "a.real").c_str()), 0);
+    auto facts = runtime::MakeLiveFacts();
+    EXPECT_EQ(facts->Path(root + "/a").type, FileType::kMissing);
+    ASSERT_EQ(symlink((root + "/out").c_str(), (t / "a").c_str()), 0);
+    const PathInfo& c = facts->Path(root + "/a/b/c");
+    EXPECT_EQ(c.type, FileType::kDirectory);  // lstat went through the link
+    EXPECT_EQ(c.canonical, "");               // but its parent has no answer
+    EXPECT_EQ(facts->Path(root + "/a/b/../b/c").canonical, "");
+  }
+}
+
+// A chain longer than the kernel follows has no canonical form, and
+// resolving it neither recurses without end nor follows a loop.
+TEST(LiveFacts, LinkChainsAndLoopsEndLikeTheKernels) {
+  TempDir t;
+  ASSERT_EQ(mkdir((t / "d").c_str(), 0755), 0);
+  std::string prev = t / "d";
+  for (int i = 0; i < 60; ++i) {
+    std::string l = t / ("l" + std::to_string(i));
+    ASSERT_EQ(symlink(prev.c_str(), l.c_str()), 0);
+    prev = l;
+  }
+  ASSERT_EQ(symlink((t / "y").c_str(), (t / "x").c_str()), 0);
+  ASSERT_EQ(symlink((t / "x").c_str(), (t / "y").c_str()), 0);
+  for (const char* name : {"l30", "l45", "l59", "x", "y"}) {
+    auto facts = runtime::MakeLiveFacts();
+    std::string p = t / name;
+    char* r = realpath(p.c_str(), nullptr);
+    std::string want = r != nullptr ? r : "";
+    free(r);
+    EXPECT_EQ(facts->Path(p).canonical, want) << p;
+  }
+}
+
 // An answer stays where it is while thousands more are added (the memo's
 // index grows and rehashes; the answers and their keys do not move), and
 // every one of them is still the host's: keys that share a prefix, keys
@@ -223,6 +300,17 @@ TEST(RecordedFacts, ErrorsNameLineAndColumn) {
       "f.yaml:3:36: error: canonical must be an absolute path\n"
       "    /a: {type: directory, canonical: w/a}\n"
       "                                     ^\n");
+  // A target is what a symlink says; nothing else has one.
+  EXPECT_EQ(ParseError("cwsc_facts: 1\npaths:\n  /a: {type: directory, target: /b}\n").message(),
+            "f.yaml:3:33: error: only a symlink has a target\n"
+            "    /a: {type: directory, target: /b}\n"
+            "                                  ^\n");
+  EXPECT_EQ(
+      ParseError("cwsc_facts: 1\npaths:\n  /a: {type: missing, symlink: true, target: \"\"}\n")
+          .message(),
+      "f.yaml:3:46: error: a symlink's target cannot be empty\n"
+      "    /a: {type: missing, symlink: true, target: \"\"}\n"
+      "                                               ^\n");
   EXPECT_EQ(std::string(ParseError("cwsc_facts: 1\npaths: [\n").message())
                 .rfind("f.yaml:3:1: error: malformed facts file: ", 0),
             0u);
@@ -282,6 +370,7 @@ TEST(Recorder, RoundTripsEveryAnswer) {
   ASSERT_TRUE(yaml.ok()) << yaml.status();
   auto back = ParseRecordedFacts(*yaml, "rec.yaml");
   ASSERT_TRUE(back.ok()) << back.status() << "\n" << *yaml;
+  EXPECT_EQ(answers[2].target, t / "file");  // a link's target is part of its answer
   for (size_t i = 0; i < paths.size(); ++i)
     EXPECT_EQ((*back)->Path(paths[i]), answers[i]) << paths[i];
   EXPECT_EQ((*back)->ReadFile(t / "file"), content);

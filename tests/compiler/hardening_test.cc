@@ -119,6 +119,51 @@ TEST(Hardening, SymlinkInADirectoryTheUserCannotWriteIsTrusted) {
   EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
 }
 
+// A trusted link may lead through one the command could have planted: the
+// walk follows the trusted link's target (not its canonical form) and
+// meets the planted one. Here /opt/tl (root's, in a directory the user
+// cannot write) points into the user's /home/dev/ws/x, a link an earlier
+// run could have made to anywhere.
+TEST(Hardening, APlantedSymlinkBehindATrustedOneIsSkipped) {
+  FactsBuilder f;
+  f.Dir("/opt", "", "0755", 0)
+      .Link("/opt/tl", "/home/dev/ws/x", "/srv/data", "directory", 0)
+      .Link("/home/dev/ws/x", "../../../srv/data", "/srv/data")
+      .Dir("/srv", "", "0755", 0)
+      .Dir("/srv/data")
+      .Through("/opt/tl/b", "/srv/data/b")
+      .Dir("/srv/data/b");
+  for (std::string spelled : {"/opt/tl", "/opt/tl/b"}) {
+    auto r = CompileText("sandbox_writable_roots = [\"" + spelled + "\"]\n", f);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const ir::Root* root = RootAt(r->plan, spelled);
+    ASSERT_NE(root, nullptr) << spelled;
+    EXPECT_FALSE(root->writable_bind) << spelled;
+    EXPECT_EQ(root->skip, ir::RootSkip::kPlantedSymlink) << spelled;
+    EXPECT_EQ(root->skip_reason,
+              "passes through the symlink /home/dev/ws/x inside the writable root /home/dev/ws; "
+              "the sandboxed command could have planted it")
+        << spelled;
+    EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data")) << spelled;
+    EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data/b")) << spelled;
+  }
+  // The working directory reached that way runs there, nothing writable.
+  f.Cwd("/opt/tl/b");
+  auto r = CompileText("", f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data/b"));
+  // A trusted link to a directory, with no link behind it, is bound.
+  FactsBuilder inside;
+  inside.Dir("/opt", "", "0755", 0)
+      .Link("/opt/tl", "/home/dev/ws/y", "/home/dev/ws/y", "directory", 0)
+      .Dir("/home/dev/ws/y");
+  r = CompileText("sandbox_writable_roots = [\"/opt/tl\"]\n", inside);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ir::Root* root = RootAt(r->plan, "/opt/tl");
+  ASSERT_NE(root, nullptr);
+  EXPECT_TRUE(root->writable_bind) << root->skip_reason;
+}
+
 // A denied path below a writable root: every directory between the root
 // and the mask is bound onto itself, so the command cannot rename the way
 // to the secret (docs/decisions.md, "Deny targets that cannot be moved").

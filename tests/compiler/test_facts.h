@@ -53,6 +53,15 @@ class FactsBuilder {
                         const std::string& type = "directory") {
     return Entry(p, type, canon, "0755", 1000, false);
   }
+  // Link records a symlink at `p` whose content is `target` and which
+  // resolves to `canon` (of type `type`; "missing" when dangling).
+  FactsBuilder& Link(const std::string& p, const std::string& target, const std::string& canon,
+                     const std::string& type = "directory", int uid = 1000) {
+    Entry(p, type, canon, "0777", uid, true);
+    if (type == "missing") paths_[p] = "{type: missing, symlink: true}";
+    paths_[p].insert(paths_[p].size() - 1, ", target: \"" + target + "\"");
+    return *this;
+  }
   FactsBuilder& Device(const std::string& p, const std::string& type = "char-device") {
     return Entry(p, type, p, "0666", 0, false);
   }

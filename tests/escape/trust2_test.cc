@@ -445,6 +445,31 @@ TEST_P(Trust2Test, SymlinkChainsAtDepthInTheWorkingDirectorysAncestry) {
   ExpectSecretAndOutsideUntouched(before);
 }
 
+// 4b. A trusted symlink (root's, in a directory the attacking user cannot
+// write) that points into the workspace, where an earlier run planted a
+// link to the outside: the working directory and a configured root reached
+// through both are not bound writable.
+TEST_P(Trust2Test, APlantedLinkBehindATrustedLinkIsNotBound) {
+  std::filesystem::create_directories(outside + "/b/c");
+  ChownAll();
+  std::string opt = *base_ / "opt";  // root's, 0755, after ChownAll
+  mkdir(opt.c_str(), 0755);
+  ASSERT_EQ(symlink((ws + "/x").c_str(), (opt + "/tl").c_str()), 0);
+  std::vector<std::string> before = Listing(outside);
+  RunResult plant = Sh("ln -s " + ShQuote(outside) + " x && echo PLANTED", {}, "ask", ws);
+  ASSERT_THAT(plant.out, HasSubstr("PLANTED")) << plant.err;
+  RunResult r = Sh("echo RAN; echo pwned > marker; echo pwned > ../../marker; exit 0", {}, "ask",
+                   opt + "/tl/b/c");
+  EXPECT_THAT(r.out, HasSubstr("RAN")) << r.err;
+  EXPECT_FALSE(Exists(outside + "/b/c/marker")) << r.err;
+  EXPECT_FALSE(Exists(outside + "/marker")) << r.err;
+  // (No ChownAll past this point: /opt stays root's.)
+  WriteFile(config, "sandbox_writable_roots = [\"" + opt + "/tl/b\"]\n");
+  r = Sh("echo pwned > " + ShQuote(opt + "/tl/b/marker2") + "; exit 0", {}, "ask", ws);
+  EXPECT_FALSE(Exists(outside + "/b/marker2")) << r.err;
+  ExpectSecretAndOutsideUntouched(before);
+}
+
 // 5. Renames of the workspace itself: a run cannot move its own working
 // directory (a mount point) or its parent (read-only); a run one level up
 // renames it and leaves a symlink to the outside under the old name, and
