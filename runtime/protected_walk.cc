@@ -2,7 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,7 +20,11 @@ namespace cwsc::runtime {
 namespace {
 
 // StaysInside: the symlink at `link` (below `top`) with target `target`
-// names, lexically, a path inside `top`.
+// names, lexically, a path inside `top`, and its target climbs with no
+// "..". This is the whole check only where the kernel has no openat2 (see
+// LinkStaysInside): a ".." after a link is resolved from where the link
+// leads, not lexically, so without the kernel's own walk a target with ".."
+// is taken to leave.
 bool StaysInside(const std::string& top, const std::string& link, const std::string& target) {
   if (target.empty() || target[0] == '/') {
     return absl::StartsWith(target, top + "/") || target == top;
@@ -29,16 +35,49 @@ bool StaysInside(const std::string& top, const std::string& link, const std::str
   }
   for (absl::string_view c : absl::StrSplit(target, '/')) {
     if (c.empty() || c == ".") continue;
-    if (c == "..") {
-      if (parts.empty()) return false;
-      parts.pop_back();
-    } else {
-      parts.emplace_back(c);
-    }
+    if (c == "..") return false;
+    parts.emplace_back(c);
   }
   std::string path;
   for (const std::string& p : parts) absl::StrAppend(&path, "/", p);
   return path == top || absl::StartsWith(path, top + "/");
+}
+
+// Inside is what LinkStaysInside found.
+enum class Inside { kYes, kNo, kUnknown };
+
+// LinkStaysInside asks the kernel where the symlink at `rel` (relative to
+// the protected directory `top_fd`) leads: openat2 with RESOLVE_BENEATH
+// follows it, and every link after it, exactly as a reader would, and
+// fails with EXDEV the moment the walk would leave `top_fd`. An absolute
+// target spelled inside `top` is asked from `top_fd` the same way. A walk
+// that stays inside and ends at a missing name stays inside (the directory
+// is read-only in the sandbox). kUnknown: no openat2, or an error that
+// says nothing about where the link leads.
+Inside LinkStaysInside(int top_fd, const std::string& top, const std::string& rel,
+                       const std::string& target, int* err) {
+  std::string from = rel;
+  if (!target.empty() && target[0] == '/') {
+    if (target == top) return Inside::kYes;
+    if (!absl::StartsWith(target, top + "/")) return Inside::kNo;
+    from = target.substr(top.size() + 1);
+  }
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    long fd = syscall(SYS_openat2, top_fd, from.c_str(), &how, sizeof how);
+    if (fd >= 0) {
+      close(static_cast<int>(fd));
+      return Inside::kYes;
+    }
+    *err = errno;
+    if (errno == EAGAIN) continue;  // a rename meanwhile: the kernel asks to retry
+    if (errno == ENOENT || errno == ENOTDIR) return Inside::kYes;
+    if (errno == EXDEV) return Inside::kNo;
+    return Inside::kUnknown;
+  }
+  return Inside::kUnknown;
 }
 
 class Walker {
@@ -49,6 +88,7 @@ class Walker {
   Walker& operator=(const Walker&) = delete;
   ~Walker() {
     for (const Level& l : stack_) closedir(l.dir);
+    if (top_fd_ >= 0) close(top_fd_);
   }
 
   // Walk: `fd` is the directory `top`, opened without following a symlink;
@@ -59,6 +99,13 @@ class Walker {
   // opened, no descriptor left included, refuses the run.
   absl::Status Walk(int fd) {
     path_ = top_;
+    // Links are followed from the top, beneath it (LinkStaysInside).
+    top_fd_ = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (top_fd_ < 0) {
+      int err = errno;
+      close(fd);
+      return Unreadable(path_, err);
+    }
     CWSC_RETURN_IF_ERROR(Push(fd));
     while (!stack_.empty()) {
       Level& level = stack_.back();
@@ -119,7 +166,14 @@ class Walker {
       ssize_t n = readlinkat(parent, name, target.data(), target.size() - 1);
       if (n < 0) return Unreadable(path, errno);
       target.resize(static_cast<size_t>(n));
-      if (!StaysInside(top_, path, target)) {
+      int err = 0;
+      Inside inside = LinkStaysInside(top_fd_, top_, path.substr(top_.size() + 1), target, &err);
+      if (inside == Inside::kUnknown) {
+        if (err != ENOSYS && err != EPERM) return Unreadable(path, err);
+        // No openat2 (or a filter refused it): the lexical rule, with no "..".
+        inside = StaysInside(top_, path, target) ? Inside::kYes : Inside::kNo;
+      }
+      if (inside == Inside::kNo) {
         return absl::FailedPreconditionError(absl::StrCat(
             "the protected directory ", top_, " holds the symlink ", path, " -> ", target,
             ", which leads out of it, where the sandbox may write; remove the link"));
@@ -141,6 +195,7 @@ class Walker {
   const std::string& top_;
   const std::string& root_;
   size_t* budget_;
+  int top_fd_ = -1;           // the top directory, for LinkStaysInside
   std::string path_;          // the entry being checked
   std::vector<Level> stack_;  // the open directories, top first
 };
