@@ -1257,11 +1257,14 @@ class Resolver {
   }
 
   // WritableBy: `who` may create or rename entries in the directory `dir`,
-  // by its permission bits alone (a sandboxed command holds no
-  // capabilities, so root is judged as the owner it is).
+  // by its owner and permission bits (a sandboxed command holds no
+  // capabilities, so root is judged as the owner it is). The owner may
+  // write whatever the mode says: chmod needs no capability, so a command
+  // that made a link and then took the write bits off its directory wrote
+  // it all the same.
   static bool WritableBy(const PathInfo& dir, const Identity& who) {
     if (dir.type != FileType::kDirectory) return false;
-    if (dir.uid == who.uid) return (dir.mode & 0200) != 0;
+    if (dir.uid == who.uid) return true;
     if (who.InGroup(dir.gid)) return (dir.mode & 0020) != 0;
     return (dir.mode & 0002) != 0;
   }

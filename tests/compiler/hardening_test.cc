@@ -103,6 +103,35 @@ TEST(Hardening, SymlinkInAUserWritableDirectoryIsSkipped) {
   EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
 }
 
+// The owner of a directory may write it whatever its mode (chmod needs no
+// capability): a link in a directory the user owns is suspect even when
+// the write bits are off, as an earlier run leaves it with `chmod 555`.
+TEST(Hardening, ALinkInADirectoryItsOwnerMadeReadOnlyIsSkipped) {
+  FactsBuilder f;
+  f.Dir("/srv", "", "0755", 0)
+      .Dir("/srv/w", "", "0555", 1000)
+      .Link("/srv/w/next", "/srv/data", "/srv/data")
+      .Dir("/srv/data", "", "0755", 0);
+  auto r = CompileText("sandbox_writable_roots = [\"/srv/w/next\"]\n", f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ir::Root* root = RootAt(r->plan, "/srv/w/next");
+  ASSERT_NE(root, nullptr);
+  EXPECT_FALSE(root->writable_bind);
+  EXPECT_EQ(root->skip_reason,
+            "passes through the symlink /srv/w/next in /srv/w, a directory the sandboxed user "
+            "(uid 1000, groups 1000) may write; the sandboxed command could have planted it");
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+  // Another user's read-only directory is not the user's to change.
+  FactsBuilder other;
+  other.Dir("/srv", "", "0755", 0)
+      .Dir("/srv/w", "", "0555", 1001)
+      .Link("/srv/w/next", "/srv/data", "/srv/data")
+      .Dir("/srv/data", "", "0755", 0);
+  r = CompileText("sandbox_writable_roots = [\"/srv/w/next\"]\n", other);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+}
+
 // A symlink in a directory the user cannot write was not made by a sandboxed
 // command of this user: it is followed.
 TEST(Hardening, SymlinkInADirectoryTheUserCannotWriteIsTrusted) {
