@@ -233,6 +233,26 @@ absl::Status CheckDeniedPaths(const LaunchPlan& plan, compiler::HostFacts& facts
   return absl::OkStatus();
 }
 
+// CheckDeniedHardLinks: a denied file with a second hard link is readable
+// under the other name, which no mask and no Landlock rule hides (both go
+// by path). A command that could write the file's directory while the file
+// was missing can leave such a name (`touch ~/.netrc; ln ~/.netrc notes`)
+// and read the secret the user writes there later. The run is refused,
+// naming the file and how to find the other names.
+absl::Status CheckDeniedHardLinks(const LaunchPlan& plan) {
+  for (const ir::DeniedPath& d : plan.denied_read) {
+    struct stat st {};
+    // Followed: a denied symlink is masked with what it names.
+    if (stat(d.path.str().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the denied file ", d.path.str(), " (", d.rule, ") has ", st.st_nlink,
+        " hard links; the sandbox could read it under another name; remove the extra links "
+        "(find / -xdev -samefile ",
+        d.path.str(), ")"));
+  }
+  return absl::OkStatus();
+}
+
 // FileKind names what lstat found, for a refusal.
 const char* FileKind(mode_t mode) {
   if (S_ISLNK(mode)) return "a symlink";
@@ -353,6 +373,7 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   CWSC_RETURN_IF_ERROR(CheckSyscallFilter(plan));
   CWSC_RETURN_IF_ERROR(CheckKernelMasks(plan, *facts, *view));
   CWSC_RETURN_IF_ERROR(CheckDeniedPaths(plan, *facts, *view));
+  CWSC_RETURN_IF_ERROR(CheckDeniedHardLinks(plan));
   CWSC_RETURN_IF_ERROR(CheckProtectedNameTypes(plan));
   CWSC_RETURN_IF_ERROR(CheckNewProtectedDirs(plan, *facts, *view));
   CWSC_RETURN_IF_ERROR(CheckProtectedLinks(plan));
@@ -438,6 +459,8 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
     // The ruleset leaves out the credential stores of the plan's home.
     absl::Status home = CheckHome(plan, *facts);
     if (!home.ok()) return home;
+    absl::Status links = CheckDeniedHardLinks(plan);
+    if (!links.ok()) return links;
   }
   if (plan.kind == PlanKind::kNone || plan.kind == PlanKind::kLinuxLandlock) {
     const PathInfo& cwd = facts->Path(plan.cwd);
