@@ -470,6 +470,78 @@ TEST_P(Trust2Test, APlantedLinkBehindATrustedLinkIsNotBound) {
   ExpectSecretAndOutsideUntouched(before);
 }
 
+// 4c. An earlier run plants a link to the outside in a directory of its
+// own and takes the directory's write bits off (chmod needs no
+// capability): the next run, whose working directory is reached through
+// the link, binds nothing there.
+TEST_P(Trust2Test, ALinkInADirectoryMadeReadOnlyByItsOwnerIsNotTrusted) {
+  std::filesystem::create_directories(outside + "/b");
+  ChownAll();
+  std::vector<std::string> before = Listing(outside);
+  RunResult plant =
+      Sh("mkdir d && ln -s " + ShQuote(outside) + " d/next && chmod 555 d && " + "echo PLANTED", {},
+         "ask", ws);
+  ASSERT_THAT(plant.out, HasSubstr("PLANTED")) << plant.err;
+  RunResult r =
+      Sh("echo RAN; echo pwned > marker; echo pwned > b/marker; exit 0", {}, "ask", ws + "/d/next");
+  EXPECT_THAT(r.out, HasSubstr("RAN")) << r.err;
+  EXPECT_FALSE(Exists(outside + "/marker")) << r.err;
+  EXPECT_FALSE(Exists(outside + "/b/marker")) << r.err;
+  chmod((ws + "/d").c_str(), 0755);  // so that the fixture can remove it
+  ExpectSecretAndOutsideUntouched(before);
+}
+
+// 4d. A link in a protected directory whose target only looks inside:
+// `y -> .` and `config.toml -> y/../evil.toml` lead, for the kernel, to
+// the workspace's evil.toml, which the command writes. The run is refused.
+TEST_P(Trust2Test, ALinkThatClimbsOutAfterAnotherLinkIsRefused) {
+  CWSC_NOT_PROMISED_BY_LANDLOCK(
+      "protected names are not held (docs/runtime.md, \"The Landlock backend\")");
+  mkdir((ws + "/sub").c_str(), 0755);
+  ChownAll();
+  RunResult plant =
+      Sh("mkdir -p sub/.codewhale && cd sub/.codewhale && ln -s . y && ln -s y/../evil.toml "
+         "config.toml && echo PLANTED");
+  ASSERT_THAT(plant.out, HasSubstr("PLANTED")) << plant.err;
+  RunResult r = Sh("echo evil > evil.toml; echo RAN", {}, "ask", ws + "/sub");
+  EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("RAN")));
+  EXPECT_EQ(r.err, ws +
+                       "/sub/.codewhale/config.toml: warning: ignoring the project config: it is "
+                       "a symlink\n"
+                       "cwsc: refused: the protected directory " +
+                       ws + "/sub/.codewhale holds the symlink " + ws +
+                       "/sub/.codewhale/config.toml -> y/../evil.toml, which leads out of it, "
+                       "where the sandbox may write; remove the link\n");
+  EXPECT_FALSE(Exists(ws + "/sub/evil.toml"));
+}
+
+// 4e. A denied file with a second name: a run that could write the home
+// while ~/.netrc was missing made it and a hard link beside it; the user
+// then wrote a password into ~/.netrc. The mask hides ~/.netrc, not the
+// other name, so the next run is refused until the link is gone.
+TEST_P(Trust2Test, ADeniedFileWithASecondHardLinkIsRefused) {
+  WriteFile(home + "/.netrc", "machine example.org password TOPSECRET\n");
+  ASSERT_EQ(link((home + "/.netrc").c_str(), (home + "/notes.txt").c_str()), 0);
+  ChownAll();
+  RunResult r = Sh("cat " + ShQuote(home + "/notes.txt") + "; echo RAN", {}, "ask", home);
+  EXPECT_EQ(r.exit_code, 125) << r.out << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("TOPSECRET")));
+  EXPECT_THAT(r.out, Not(HasSubstr("RAN")));
+  EXPECT_EQ(r.err,
+            "cwsc: refused: the denied file " + home +
+                "/.netrc (~/.netrc) has 2 hard "
+                "links; the sandbox could read it under another name; remove the extra links "
+                "(find / -xdev -samefile " +
+                home + "/.netrc)\n");
+  // Once the second name is gone the run goes ahead, and ~/.netrc stays hidden.
+  ASSERT_EQ(unlink((home + "/notes.txt").c_str()), 0);
+  r = Sh("cat " + ShQuote(home + "/.netrc") + " 2>/dev/null; echo RAN", {}, "ask", home);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("RAN"));
+  EXPECT_THAT(r.out, Not(HasSubstr("TOPSECRET")));
+}
+
 // 5. Renames of the workspace itself: a run cannot move its own working
 // directory (a mount point) or its parent (read-only); a run one level up
 // renames it and leaves a symlink to the outside under the old name, and
