@@ -30,12 +30,24 @@ def gcov_executable(build_dir):
 
 
 folders = ["cli", "compiler", "ir", "backends", "runtime", "fuzz"]
-out = subprocess.run(
-    ["gcovr", "--root", ".", build, "--json-summary", "-",
-     "--gcov-executable", gcov_executable(build),
-     "--exclude-unreachable-branches", "--exclude-throw-branches"]
-    + [arg for f in folders for arg in ("--filter", f + "/")],
-    check=True, capture_output=True, text=True).stdout
+command = (["gcovr", "--root", ".", build, "--json-summary", "-",
+            "--gcov-executable", gcov_executable(build),
+            "--exclude-unreachable-branches", "--exclude-throw-branches"]
+           + [arg for f in folders for arg in ("--filter", f + "/")])
+run = subprocess.run(command, capture_output=True, text=True)
+if run.returncode != 0:
+    # Say why, then read the counters once more past the lines gcov printed
+    # that gcovr cannot parse; the totals say they are partial.
+    sys.stderr.write(run.stderr)
+    sys.stderr.write("coverage_summary.py: gcovr exited %d; reading again with "
+                     "--gcov-ignore-parse-errors\n" % run.returncode)
+    run = subprocess.run(command + ["--gcov-ignore-parse-errors"], capture_output=True,
+                         text=True)
+    sys.stderr.write(run.stderr)
+    if run.returncode != 0:
+        sys.exit("coverage_summary.py: gcovr exited %d" % run.returncode)
+    print("(partial: gcovr skipped lines it could not parse; see above)")
+out = run.stdout
 files = json.loads(out)["files"]
 totals = collections.OrderedDict((f, [0, 0, 0, 0]) for f in folders + ["all"])
 for entry in files:
