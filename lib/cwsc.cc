@@ -3,6 +3,7 @@
 // crosses the boundary. No state outside the objects handed out.
 #include "lib/cwsc.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -31,7 +32,9 @@
 #include "ir/plan.h"
 #include "ir/plan_json.h"
 #include "lib/version.h"
+#include "runtime/execute.h"
 #include "runtime/host/probe_cache.h"
+#include "runtime/launch.h"
 
 using cwsc::ir::Diagnostic;
 
@@ -86,6 +89,20 @@ struct cwsc_argv {
 struct cwsc_verdict {
   bool allowed = false;
   std::string rule, detail, where, origin, path;
+};
+
+struct cwsc_spawn_options {
+  std::optional<std::vector<std::string>> program;
+  std::vector<std::string> env;
+  int in = -1, out = -1, err = -1;
+  double timeout_seconds = 0;
+  double kill_grace_seconds = 2;
+  bool require_sandbox = false;
+};
+
+struct cwsc_child {
+  std::unique_ptr<cwsc::runtime::PlanChild> child;
+  std::atomic<bool> done{false};
 };
 
 namespace cwsc::lib {
@@ -369,6 +386,11 @@ cwsc_status Refused(Sink& sink, const ir::LaunchPlan& plan) {
   return sink.Error(CWSC_E_REFUSED, "refused",
                     absl::StrCat("refused: ", plan.refusal ? plan.refusal->reason : "", " (",
                                  plan.refusal ? plan.refusal->origin.Describe() : "", ")"));
+}
+
+// OutcomeOf: a child's result once a wait said it ended, else nullptr.
+const runtime::ExecOutcome* OutcomeOf(const cwsc_child* child) {
+  return child && child->done.load() ? &child->child->outcome() : nullptr;
 }
 
 const cwsc_diagnostics::Item* ItemAt(const cwsc_diagnostics* d, size_t i) {
@@ -820,5 +842,218 @@ const char* cwsc_verdict_where(const cwsc_verdict* v) { return v ? v->where.c_st
 const char* cwsc_verdict_origin(const cwsc_verdict* v) { return v ? v->origin.c_str() : ""; }
 const char* cwsc_verdict_path(const cwsc_verdict* v) { return v ? v->path.c_str() : ""; }
 void cwsc_verdict_free(cwsc_verdict* v) { delete v; }
+
+// ---- running a plan ------------------------------------------------------------
+
+cwsc_spawn_options* cwsc_spawn_options_new(void) {
+  try {
+    return new cwsc_spawn_options();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+cwsc_status cwsc_spawn_options_set_program(cwsc_spawn_options* options, const char* const* argv,
+                                           size_t argc) {
+  if (!options || (argc > 0 && !argv)) return CWSC_E_USAGE;
+  try {
+    if (argc == 0) {
+      options->program.reset();
+      return CWSC_OK;
+    }
+    std::vector<std::string> program;
+    for (size_t i = 0; i < argc; ++i) {
+      if (!argv[i]) return CWSC_E_USAGE;
+      program.emplace_back(argv[i]);
+    }
+    options->program = std::move(program);
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+
+cwsc_status cwsc_spawn_options_set_env(cwsc_spawn_options* options, const char* const* env,
+                                       size_t count) {
+  if (!options || (count > 0 && !env)) return CWSC_E_USAGE;
+  try {
+    std::vector<std::string> list;
+    for (size_t i = 0; i < count; ++i) {
+      if (!env[i]) return CWSC_E_USAGE;
+      list.emplace_back(env[i]);
+    }
+    options->env = std::move(list);
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+
+cwsc_status cwsc_spawn_options_set_stdio(cwsc_spawn_options* options, int in, int out, int err) {
+  if (!options || in < -1 || out < -1 || err < -1) return CWSC_E_USAGE;
+  options->in = in;
+  options->out = out;
+  options->err = err;
+  return CWSC_OK;
+}
+
+cwsc_status cwsc_spawn_options_set_timeout(cwsc_spawn_options* options, double seconds,
+                                           double kill_grace_seconds) {
+  // NaN fails every comparison, so it is refused here too.
+  if (!options || !(seconds >= 0) || !(kill_grace_seconds >= 0) || seconds > 1e9 ||
+      kill_grace_seconds > 1e9) {
+    return CWSC_E_USAGE;
+  }
+  options->timeout_seconds = seconds;
+  options->kill_grace_seconds = kill_grace_seconds;
+  return CWSC_OK;
+}
+
+cwsc_status cwsc_spawn_options_set_require_sandbox(cwsc_spawn_options* options, int require) {
+  if (!options) return CWSC_E_USAGE;
+  options->require_sandbox = require != 0;
+  return CWSC_OK;
+}
+
+void cwsc_spawn_options_free(cwsc_spawn_options* options) { delete options; }
+
+cwsc_status cwsc_spawn(const cwsc_plan* plan, cwsc_facts* facts, const cwsc_spawn_options* options,
+                       cwsc_child** out, cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    if (facts && facts->recorded) {
+      return sink.Error(CWSC_E_USAGE, "usage",
+                        "cwsc_spawn rechecks the plan against the running host: give it live "
+                        "facts (cwsc_facts_live) or NULL, not recorded ones");
+    }
+    const ir::LaunchPlan& p = plan->plan;
+    if (p.kind == ir::PlanKind::kOpenSandbox || p.kind == ir::PlanKind::kMacosSeatbelt) {
+      return sink.Error(CWSC_E_REFUSED, "not-local",
+                        absl::StrCat("plan kind ", ir::PlanKindName(p.kind),
+                                     " does not run on this host through cwsc_spawn ("
+                                     "opensandbox: `cwsc run` sends it to its server; "
+                                     "macos-seatbelt: sandbox-exec on macOS)"));
+    }
+    cwsc_spawn_options defaults;
+    const cwsc_spawn_options& o = options ? *options : defaults;
+    cwsc::runtime::PlanSpawnOptions so;
+    so.program = o.program ? *o.program : plan->program;
+    if (so.program.empty()) {
+      return sink.Error(CWSC_E_USAGE, "usage",
+                        "no program: give one with cwsc_spawn_options_set_program or compile "
+                        "the plan with cwsc_options_set_program");
+    }
+    so.env = o.env;
+    so.stdio = {o.in, o.out, o.err};
+    so.timeout_seconds = o.timeout_seconds;
+    so.kill_grace_seconds = o.kill_grace_seconds;
+    so.require_sandbox = o.require_sandbox;
+    std::unique_ptr<cwsc_facts> own;
+    if (!facts) {
+      own = std::make_unique<cwsc_facts>();
+      own->facts = cwsc::runtime::MakeRuntimeFacts();
+      facts = own.get();
+    }
+    cwsc::runtime::ExecOutcome not_run;
+    absl::StatusOr<std::unique_ptr<cwsc::runtime::PlanChild>> started;
+    {
+      std::lock_guard<std::mutex> lock(facts->mu);
+      started = cwsc::runtime::SpawnPlan(p, so, facts->facts.get(), &not_run);
+    }
+    if (!started.ok()) {
+      const char* code = not_run.cwsc_exit_code == cwsc::runtime::kExitNoSandbox ? "no-sandbox"
+                         : not_run.refusal.empty()                               ? "cannot-run"
+                                                                                 : "refused";
+      return sink.Error(CWSC_E_REFUSED, code, std::string(started.status().message()));
+    }
+    auto child = std::make_unique<cwsc_child>();
+    child->child = *std::move(started);
+    for (const std::string& w : child->child->outcome().warnings) {
+      Diagnostic d;
+      d.severity = Diagnostic::Severity::kWarning;
+      d.message = w;
+      sink.Add(d, "run");
+    }
+    *out = child.release();
+    return CWSC_OK;
+  });
+}
+
+int cwsc_child_pid(const cwsc_child* child) { return child ? child->child->pid() : -1; }
+int cwsc_child_pidfd(const cwsc_child* child) { return child ? child->child->pidfd() : -1; }
+
+cwsc_status cwsc_child_wait_timeout(cwsc_child* child, int timeout_ms, int* done) {
+  if (done) *done = 0;
+  if (!child) return CWSC_E_USAGE;
+  try {
+    bool ended = child->child->Wait(timeout_ms);
+    if (ended) child->done.store(true);
+    if (done) *done = ended ? 1 : 0;
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+
+cwsc_status cwsc_child_wait(cwsc_child* child) {
+  return cwsc_child_wait_timeout(child, -1, nullptr);
+}
+
+cwsc_status cwsc_child_signal(cwsc_child* child, int sig) {
+  if (!child || sig <= 0 || sig >= 65) return CWSC_E_USAGE;
+  child->child->Signal(sig);
+  return CWSC_OK;
+}
+
+cwsc_status cwsc_child_kill(cwsc_child* child) {
+  if (!child) return CWSC_E_USAGE;
+  child->child->Kill();
+  return CWSC_OK;
+}
+
+int cwsc_child_exit_code(const cwsc_child* child) {
+  const auto* o = cwsc::lib::OutcomeOf(child);
+  return o ? o->cwsc_exit_code : 0;
+}
+int cwsc_child_term_signal(const cwsc_child* child) {
+  const auto* o = cwsc::lib::OutcomeOf(child);
+  return o && o->signal ? *o->signal : 0;
+}
+int cwsc_child_timed_out(const cwsc_child* child) {
+  const auto* o = cwsc::lib::OutcomeOf(child);
+  return o && o->timed_out ? 1 : 0;
+}
+int cwsc_child_sandbox_denied(const cwsc_child* child) {
+  const auto* o = cwsc::lib::OutcomeOf(child);
+  return o && o->sandbox_denied ? 1 : 0;
+}
+const char* cwsc_child_denial_message(const cwsc_child* child) {
+  const auto* o = cwsc::lib::OutcomeOf(child);
+  return o ? o->denial_message.c_str() : "";
+}
+
+cwsc_status cwsc_child_result_json(const cwsc_child* child, char** out, size_t* len,
+                                   cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!child) return Missing(sink, "child");
+    if (!out) return Missing(sink, "out");
+    const cwsc::runtime::ExecOutcome* o = cwsc::lib::OutcomeOf(child);
+    if (!o) {
+      return sink.Error(CWSC_E_USAGE, "usage",
+                        "the child has not ended: wait for it (cwsc_child_wait) first");
+    }
+    return cwsc::lib::NewText(cwsc::runtime::ResultToJson(*o), out, len);
+  });
+}
+
+void cwsc_child_free(cwsc_child* child) {
+  try {
+    delete child;  // ~PlanChild ends a child that still runs
+  } catch (...) {
+  }
+}
 
 }  // extern "C"

@@ -99,13 +99,15 @@ typedef enum cwsc_severity {
   CWSC_SEVERITY_NOTE = 2
 } cwsc_severity;
 
-typedef struct cwsc_diagnostics cwsc_diagnostics; /* a list of diagnostics */
-typedef struct cwsc_options cwsc_options;         /* compile options */
-typedef struct cwsc_policy cwsc_policy;           /* a parsed policy, reusable */
-typedef struct cwsc_facts cwsc_facts;             /* host facts: live or recorded */
-typedef struct cwsc_plan cwsc_plan;               /* a compiled launch plan */
-typedef struct cwsc_argv cwsc_argv;               /* an argv: a list of strings */
-typedef struct cwsc_verdict cwsc_verdict;         /* the answer to an access question */
+typedef struct cwsc_diagnostics cwsc_diagnostics;     /* a list of diagnostics */
+typedef struct cwsc_options cwsc_options;             /* compile options */
+typedef struct cwsc_policy cwsc_policy;               /* a parsed policy, reusable */
+typedef struct cwsc_facts cwsc_facts;                 /* host facts: live or recorded */
+typedef struct cwsc_plan cwsc_plan;                   /* a compiled launch plan */
+typedef struct cwsc_argv cwsc_argv;                   /* an argv: a list of strings */
+typedef struct cwsc_verdict cwsc_verdict;             /* the answer to an access question */
+typedef struct cwsc_spawn_options cwsc_spawn_options; /* how cwsc_spawn starts a command */
+typedef struct cwsc_child cwsc_child;                 /* a command started by cwsc_spawn */
 
 /* ---- version ---------------------------------------------------------- */
 
@@ -284,6 +286,120 @@ CWSC_API const char* cwsc_verdict_origin(const cwsc_verdict* verdict);
 /* The path asked about, after expansion. */
 CWSC_API const char* cwsc_verdict_path(const cwsc_verdict* verdict);
 CWSC_API void cwsc_verdict_free(cwsc_verdict* verdict);
+
+/* ---- running a plan ------------------------------------------------------------ */
+
+/* cwsc_spawn runs a local plan's command (linux-bwrap, launcher+bwrap,
+ * linux-landlock, none) as `cwsc run` does, through the same code: the
+ * exec-time rechecks against the running host, the refusals (hard links,
+ * planted symlinks, a changed host), the bind sources opened and checked
+ * before bwrap mounts them, the mount gate, the sealed seccomp program,
+ * descriptors closed, the environment cleared. It returns once the command
+ * has started; the child is its own process group.
+ *
+ *   cwsc_spawn_options* so = cwsc_spawn_options_new();
+ *   const char* env[] = {"PATH=/usr/bin:/bin", "HOME=/home/me"};
+ *   cwsc_spawn_options_set_env(so, env, 2);
+ *   cwsc_spawn_options_set_stdio(so, 0, 1, 2);
+ *   cwsc_spawn_options_set_timeout(so, 60, 2);
+ *   cwsc_child* child = NULL;
+ *   if (cwsc_spawn(plan, facts, so, &child, &diags) == CWSC_OK) {
+ *     cwsc_child_wait(child);
+ *     int code = cwsc_child_exit_code(child);   // as `cwsc run` exits
+ *   }
+ *   cwsc_child_free(child);
+ *
+ * `facts` must be live facts (cwsc_facts_live) or NULL (new live facts for
+ * the call): the rechecks ask the running host, so recorded facts are
+ * CWSC_E_USAGE. A handle shared with compiles takes turns as they do.
+ * When nothing ran the result is CWSC_E_REFUSED with one error whose code
+ * says why: "refused" (the plan is refused, or a recheck failed: the
+ * message names the path and what changed), "no-sandbox" (the options
+ * require a sandbox and the plan has none), "cannot-run" (the program or
+ * the sandbox could not be started), "not-local" (an opensandbox or
+ * macos-seatbelt plan). Warnings of the run (an unconfined run, the
+ * Landlock fallback) come back as warning diagnostics on success.
+ *
+ * The child's process is made by a thread of the library that lives as long
+ * as the process: the kernel ends a child whose parent-death signal is set
+ * (bwrap's --die-with-parent) when the thread that made it exits, so the
+ * engine may call cwsc_spawn from a short-lived thread. A process that
+ * calls fork(2) has no such thread in the copy; spawn before forking or
+ * exec after it. Thread safety: cwsc_spawn may run on many threads at once;
+ * one child's wait, signal and kill may be called from different threads;
+ * cwsc_child_free once, after every other call on it has returned. */
+CWSC_API cwsc_spawn_options* cwsc_spawn_options_new(void);
+/* The command: `argc` strings. Without one (argc 0, the default), the
+ * program the plan was compiled with (cwsc_options_set_program). */
+CWSC_API cwsc_status cwsc_spawn_options_set_program(cwsc_spawn_options* options,
+                                                    const char* const* argv, size_t argc);
+/* The environment offered to the command, `count` NAME=VALUE strings. Only
+ * the plan's allow-list passes (docs/runtime.md), then the plan's markers
+ * are set. The engine's own environment is never read: without this call
+ * the command gets the markers alone. */
+CWSC_API cwsc_status cwsc_spawn_options_set_env(cwsc_spawn_options* options, const char* const* env,
+                                                size_t count);
+/* The command's stdin, stdout and stderr: descriptors of the caller, each
+ * duplicated into the child (the caller keeps and closes its own), or -1
+ * for /dev/null (the default for all three). */
+CWSC_API cwsc_status cwsc_spawn_options_set_stdio(cwsc_spawn_options* options, int in, int out,
+                                                  int err);
+/* A timeout in seconds (0: none, the default): when it fires during a
+ * cwsc_child_wait*, the command's process group gets SIGTERM and, after
+ * `kill_grace_seconds` (default 2), SIGKILL, as `cwsc run --timeout` does. */
+CWSC_API cwsc_status cwsc_spawn_options_set_timeout(cwsc_spawn_options* options, double seconds,
+                                                    double kill_grace_seconds);
+/* Nonzero: a `none` plan whose policy asks for a sandbox is refused
+ * ("no-sandbox") instead of run unconfined (`cwsc run --require-sandbox`). */
+CWSC_API cwsc_status cwsc_spawn_options_set_require_sandbox(cwsc_spawn_options* options,
+                                                            int require);
+CWSC_API void cwsc_spawn_options_free(cwsc_spawn_options* options);
+
+CWSC_API cwsc_status cwsc_spawn(const cwsc_plan* plan, cwsc_facts* facts,
+                                const cwsc_spawn_options* options, cwsc_child** out,
+                                cwsc_diagnostics** diags);
+
+/* The process id of the child (bwrap, sudo or the program itself), which is
+ * also its process group; -1 for NULL. */
+CWSC_API int cwsc_child_pid(const cwsc_child* child);
+/* A pidfd of it, readable once it has exited (poll it with the engine's own
+ * loop, then call cwsc_child_wait_timeout with 0); -1 when the kernel has no
+ * pidfd_open. It belongs to the child object. */
+CWSC_API int cwsc_child_pidfd(const cwsc_child* child);
+/* cwsc_child_wait waits until the command has ended and been reaped, and the
+ * rest of its process group has been killed. */
+CWSC_API cwsc_status cwsc_child_wait(cwsc_child* child);
+/* As cwsc_child_wait for at most `timeout_ms` milliseconds (0: look only);
+ * *done is 1 once the command has ended, 0 otherwise. */
+CWSC_API cwsc_status cwsc_child_wait_timeout(cwsc_child* child, int timeout_ms, int* done);
+/* Sends signal `sig` to the command's process group, as `cwsc run`
+ * forwards the signals it receives (SIGINT for Ctrl-C): bwrap itself is
+ * spared, so the command can handle it. Nothing once it has ended. */
+CWSC_API cwsc_status cwsc_child_signal(cwsc_child* child, int sig);
+/* Sends SIGKILL to the whole process group. */
+CWSC_API cwsc_status cwsc_child_kill(cwsc_child* child);
+/* The result, once a wait said the command ended (before that: 0, "").
+ *   exit_code       what `cwsc run` exits with: the command's status
+ *                   (128+N for signal N), 124 when the timeout fired, 125
+ *                   when the sandbox was refused at its mount gate,
+ *                   126/127 when the program could not be started inside
+ *                   the sandbox;
+ *   term_signal     N when the child died of signal N, else 0;
+ *   timed_out       1 when the timeout fired;
+ *   sandbox_denied  1 when the failure is attributed to the sandbox
+ *                   (bwrap's stderr and status; docs/runtime.md), with
+ *                   denial_message saying what it denied. */
+CWSC_API int cwsc_child_exit_code(const cwsc_child* child);
+CWSC_API int cwsc_child_term_signal(const cwsc_child* child);
+CWSC_API int cwsc_child_timed_out(const cwsc_child* child);
+CWSC_API int cwsc_child_sandbox_denied(const cwsc_child* child);
+CWSC_API const char* cwsc_child_denial_message(const cwsc_child* child);
+/* The result as the JSON object of the "result" member of `cwsc run --json`. */
+CWSC_API cwsc_status cwsc_child_result_json(const cwsc_child* child, char** out, size_t* len,
+                                            cwsc_diagnostics** diags);
+/* Frees the child; one still running is killed with its group and reaped
+ * first (an engine that drops a child ends it). NULL is allowed. */
+CWSC_API void cwsc_child_free(cwsc_child* child);
 
 #ifdef __cplusplus
 }

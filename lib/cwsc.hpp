@@ -167,13 +167,87 @@ struct Verdict {
   std::string rule, detail, where, origin, path;
 };
 
+// SpawnOptions is how Plan::Spawn starts the command (cwsc_spawn_options_*).
+class SpawnOptions {
+ public:
+  SpawnOptions() : h_(cwsc_spawn_options_new()) {}
+  SpawnOptions& Program(const std::vector<std::string>& argv) {
+    std::vector<const char*> p;
+    for (const std::string& a : argv) p.push_back(a.c_str());
+    cwsc_spawn_options_set_program(h_.get(), p.data(), p.size());
+    return *this;
+  }
+  // The environment offered to the command (NAME=VALUE); the plan's
+  // allow-list filters it. Without it the command gets the plan's markers only.
+  SpawnOptions& Env(const std::vector<std::string>& env) {
+    std::vector<const char*> p;
+    for (const std::string& e : env) p.push_back(e.c_str());
+    cwsc_spawn_options_set_env(h_.get(), p.data(), p.size());
+    return *this;
+  }
+  SpawnOptions& Stdio(int in, int out, int err) {
+    cwsc_spawn_options_set_stdio(h_.get(), in, out, err);
+    return *this;
+  }
+  SpawnOptions& Timeout(double seconds, double kill_grace_seconds = 2) {
+    cwsc_spawn_options_set_timeout(h_.get(), seconds, kill_grace_seconds);
+    return *this;
+  }
+  SpawnOptions& RequireSandbox(bool on = true) {
+    cwsc_spawn_options_set_require_sandbox(h_.get(), on ? 1 : 0);
+    return *this;
+  }
+  const cwsc_spawn_options* get() const { return h_.get(); }
+
+ private:
+  detail::Handle<cwsc_spawn_options, cwsc_spawn_options_free> h_;
+};
+
+// ChildResult is how a spawned command ended, copied out.
+struct ChildResult {
+  int exit_code = 0;    // as `cwsc run` exits (124 timeout, 125 refused at the gate, ...)
+  int term_signal = 0;  // N when it died of signal N
+  bool timed_out = false;
+  bool sandbox_denied = false;
+  std::string denial_message;
+};
+
+// Child is a running command (cwsc_child). Destroying it ends the command
+// and its process group when it still runs.
+class Child {
+ public:
+  explicit Child(cwsc_child* c) : h_(c) {}
+  int Pid() const { return cwsc_child_pid(h_.get()); }
+  int Pidfd() const { return cwsc_child_pidfd(h_.get()); }
+  ChildResult Wait() {
+    cwsc_child_wait(h_.get());
+    return Collect();
+  }
+  // The result once the command ended within `timeout_ms`; nothing otherwise.
+  std::optional<ChildResult> WaitFor(int timeout_ms) {
+    int done = 0;
+    cwsc_child_wait_timeout(h_.get(), timeout_ms, &done);
+    if (!done) return std::nullopt;
+    return Collect();
+  }
+  void Signal(int sig) { cwsc_child_signal(h_.get(), sig); }
+  void Kill() { cwsc_child_kill(h_.get()); }
+  cwsc_child* get() const { return h_.get(); }
+
+ private:
+  ChildResult Collect() const {
+    const cwsc_child* c = h_.get();
+    return {cwsc_child_exit_code(c), cwsc_child_term_signal(c), cwsc_child_timed_out(c) != 0,
+            cwsc_child_sandbox_denied(c) != 0, cwsc_child_denial_message(c)};
+  }
+  detail::Handle<cwsc_child, cwsc_child_free> h_;
+};
+
 class Plan {
  public:
   explicit Plan(cwsc_plan* p) : h_(p) {}
   std::string Kind() const { return cwsc_plan_kind(h_.get()); }
-  Result<std::string> Json() const {
-    return Text(cwsc_plan_json);
-  }
+  Result<std::string> Json() const { return Text(cwsc_plan_json); }
   Result<std::string> Sbpl() const { return Text(cwsc_plan_sbpl); }
   Result<std::string> SeccompBpf() const { return Text(cwsc_plan_seccomp_bpf); }
   Result<std::string> OpenSandboxJson() const { return Text(cwsc_plan_opensandbox_json); }
@@ -199,6 +273,16 @@ class Plan {
                   cwsc_verdict_where(r),        cwsc_verdict_origin(r), cwsc_verdict_path(r)};
     }
     cwsc_verdict_free(r);
+    return {s, std::move(v), Diagnostics(d)};
+  }
+  // Spawn runs the plan's command (cwsc_spawn) with `facts` (nullptr: new
+  // live facts for the call).
+  Result<Child> Spawn(const SpawnOptions& options, Facts* facts = nullptr) const {
+    cwsc_child* c = nullptr;
+    cwsc_diagnostics* d = nullptr;
+    cwsc_status s = cwsc_spawn(h_.get(), facts ? facts->get() : nullptr, options.get(), &c, &d);
+    std::optional<Child> v;
+    if (s == CWSC_OK) v.emplace(c);
     return {s, std::move(v), Diagnostics(d)};
   }
   const cwsc_plan* get() const { return h_.get(); }
@@ -232,8 +316,9 @@ class Policy {
                               const std::string& name = "", const Options* options = nullptr) {
     cwsc_policy* p = nullptr;
     cwsc_diagnostics* d = nullptr;
-    cwsc_status s = cwsc_policy_parse(text.data(), text.size(), name.empty() ? nullptr : name.c_str(),
-                                      format, options ? options->get() : nullptr, &p, &d);
+    cwsc_status s =
+        cwsc_policy_parse(text.data(), text.size(), name.empty() ? nullptr : name.c_str(), format,
+                          options ? options->get() : nullptr, &p, &d);
     return Wrap(s, p, d);
   }
   // Compile with `facts` (nullptr: new live facts for this call).

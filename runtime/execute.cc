@@ -27,6 +27,7 @@
 #include "runtime/host/probe_cache.h"
 #include "runtime/host/spawn.h"
 #include "runtime/landlock.h"
+#include "runtime/launch.h"
 #include "runtime/launcher_check.h"
 #include "runtime/mount_check.h"
 #include "runtime/opensandbox.h"
@@ -380,32 +381,6 @@ absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) 
   return CheckWorkingDirectory(plan, *facts, *view);
 }
 
-// SealedFilterFd emits the plan's seccomp program into a sealed anonymous
-// file, positioned at 0 (bwrap reads from the current offset), numbered
-// above the descriptors the child will use.
-absl::StatusOr<int> SealedFilterFd(const ir::SyscallFilter& filter) {
-  absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(filter);
-  if (!bpf.ok()) return bpf.status();
-  int fd = memfd_create("cwsc-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return absl::InternalError(absl::StrCat("memfd_create: ", strerror(errno)));
-  size_t done = 0;
-  while (done < bpf->size()) {
-    ssize_t n = write(fd, bpf->data() + done, bpf->size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      close(fd);
-      return absl::InternalError(absl::StrCat("writing the seccomp program: ", strerror(errno)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-  lseek(fd, 0, SEEK_SET);
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 64);
-  close(fd);
-  if (high < 0) return absl::InternalError(absl::StrCat("fcntl: ", strerror(errno)));
-  return high;
-}
-
 // Say prints one line of cwsc's own on stderr. The text quotes values a
 // command or the host may have written (a path, bwrap's stderr), so it is
 // shown escaped (ir/display.h).
@@ -535,173 +510,43 @@ absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
 
 ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
                         compiler::HostFacts* facts) {
-  ExecOutcome out;
-  out.sandbox_kind = ir::PlanKindName(plan.kind);
-  auto refuse = [&](const std::string& reason, int code = kExitRefused) {
-    out.refusal = reason;
-    out.cwsc_exit_code = code;
-    Say("refused: " + reason);
-    return out;
-  };
   if (plan.kind == PlanKind::kOpenSandbox) return ExecuteRemote(plan, request);  // opensandbox.h
-  if (request.require_sandbox && plan.kind == PlanKind::kNone && plan.policy.ShouldSandbox()) {
-    std::string cause;
-    for (const ir::Skipped& s : plan.skipped) {
-      if (s.kind != ir::SkipKind::kLocalWrapper) continue;
-      cause =
-          absl::StrCat(" (", s.path.empty() ? s.reason : absl::StrCat(s.path, ": ", s.reason), ")");
-    }
-    return refuse(
-        absl::StrCat(
-            "the plan runs the command unconfined although the policy is ",
-            ir::PolicyTypeName(plan.policy.type), cause,
-            ", and --require-sandbox forbids that; compile the plan where a sandbox wrapper works "
-            "(`cwsc doctor` names the cause and its fix), or leave out --require-sandbox to run it "
-            "unconfined with a warning"),
-        kExitNoSandbox);
-  }
-  absl::StatusOr<PreparedCommand> cmd = PrepareCommand(plan, request.program, CurrentEnviron());
-  if (!cmd.ok()) {
-    return refuse(std::string(cmd.status().message()),
-                  RefusedForWantOfASandbox(plan) ? kExitNoSandbox : kExitRefused);
-  }
-  // Protected directories are held before anything is checked: another
-  // run's placeholder that this plan saw as a directory cannot be removed
-  // under it any more, and one removed since the compile is made again
-  // (runtime/protected_dirs.h). Removed when the run is over: a run leaves
-  // no directory in a root.
-  std::optional<ProtectedDirs> protected_dirs;
-  if (IsBwrapKind(plan.kind)) protected_dirs.emplace(plan);
-  absl::Status check = RecheckPlan(plan, facts);
-  if (!check.ok()) return refuse(std::string(check.message()));
-  // bwrap binds what cwsc opened and checked, not what a path names later
-  // (runtime/bind_fds.h). A launcher (sudo) closes inherited descriptors:
-  // its plans keep paths (docs/runtime.md, "Threat model").
-  std::optional<BindSources> binds;
-  if (plan.kind == PlanKind::kLinuxBwrap) {
-    absl::StatusOr<BindSources> opened = OpenBindSources(plan, *facts);
-    if (!opened.ok()) return refuse(std::string(opened.status().message()));
-    binds.emplace(std::move(*opened));
-    absl::StatusOr<backends::EmittedArgv> argv =
-        backends::EmitBwrapArgv(plan, request.program, binds->fds());
-    if (!argv.ok()) return refuse(std::string(argv.status().message()));
-    cmd->argv = backends::Texts(*argv);
-  }
-  // At a terminal, Ctrl-C must reach the command and not end bwrap first.
-  if (plan.kind == PlanKind::kLinuxBwrap && AtTerminalInForeground()) {
-    std::string why = AddForegroundShim(&cmd->argv);
-    if (!why.empty()) {
-      cmd->warnings.push_back(absl::StrCat(
-          "Ctrl-C will end the sandbox before the command can handle it (no foreground shim: ", why,
-          ")"));
-    }
-  }
-  for (const std::string& w : cmd->warnings) Say("warning: " + w);
-  out.warnings = cmd->warnings;
-  std::fflush(stderr);
-  // A bwrap sandbox waits at a gate after its mounts until cwsc has checked
-  // them (runtime/mount_check.h): bwrap 0.8 mounts a descriptor's path.
-  std::optional<MountGate> gate;
-  if (plan.kind == PlanKind::kLinuxBwrap) {
-    absl::StatusOr<MountGate> g = MountGate::Open();
-    if (!g.ok()) return refuse(std::string(g.status().message()));
-    gate.emplace(std::move(*g));
-    std::vector<std::string> args = gate->BwrapArgs();
-    cmd->argv.insert(cmd->argv.begin() + 1, args.begin(), args.end());
-  }
-  SpawnRequest spawn;
-  spawn.argv = cmd->argv;
-  spawn.env = cmd->env;
-  spawn.cwd = cmd->cwd;
-  spawn.timeout_seconds = request.timeout_seconds;
-  spawn.kill_grace_seconds = request.kill_grace_seconds;
-  StderrScanner scanner;
-  bool attribute = IsBwrapKind(plan.kind);
-  spawn.spare_direct_child = plan.kind == PlanKind::kLinuxBwrap;
-  if (attribute) spawn.stderr_sink = [&](std::string_view s) { scanner.Feed(s); };
-  for (int fd : binds ? binds->fds() : std::vector<int>{}) {
-    if (fd >= 0) spawn.inherit_fds.push_back({fd, fd});
-  }
-  std::string gate_refusal;
-  if (gate) {
-    for (const auto& fds : gate->ChildFds()) spawn.inherit_fds.push_back(fds);
-    spawn.after_start = [&](int) {
-      absl::Status s = gate->Release(plan);
-      if (!s.ok()) gate_refusal = std::string(s.message());
-      return s.ok();
-    };
-  }
-
-  // The seccomp program travels to bwrap on its own descriptor, sealed.
-  int filter_fd = -1;
-  if (plan.kind == PlanKind::kLinuxBwrap && plan.syscall_filter) {
-    absl::StatusOr<int> fd = SealedFilterFd(*plan.syscall_filter);
-    if (!fd.ok()) return refuse(std::string(fd.status().message()));
-    filter_fd = *fd;
-    spawn.inherit_fds.push_back({filter_fd, backends::kSeccompFd});
-  }
-  // A linux-landlock plan: the ruleset built here, applied by the child
-  // with the seccomp program just before exec.
-  std::optional<LandlockRuleset> ruleset;
-  std::string landlock_bpf;
-  sock_fprog landlock_prog{};
-  if (plan.kind == PlanKind::kLinuxLandlock) {
-    if (!plan.landlock || !plan.syscall_filter) {
-      return refuse(
-          "the linux-landlock plan has no ruleset or no syscall filter; compile it again");
-    }
-    absl::StatusOr<LandlockRuleset> rs = BuildLandlockRuleset(*plan.landlock);
-    if (!rs.ok()) return refuse(std::string(rs.status().message()));
-    ruleset.emplace(std::move(*rs));
-    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
-    if (!bpf.ok()) return refuse(std::string(bpf.status().message()));
-    landlock_bpf = *std::move(bpf);
-    landlock_prog.len = static_cast<unsigned short>(landlock_bpf.size() / sizeof(sock_filter));
-    landlock_prog.filter = reinterpret_cast<sock_filter*>(landlock_bpf.data());
-    spawn.confine.enabled = true;
-    spawn.confine.landlock_fd = ruleset->fd();
-    spawn.confine.seccomp_program = &landlock_prog;
-  }
-  SpawnError err;
-  absl::StatusOr<SpawnResult> r = SpawnAndWait(spawn, &err);
-  protected_dirs.reset();
-  if (filter_fd >= 0) close(filter_fd);
-  if (!r.ok()) {
-    out.error = std::string(r.status().message());
-    Say(out.error);
-    if (err.exec_errno != 0 && plan.kind == PlanKind::kNone) {
-      out.cwsc_exit_code = ExitCodeForExecErrno(err.exec_errno);
-    } else {
-      out.cwsc_exit_code = kExitRefused;  // the wrapper itself could not start
-    }
+  LaunchOptions options;
+  options.program = request.program;
+  options.parent_env = CurrentEnviron();
+  options.require_sandbox = request.require_sandbox;
+  options.foreground_shim = AtTerminalInForeground();
+  options.timeout_seconds = request.timeout_seconds;
+  options.kill_grace_seconds = request.kill_grace_seconds;
+  LaunchRefusal refusal;
+  std::unique_ptr<LocalLaunch> launch = LocalLaunch::Prepare(plan, options, facts, &refusal);
+  if (!launch) {
+    ExecOutcome out;
+    out.sandbox_kind = ir::PlanKindName(plan.kind);
+    out.refusal = refusal.reason;
+    out.cwsc_exit_code = refusal.exit_code;
+    Say("refused: " + refusal.reason);
     return out;
   }
-  if (!gate_refusal.empty()) return refuse(gate_refusal);  // killed at the gate: nothing ran
-  out.ran = true;
-  out.exit_code = r->exit_code;
-  out.signal = r->signal;
-  out.timed_out = r->timed_out;
-  out.cwsc_exit_code = r->timed_out ? kExitTimedOut : r->exit_code;
-  if (r->timed_out) {
+  for (const std::string& w : launch->warnings()) Say("warning: " + w);
+  std::fflush(stderr);
+  SpawnError err;
+  absl::StatusOr<SpawnResult> r = SpawnAndWait(launch->request(), &err);
+  launch->EndHolds();
+  ExecOutcome out = r.ok() ? launch->Finish(*r) : launch->SpawnFailed(r.status(), err);
+  out.warnings = launch->warnings();
+  if (!r.ok()) {
+    Say(out.error);
+  } else if (!out.refusal.empty()) {
+    Say("refused: " + out.refusal);
+  } else if (out.timed_out) {
     std::fprintf(stderr, "cwsc: timed out after %g s; the command and its processes were ended\n",
                  request.timeout_seconds);
-  } else if (attribute) {
-    Denial d = AttributeDenial(out.sandbox_kind, r->exit_code, scanner.Summary());
-    if (d.exec_exit != 0) {  // the program could not be started inside the sandbox
-      out.ran = false;
-      out.error = d.exec_message;
-      out.cwsc_exit_code = d.exec_exit;
-      Say(d.exec_message);
-      return out;
-    }
-    out.sandbox_denied = d.denied;
-    out.denial_message = d.message;
-    if (d.denied) {
-      // bwrap itself failed: a cached probe verdict must not be trusted again.
-      if (absl::StartsWith(d.message, "Bubblewrap could not create")) ForgetProbeVerdict();
-      Say(absl::StrCat("sandbox denied (", out.sandbox_kind, "): ", d.message,
-                       " Effective sandbox posture: ", plan.posture_label, "."));
-    }
+  } else if (!out.error.empty()) {
+    Say(out.error);  // the program could not be started inside the sandbox
+  } else if (out.sandbox_denied) {
+    Say(absl::StrCat("sandbox denied (", out.sandbox_kind, "): ", out.denial_message,
+                     " Effective sandbox posture: ", plan.posture_label, "."));
   }
   return out;
 }

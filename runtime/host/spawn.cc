@@ -18,8 +18,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -387,7 +389,18 @@ struct ChildSetup {
   bool take_terminal = false;
   sigset_t mask;  // the child's signal mask
   const SpawnRequest::Confine* confine = nullptr;
+  // Every signal back to its default action in the child, not only the
+  // ignored ones: an embedding program may have handlers, and a handler
+  // must not run in a child that shares its memory.
+  bool reset_all_signals = false;
 };
+
+sigset_t SignalsToReset(const ChildSetup& setup) {
+  if (!setup.reset_all_signals) return IgnoredSignals();
+  sigset_t all;
+  sigfillset(&all);
+  return all;
+}
 
 // Launched is a child that was started: its pid, and the failure it
 // reported before its exec (it has then been reaped).
@@ -414,10 +427,10 @@ absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
   static const std::vector<std::pair<int, int>> kNone;
   const std::vector<std::pair<int, int>>& inherit = setup.inherit ? *setup.inherit : kNone;
-  ChildArgs child_args{&cand_ptrs,     argv_ptrs.data(), env_ptrs.data(),     setup.cwd,
-                       setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,     report_w.get(),
-                       inherit.data(), inherit.size(),   setup.take_terminal, getpid(),
-                       setup.confine,  setup.mask,       IgnoredSignals()};
+  ChildArgs child_args{&cand_ptrs,     argv_ptrs.data(), env_ptrs.data(),      setup.cwd,
+                       setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,      report_w.get(),
+                       inherit.data(), inherit.size(),   setup.take_terminal,  getpid(),
+                       setup.confine,  setup.mask,       SignalsToReset(setup)};
   // The child's stack: it runs only ChildMain and execve. A clone that
   // shares memory costs no page-table copy and no copy-on-write faults, and
   // its exec does not tear down a copy of our address space.
@@ -445,6 +458,28 @@ absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
     out.failure = failure;
   }
   return out;
+}
+
+// StartFailure is the error for a child that reported `failure` before
+// its exec (it has been reaped): FailedPrecondition naming the directory,
+// the confinement step or the program.
+absl::Status StartFailure(const SpawnRequest& request, const ExecFailure& failure,
+                          SpawnError* error) {
+  static const char* const kConfineSteps[] = {"drop its capabilities", "set no_new_privs",
+                                              "apply the Landlock ruleset",
+                                              "load the seccomp program"};
+  std::string what =
+      failure.stage == 1 ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
+                                        "': ", ErrnoText(failure.err))
+      : failure.stage >= 3 && failure.stage <= 6
+          ? absl::StrCat("cannot confine the command (", kConfineSteps[failure.stage - 3],
+                         "): ", ErrnoText(failure.err), "; nothing ran")
+          : absl::StrCat("cannot run '", request.argv[0], "': ", ErrnoText(failure.err));
+  if (error != nullptr) {
+    error->exec_errno = failure.stage == 2 ? failure.err : 0;
+    error->message = what;
+  }
+  return absl::FailedPreconditionError(what);
 }
 
 // Start starts the command of `request` with the descriptors the wait loop
@@ -483,22 +518,7 @@ absl::Status Start(const SpawnRequest& request, const SignalMask& mask, Child* c
   err_w.Reset();
   if (!launched->failure) return absl::OkStatus();
   child->GiveBackTerminal();
-  const ExecFailure& failure = *launched->failure;
-  static const char* const kConfineSteps[] = {"drop its capabilities", "set no_new_privs",
-                                              "apply the Landlock ruleset",
-                                              "load the seccomp program"};
-  std::string what =
-      failure.stage == 1 ? absl::StrCat("cannot change to directory '", request.cwd.value_or(""),
-                                        "': ", ErrnoText(failure.err))
-      : failure.stage >= 3 && failure.stage <= 6
-          ? absl::StrCat("cannot confine the command (", kConfineSteps[failure.stage - 3],
-                         "): ", ErrnoText(failure.err), "; nothing ran")
-          : absl::StrCat("cannot run '", request.argv[0], "': ", ErrnoText(failure.err));
-  if (error != nullptr) {
-    error->exec_errno = failure.stage == 2 ? failure.err : 0;
-    error->message = what;
-  }
-  return absl::FailedPreconditionError(what);
+  return StartFailure(request, *launched->failure, error);
 }
 
 // ---- loop -------------------------------------------------------------------
@@ -662,6 +682,239 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
   // Every writer of the stderr pipe is gone now.
   supervisor.DrainStderr();
   return result;
+}
+
+// ---- started children (libcwsc) -----------------------------------------------
+
+namespace {
+
+// Spawner makes the clones of StartChild on one thread that lives as long as
+// the process, with every signal blocked (no handler of the embedding
+// program can run there, nor in a child that shares its memory until exec).
+class Spawner {
+ public:
+  static Spawner& Get() {
+    static Spawner* spawner = new Spawner();  // never destroyed: its thread runs on
+    return *spawner;
+  }
+
+  absl::StatusOr<Launched> Clone(ChildSetup& setup) {
+    Job job{&setup};
+    std::unique_lock<std::mutex> lock(mu_);
+    queue_.push_back(&job);
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return job.done; });
+    return std::move(job.result);
+  }
+
+ private:
+  struct Job {
+    ChildSetup* setup;
+    absl::StatusOr<Launched> result = absl::InternalError("not started");
+    bool done = false;
+  };
+
+  Spawner() {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  // the new thread inherits it
+    std::thread([this] { Loop(); }).detach();
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return !queue_.empty(); });
+      Job* job = queue_.front();
+      queue_.erase(queue_.begin());
+      lock.unlock();
+      absl::StatusOr<Launched> r = CloneAndExec(*job->setup);
+      lock.lock();
+      job->result = std::move(r);
+      job->done = true;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Job*> queue_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& request,
+                                                         const ChildStdio& stdio,
+                                                         SpawnError* error) {
+  if (request.argv.empty()) return absl::InvalidArgumentError("no program to run");
+  std::unique_ptr<StartedChild> child(new StartedChild());
+  Fd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (devnull.get() < 0) return absl::InternalError(absl::StrCat("/dev/null: ", ErrnoText(errno)));
+  Fd err_w;
+  if (request.stderr_sink) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+      return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
+    }
+    child->err_read_ = p[0];
+    err_w.Reset(p[1]);
+    if (stdio.err >= 0) child->err_copy_ = fcntl(stdio.err, F_DUPFD_CLOEXEC, 3);
+    child->sink_ = request.stderr_sink;
+  }
+  ChildSetup setup;
+  setup.candidates = Candidates(request.argv[0], request.env);
+  setup.argv = request.argv;
+  setup.env = request.env;
+  setup.cwd = request.cwd ? request.cwd->c_str() : nullptr;
+  setup.stdin_fd = stdio.in >= 0 ? stdio.in : devnull.get();
+  setup.stdout_fd = stdio.out >= 0 ? stdio.out : devnull.get();
+  setup.stderr_fd = err_w.get() >= 0 ? err_w.get() : stdio.err >= 0 ? stdio.err : devnull.get();
+  setup.inherit = &request.inherit_fds;
+  setup.confine = &request.confine;
+  setup.reset_all_signals = true;
+  sigemptyset(&setup.mask);
+  absl::StatusOr<Launched> launched = Spawner::Get().Clone(setup);
+  err_w.Reset();
+  if (!launched.ok()) return launched.status();
+  if (launched->failure) return StartFailure(request, *launched->failure, error);
+  child->pid_ = launched->pid;
+  // Not reaped yet, so the pid cannot have been reused.
+  child->pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, child->pid_, 0));
+  child->spare_ = request.spare_direct_child;
+  child->kill_grace_seconds_ = request.kill_grace_seconds;
+  child->result_.pid = child->pid_;
+  if (request.timeout_seconds > 0) {
+    child->timeout_at_ms_ = NowMs() + static_cast<int64_t>(request.timeout_seconds * 1000);
+  }
+  if (child->err_read_ >= 0) {
+    StartedChild* c = child.get();
+    child->pump_ = std::thread([c] { c->PumpStderr(); });
+  }
+  return child;
+}
+
+void StartedChild::PumpStderr() {
+  // The caller's descriptor is closed when the pipe is: its reader sees the
+  // end of the command's stderr then, not when this object goes.
+  struct CloseCopy {
+    int* fd;
+    ~CloseCopy() {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  } close_copy{&err_copy_};
+  char buf[16384];
+  for (;;) {
+    pollfd p{err_read_, POLLIN, 0};
+    int n = poll(&p, 1, 100);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) {
+      // Quiet: once the child is reaped, a descendant that keeps the pipe
+      // open must not hold the waiter.
+      if (stop_pump_.load()) return;
+      continue;
+    }
+    ssize_t got = read(err_read_, buf, sizeof buf);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got <= 0) return;
+    if (err_copy_ >= 0) WriteAll(err_copy_, buf, static_cast<size_t>(got));
+    sink_(std::string_view(buf, static_cast<size_t>(got)));
+  }
+}
+
+bool StartedChild::Wait(int timeout_ms) {
+  if (done_.load()) return true;
+  int64_t until = timeout_ms < 0 ? -1 : NowMs() + timeout_ms;
+  for (;;) {
+    int64_t now = NowMs();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (done_.load()) return true;
+      if (timeout_at_ms_ >= 0 && now >= timeout_at_ms_ && kill_at_ms_ < 0) {
+        result_.timed_out = true;
+        SignalGroup(pid_, SIGTERM, spare_ ? pid_ : 0);
+        kill_at_ms_ = now + static_cast<int64_t>(kill_grace_seconds_ * 1000);
+      }
+      if (kill_at_ms_ >= 0 && now >= kill_at_ms_) {
+        kill(-pid_, SIGKILL);
+        kill(pid_, SIGKILL);
+      }
+      siginfo_t si{};
+      if (waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          si.si_pid == pid_) {
+        ReapLocked();
+      }
+    }
+    if (done_.load()) {
+      // Every writer of the stderr pipe is gone (or ends within the pump's
+      // quiet interval).
+      if (pump_.joinable()) {
+        stop_pump_.store(true);
+        std::lock_guard<std::mutex> lock(mu_);
+        if (pump_.joinable()) pump_.join();
+      }
+      return true;
+    }
+    int64_t next = until;
+    for (int64_t at :
+         {timeout_at_ms_ >= 0 && kill_at_ms_ < 0 ? timeout_at_ms_ : int64_t{-1}, kill_at_ms_}) {
+      if (at >= 0 && (next < 0 || at < next)) next = at;
+    }
+    now = NowMs();
+    if (until >= 0 && now >= until) return false;
+    int wait_ms = next < 0 ? -1 : static_cast<int>(std::max<int64_t>(0, next - now));
+    if (pidfd_ >= 0) {
+      pollfd p{pidfd_, POLLIN, 0};
+      poll(&p, 1, wait_ms);
+    } else {  // no pidfd (a kernel before 5.3): look again shortly
+      pollfd none{-1, 0, 0};
+      poll(&none, 1, wait_ms < 0 || wait_ms > 5 ? 5 : wait_ms);
+    }
+  }
+}
+
+void StartedChild::ReapLocked() {
+  int status = 0;
+  // The zombie still holds the group's id: end the rest of the group first.
+  kill(-pid_, SIGKILL);
+  if (waitpid(pid_, &status, 0) == pid_) {
+    if (WIFEXITED(status)) {
+      result_.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result_.signal = WTERMSIG(status);
+      result_.exit_code = 128 + WTERMSIG(status);
+    }
+  }
+  done_.store(true);
+}
+
+void StartedChild::Signal(int sig) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (done_.load()) return;
+  result_.forwarded_signal = sig;
+  SignalGroup(pid_, sig, spare_ ? pid_ : 0);
+}
+
+void StartedChild::Kill() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (done_.load()) return;
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+}
+
+StartedChild::~StartedChild() {
+  if (pid_ > 0 && !done_.load()) {
+    Kill();
+    Wait(-1);
+  }
+  if (pump_.joinable()) {
+    stop_pump_.store(true);
+    pump_.join();
+  }
+  for (int fd : {pidfd_, err_read_, err_copy_}) {
+    if (fd >= 0) close(fd);
+  }
 }
 
 // ---- captured runs (the probes) ----------------------------------------------

@@ -16,13 +16,24 @@
 // Only one SpawnAndWait may run at a time in a process (it installs process-
 // wide signal handling for its duration and makes the caller a child
 // subreaper). The caller must be single-threaded.
+//
+// StartChild is the same start for a program that embeds cwsc (libcwsc's
+// cwsc_spawn): it returns at once with a StartedChild, installs nothing
+// process-wide, and may be called from many threads at once.
 #ifndef CWSC_RUNTIME_HOST_SPAWN_H_
 #define CWSC_RUNTIME_HOST_SPAWN_H_
 
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -85,6 +96,81 @@ struct SpawnError {
   std::string message;
 };
 absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError* error = nullptr);
+
+// ChildStdio is the standard descriptors of a started child: each one the
+// caller's descriptor (duplicated into the child; the caller keeps and
+// closes its own), or -1 for /dev/null.
+struct ChildStdio {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+};
+
+// StartedChild is a command started by StartChild and not yet waited for.
+// It is the child's process group (SpawnRequest::spare_direct_child and the
+// timeout apply as in SpawnAndWait), and ends it when destroyed while it
+// still runs. Wait, Signal and Kill may be called from different threads.
+//
+// Unlike SpawnAndWait it cannot sweep a descendant that left the process
+// group with setsid(2) (that needs this process to be a child subreaper, a
+// process-wide setting an embedding program owns): a bwrap sandbox's
+// processes end with its PID namespace; a plan without one has none.
+class StartedChild {
+ public:
+  ~StartedChild();
+  StartedChild(const StartedChild&) = delete;
+  StartedChild& operator=(const StartedChild&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // A pidfd of the direct child (readable once it has exited; -1 on kernels
+  // without pidfd_open). Stays open until this object is destroyed.
+  int pidfd() const { return pidfd_; }
+  // Wait waits up to `timeout_ms` (negative: without limit) for the child,
+  // enforcing the request's timeout meanwhile. True once it has ended and
+  // been reaped (then result() holds its status, and the rest of its
+  // process group has been killed).
+  bool Wait(int timeout_ms);
+  // Signal sends `sig` to the child's process group (sparing the direct
+  // child when the request says so); nothing once it has been reaped.
+  void Signal(int sig);
+  // Kill sends SIGKILL to the whole process group.
+  void Kill();
+  bool done() const { return done_.load(); }
+  const SpawnResult& result() const { return result_; }
+
+ private:
+  friend absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest&,
+                                                                  const ChildStdio&, SpawnError*);
+  StartedChild() = default;
+  void ReapLocked();  // mu_ held
+  void PumpStderr();  // the stderr thread
+
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+  bool spare_ = false;
+  double kill_grace_seconds_ = 2;
+  int64_t timeout_at_ms_ = -1;  // monotonic; -1: no timeout
+  int64_t kill_at_ms_ = -1;     // after the timeout's TERM
+  std::mutex mu_;
+  std::atomic<bool> done_{false};
+  SpawnResult result_;
+  // stderr through a pipe, copied to the caller's descriptor and handed to
+  // the sink by a thread of its own (SpawnRequest::stderr_sink).
+  std::function<void(std::string_view)> sink_;
+  int err_read_ = -1;
+  int err_copy_ = -1;  // the caller's stderr, duplicated; -1: none
+  std::atomic<bool> stop_pump_{false};
+  std::thread pump_;
+};
+
+// StartChild starts `request`'s command with `stdio` and returns once it has
+// exec'd; errors as SpawnAndWait's. It ignores after_start (the caller
+// calls it). The clone is made on a thread of the library that lives as long
+// as the process, because the parent-death signal of the child (and bwrap's
+// --die-with-parent) fires when the thread that made it exits.
+absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& request,
+                                                         const ChildStdio& stdio,
+                                                         SpawnError* error = nullptr);
 
 // RunCaptured runs a short helper program for a probe (the bwrap probe, the
 // launcher's `id` and wrapped `/bin/true`), started as SpawnAndWait starts
