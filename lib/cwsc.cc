@@ -29,6 +29,7 @@
 #include "compiler/paths.h"
 #include "ir/diagnostic_status.h"
 #include "ir/diagnostics.h"
+#include "ir/display.h"
 #include "ir/plan.h"
 #include "ir/plan_json.h"
 #include "lib/version.h"
@@ -55,6 +56,7 @@ struct cwsc_options {
   std::optional<std::string> cwd;
   std::string policy_name;
   std::optional<std::string> escalate;
+  std::optional<std::string> linux_backend;
   bool no_project_config = false;
   bool unlisted_as_missing = false;
   std::vector<std::string> program;
@@ -314,6 +316,7 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   copts.cwd = o.cwd;
   copts.policy_name = policy.policy_name;
   copts.escalate = o.escalate;
+  copts.linux_backend = o.linux_backend;
   copts.read_project_config = !o.no_project_config;
 
   std::unique_ptr<cwsc_facts> own;
@@ -485,6 +488,9 @@ cwsc_status cwsc_options_set_policy_name(cwsc_options* options, const char* name
 }
 cwsc_status cwsc_options_set_escalate(cwsc_options* options, const char* target) {
   return cwsc::lib::SetString(options, &cwsc_options::escalate, target);
+}
+cwsc_status cwsc_options_set_linux_backend(cwsc_options* options, const char* name) {
+  return cwsc::lib::SetString(options, &cwsc_options::linux_backend, name);
 }
 cwsc_status cwsc_options_set_no_project_config(cwsc_options* options, int no_project) {
   if (!options) return CWSC_E_USAGE;
@@ -966,14 +972,17 @@ cwsc_status cwsc_spawn(const cwsc_plan* plan, cwsc_facts* facts, const cwsc_spaw
       const char* code = not_run.cwsc_exit_code == cwsc::runtime::kExitNoSandbox ? "no-sandbox"
                          : not_run.refusal.empty()                               ? "cannot-run"
                                                                                  : "refused";
-      return sink.Error(CWSC_E_REFUSED, code, std::string(started.status().message()));
+      // The reason quotes paths the command may have written: escaped as
+      // `cwsc run` prints it (ir/display.h), so no engine shows them raw.
+      return sink.Error(CWSC_E_REFUSED, code,
+                        ir::Displayable(std::string(started.status().message())));
     }
     auto child = std::make_unique<cwsc_child>();
     child->child = *std::move(started);
     for (const std::string& w : child->child->outcome().warnings) {
       Diagnostic d;
       d.severity = Diagnostic::Severity::kWarning;
-      d.message = w;
+      d.message = ir::Displayable(w);
       sink.Add(d, "run");
     }
     *out = child.release();

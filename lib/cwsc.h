@@ -161,6 +161,9 @@ CWSC_API cwsc_status cwsc_options_set_cwd(cwsc_options* options, const char* cwd
 CWSC_API cwsc_status cwsc_options_set_policy_name(cwsc_options* options, const char* name);
 /* --escalate MODE: an approved per-command escalation target. NULL resets. */
 CWSC_API cwsc_status cwsc_options_set_escalate(cwsc_options* options, const char* target);
+/* --linux-backend NAME: sandbox_linux_backend = NAME over every layer
+ * ("auto", "bwrap", "landlock"; docs/config.md). NULL resets. */
+CWSC_API cwsc_status cwsc_options_set_linux_backend(cwsc_options* options, const char* name);
 /* --no-project-config when nonzero: the project's .codewhale/config.toml is not read. */
 CWSC_API cwsc_status cwsc_options_set_no_project_config(cwsc_options* options, int no_project);
 /* --unlisted-as-missing when nonzero: recorded facts answer "missing" for a

@@ -114,6 +114,10 @@ class Options {
     cwsc_options_set_escalate(h_.get(), mode.c_str());
     return *this;
   }
+  Options& LinuxBackend(const std::string& name) {
+    cwsc_options_set_linux_backend(h_.get(), name.c_str());
+    return *this;
+  }
   Options& NoProjectConfig(bool on = true) {
     cwsc_options_set_no_project_config(h_.get(), on ? 1 : 0);
     return *this;

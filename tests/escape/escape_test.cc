@@ -245,6 +245,7 @@ TEST_P(EscapeTest, HardLinkToAProtectedFileIsRefused) {
 // 7. `--json -o FILE`: a symlink the command planted at FILE is never
 // followed, and the file is written where it was when the run started.
 TEST_P(EscapeTest, JsonResultFileNeverFollowsASymlink) {
+  CWSC_ONLY_THROUGH_CWSC_RUN("how `cwsc run --json -o` writes its file");
   mkdir((ws + "/out").c_str(), 0755);
   ChownAll();
   std::vector<std::string> argv = Prefix(BaseEnv());
@@ -260,6 +261,7 @@ TEST_P(EscapeTest, JsonResultFileNeverFollowsASymlink) {
 
 // 8. The JSON result travels on a channel the command cannot write.
 TEST_P(EscapeTest, JsonResultCannotBeForgedByTheCommand) {
+  CWSC_ONLY_THROUGH_CWSC_RUN("the --json result channel of `cwsc run`");
   std::string inner =
       ShJoin(CwscArgv({"/bin/sh", "-c",
                        "printf '{\"sandbox_kind\":\"forged\"}' >&2; "

@@ -714,14 +714,17 @@ TEST_P(Trust2Test, PlantedNamesReachTheTerminalOnlyEscaped) {
   };
   RunResult r = Sh("echo RAN", {}, "ask", ws + "/sub");
   check(r);
-  // --json keeps them escaped too (a JSON string), and stderr the same.
-  std::vector<std::string> argv = Prefix(BaseEnv());
-  std::vector<std::string> c =
-      CwscArgv({"/bin/sh", "-c", "echo RAN"}, {"--json"}, "ask", ws + "/sub");
-  argv.insert(argv.end(), c.begin(), c.end());
-  RunResult j = ::cwsc::testing::Run(argv);
-  EXPECT_THAT(j.out, Not(HasSubstr("\x1b")));
-  EXPECT_THAT(j.out, Not(HasSubstr("\x07")));
+  // --json keeps them escaped too (a JSON string), and stderr the same
+  // (the cwsc program's own channel: not through cwsc_spawn).
+  if (!ThroughSpawn()) {
+    std::vector<std::string> argv = Prefix(BaseEnv());
+    std::vector<std::string> c =
+        CwscArgv({"/bin/sh", "-c", "echo RAN"}, {"--json"}, "ask", ws + "/sub");
+    argv.insert(argv.end(), c.begin(), c.end());
+    RunResult j = ::cwsc::testing::Run(argv);
+    EXPECT_THAT(j.out, Not(HasSubstr("\x1b")));
+    EXPECT_THAT(j.out, Not(HasSubstr("\x07")));
+  }
   plant =
       Sh("rm sub/outer && rm -r sub/.codewhale/x && ln -s \"../../$(printf "
          "'\\033]0;PWNED\\007\\ncwsc: ok')\" sub/.codewhale/cfg && echo PLANTED");
