@@ -3,7 +3,14 @@
 # argv of `cwsc compile --target bwrap --format nul` byte for byte
 # (docs/embedding.md).
 #
-# usage: embed_test.sh SOURCE_ROOT BUILD_ROOT CWSC_BIN [c|python|rust|static ...]
+# usage: embed_test.sh SOURCE_ROOT BUILD_ROOT CWSC_BIN [c|cpp|python|rust|static ...]
+#
+# The C, C++ and Rust bindings also run commands through cwsc_spawn
+# (cwsc_spawn.c, cpp/cwsc_spawn.cc, the crate's cwsc-spawn): a planted
+# secret stays out, the policy holds, the timeout ends the command (124) and
+# Ctrl-C reaches its handler, as root and as the unprivileged user
+# cwsc-escape (created under CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1, as the
+# hostile-command suites create it; skipped otherwise).
 #
 # `meson install --destdir D` installs into a temporary D; pkg-config finds
 # cwsc.pc there (PKG_CONFIG_PATH, PKG_CONFIG_SYSROOT_DIR=D). Each binding
@@ -14,9 +21,10 @@
 set -eu
 src=$1 build=$2 cwsc=$3
 shift 3
-[ $# -gt 0 ] || set -- c static python rust
+[ $# -gt 0 ] || set -- c cpp static python rust
 
-D=$(mktemp -d "${TMPDIR:-/tmp}/cwsc-embed.XXXXXX")
+D=$(mktemp -d "${TMPDIR:-/var/tmp}/cwsc-embed.XXXXXX")
+chmod 755 "$D"  # the second user runs the programs built here
 trap 'rm -rf "$D"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 need() {
@@ -87,6 +95,97 @@ compare() {
   echo "ok $name: $n argvs and the error text agree with cwsc compile"
 }
 
+# run_as WHO DIR CMD...: becomes CMD (exec, so a job's pid is the
+# program's) in DIR with a clean environment, as root ("root") or as the
+# second user ("user"). Call it in a subshell.
+user=cwsc-escape
+run_as() {
+  who=$1
+  cd "$2" || exit 1
+  shift 2
+  set -- /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$w/home" LANG=C.UTF-8 \
+    LD_LIBRARY_PATH="$libdir" MY_SECRET_TOKEN=planted-secret-value "$@"
+  if [ "$who" = user ]; then
+    exec /usr/bin/setpriv --reuid "$user" --regid "$user" --clear-groups -- "$@"
+  fi
+  exec "$@"
+}
+
+# spawn_checks NAME LIBDIR PROGRAM: PROGRAM POLICY MODE [--timeout S] -- CMD
+# runs CMD confined through cwsc_spawn, once as each identity.
+spawn_checks() {
+  name=$1 libdir=$2
+  shift 2
+  whos=root
+  if [ "$(id -u)" = 0 ] && { [ "${CI:-}" = true ] || [ "${CWSC_ALLOW_SYSTEM_CHANGES:-}" = 1 ]; }; then
+    getent passwd "$user" >/dev/null || /usr/sbin/useradd --system --user-group --no-create-home \
+      --shell /usr/sbin/nologin "$user" 2>/dev/null || getent passwd "$user" >/dev/null \
+      || fail "cannot create the user $user"
+    whos="root user"
+  elif [ "$(id -u)" = 0 ]; then
+    echo "note: $name: the second user's runs need CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1" >&2
+  fi
+  for who in $whos; do
+    w=$D/spawn-$name-$who
+    mkdir -p "$w/ws" "$w/outside" "$w/home"
+    echo ORIGINAL > "$w/outside/target"
+    [ "$who" = user ] && chown -R "$user:$user" "$w"
+    run() { (run_as "$who" "$w/ws" "$@"); }
+    policy=$src/examples/workspace.toml
+    # 1. The environment: the allow-list and the markers, no planted secret.
+    set +e
+    run "$@" "$policy" ask -- /usr/bin/env > "$w/env" 2> "$w/err"
+    rc=$?
+    set -e
+    [ "$rc" = 0 ] || fail "$name ($who): env exits $rc: $(cat "$w/err")"
+    grep -q '^CODEWHALE_SANDBOX=' "$w/env" || fail "$name ($who): no sandbox marker: $(cat "$w/env")"
+    grep -q planted-secret-value "$w/env" && fail "$name ($who): the planted secret reached the command"
+    # 2. The policy holds: the workspace is writable, outside is not.
+    set +e
+    run "$@" "$policy" ask -- /bin/sh -c \
+      "echo made > made; echo evil > $w/outside/target; echo evil > $w/outside/new" \
+      > /dev/null 2> "$w/err"
+    set -e
+    [ "$(cat "$w/ws/made" 2>/dev/null)" = made ] || fail "$name ($who): the workspace is not writable: $(cat "$w/err")"
+    [ "$(cat "$w/outside/target")" = ORIGINAL ] || fail "$name ($who): a file outside was written"
+    [ -e "$w/outside/new" ] && fail "$name ($who): a file was created outside"
+    # 3. The timeout ends the command: 124, well before the command would end.
+    start=$(date +%s)
+    set +e
+    run "$@" "$policy" ask --timeout 1 -- /bin/sleep 30 > /dev/null 2> "$w/err"
+    rc=$?
+    set -e
+    took=$(($(date +%s) - start))
+    [ "$rc" = 124 ] || fail "$name ($who): the timeout gives $rc, expected 124: $(cat "$w/err")"
+    [ "$took" -lt 15 ] || fail "$name ($who): the timeout took $took s"
+    # 4. Ctrl-C (SIGINT to the program) reaches the command's handler.
+    (run_as "$who" "$w/ws" "$@" "$policy" ask -- /bin/sh -c \
+      'trap "echo got-int; exit 7" INT; echo ready; while :; do sleep 0.1; done') \
+      > "$w/int" 2> "$w/err" &
+    pid=$!
+    n=0
+    until grep -q ready "$w/int" 2>/dev/null; do
+      n=$((n + 1))
+      [ $n -lt 200 ] || { kill -9 "$pid"; fail "$name ($who): the command never started: $(cat "$w/err")"; }
+      sleep 0.1
+    done
+    kill -INT "$pid"
+    n=0
+    while kill -0 "$pid" 2>/dev/null; do
+      n=$((n + 1))
+      [ $n -lt 200 ] || { kill -9 "$pid"; fail "$name ($who): Ctrl-C did not end the command"; }
+      sleep 0.1
+    done
+    set +e
+    wait "$pid"
+    rc=$?
+    set -e
+    [ "$rc" = 7 ] || fail "$name ($who): after Ctrl-C it exits $rc, expected 7: $(cat "$w/int" "$w/err")"
+    grep -q got-int "$w/int" || fail "$name ($who): the handler did not run"
+  done
+  echo "ok $name: cwsc_spawn keeps the secret out, holds the policy, times out and forwards Ctrl-C ($whos)"
+}
+
 for binding in "$@"; do
   case $binding in
     c)
@@ -96,6 +195,17 @@ for binding in "$@"; do
       readelf -d "$D/cwsc_argv_c" | grep -q 'NEEDED.*libcwsc.so.0' \
         || fail "the C example is not linked to libcwsc.so.0"
       LD_LIBRARY_PATH=$libdir compare c "$D/cwsc_argv_c"
+      # shellcheck disable=SC2086
+      cc -std=c99 -Wall -Wextra -Werror "$src/examples/embed/c/cwsc_spawn.c" $flags \
+        -o "$D/cwsc_spawn_c" || fail "the C spawn example does not build"
+      spawn_checks c "$libdir" "$D/cwsc_spawn_c"
+      ;;
+    cpp)
+      need c++
+      # shellcheck disable=SC2086
+      c++ -std=c++17 -Wall -Wextra -Werror "$src/examples/embed/cpp/cwsc_spawn.cc" $flags \
+        -o "$D/cwsc_spawn_cpp" || fail "the C++ spawn example does not build"
+      spawn_checks cpp "$libdir" "$D/cwsc_spawn_cpp"
       ;;
     static)
       # libcwsc.a with its own dependencies from `pkg-config --static`.
@@ -122,6 +232,7 @@ for binding in "$@"; do
         --manifest-path "$src/examples/embed/rust/Cargo.toml" \
         || fail "the Rust example does not build"
       LD_LIBRARY_PATH=$libdir compare rust "$D/target/debug/cwsc-argv"
+      spawn_checks rust "$libdir" "$D/target/debug/cwsc-spawn"
       ;;
     *) fail "unknown binding $binding" ;;
   esac
