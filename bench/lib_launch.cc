@@ -4,8 +4,10 @@
 // libcwsc, takes the bwrap argv and the seccomp program (into a memfd on fd
 // 3), spawns bwrap (posix_spawn) and waits. Bare bwrap runs the argv computed once,
 // its seccomp program from a file on fd 3, the way bench/run_overhead.sh
-// runs it. Both run /bin/true, interleaved so they see the same machine
-// load; `cwsc run` joins them when its binary is given.
+// runs it. A third launcher compiles and runs the plan through cwsc_spawn,
+// which adds every exec-time check of `cwsc run`. All run /bin/true,
+// interleaved so they see the same machine load; `cwsc run` joins them when
+// its binary is given.
 //
 //   build/bench/lib_launch [RUNS] [CWSC_BINARY]
 //
@@ -166,7 +168,30 @@ int main(int argc, char** argv) {
   run_argv.push_back(nullptr);
   auto cli_launch = [&]() -> int { return Spawn(run_argv.data(), -1, ws); };
 
-  std::vector<std::function<int()>> launchers = {bare_launch, lib_launch};
+  // The library running the plan itself (cwsc_spawn): every exec-time check
+  // and hardening of `cwsc run`, no cwsc process.
+  cwsc_spawn_options* spawn_options = cwsc_spawn_options_new();
+  const char* env[] = {"PATH=/usr/local/bin:/usr/bin:/bin"};
+  cwsc_spawn_options_set_env(spawn_options, env, 1);
+  auto spawn_launch = [&]() -> int {
+    cwsc_plan* plan = nullptr;
+    if (cwsc_compile(policy, "ask", facts, options, &plan, nullptr) != CWSC_OK) return -1;
+    cwsc_child* child = nullptr;
+    int rc = -1;
+    cwsc_diagnostics* diags = nullptr;
+    if (cwsc_spawn(plan, facts, spawn_options, &child, &diags) == CWSC_OK) {
+      cwsc_child_wait(child);
+      rc = cwsc_child_exit_code(child);
+    } else {
+      std::fputs(cwsc_diagnostics_render(diags), stderr);
+    }
+    cwsc_diagnostics_free(diags);
+    cwsc_child_free(child);
+    cwsc_plan_free(plan);
+    return rc;
+  };
+
+  std::vector<std::function<int()>> launchers = {bare_launch, lib_launch, spawn_launch};
   if (!cwsc_bin.empty()) launchers.push_back(cli_launch);
   std::vector<std::vector<double>> times(launchers.size()), cpu(launchers.size());
   std::vector<double> compile_times;
@@ -200,7 +225,8 @@ int main(int argc, char** argv) {
       "children) | CPU vs bare |\n|---|---|---|---|---|---|\n");
   std::printf("| bare bwrap (argv computed once) | %d | %.2f | 1.00x | %.2f | 1.00x |\n", runs, b,
               bc);
-  const char* names[] = {"", "libcwsc compile + spawn bwrap", "cwsc run"};
+  const char* names[] = {"", "libcwsc compile + spawn bwrap",
+                         "libcwsc compile + cwsc_spawn (the checks of cwsc run)", "cwsc run"};
   for (size_t j = 1; j < launchers.size(); ++j) {
     const double w = Median(times[j]), c = mean(cpu[j]);
     std::printf("| %s | %d | %.2f | %.2fx (%+.2f ms) | %.2f | %.2fx (%+.2f ms) |\n", names[j], runs,
@@ -210,6 +236,7 @@ int main(int argc, char** argv) {
       "\nlibrary share per launch (compile, argv, seccomp program into a memfd): "
       "median %.3f ms\n",
       Median(compile_times));
+  cwsc_spawn_options_free(spawn_options);
   cwsc_options_free(options);
   cwsc_facts_free(facts);
   cwsc_policy_free(policy);
