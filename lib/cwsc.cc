@@ -391,6 +391,23 @@ cwsc_status Refused(Sink& sink, const ir::LaunchPlan& plan) {
                                  plan.refusal ? plan.refusal->origin.Describe() : "", ")"));
 }
 
+// CopyStrings copies `n` C strings into `out`: CWSC_E_USAGE for a NULL
+// array (with n > 0) or entry, CWSC_E_INTERNAL when out of memory.
+cwsc_status CopyStrings(const char* const* v, size_t n, std::vector<std::string>* out) {
+  if (n > 0 && !v) return CWSC_E_USAGE;
+  try {
+    std::vector<std::string> list;
+    for (size_t i = 0; i < n; ++i) {
+      if (!v[i]) return CWSC_E_USAGE;
+      list.emplace_back(v[i]);
+    }
+    *out = std::move(list);
+    return CWSC_OK;
+  } catch (...) {
+    return CWSC_E_INTERNAL;
+  }
+}
+
 // OutcomeOf: a child's result once a wait said it ended, else nullptr.
 const runtime::ExecOutcome* OutcomeOf(const cwsc_child* child) {
   return child && child->done.load() ? &child->child->outcome() : nullptr;
@@ -503,18 +520,8 @@ cwsc_status cwsc_options_set_unlisted_as_missing(cwsc_options* options, int as_m
   return CWSC_OK;
 }
 cwsc_status cwsc_options_set_program(cwsc_options* options, const char* const* argv, size_t argc) {
-  if (!options || (argc > 0 && !argv)) return CWSC_E_USAGE;
-  try {
-    std::vector<std::string> program;
-    for (size_t i = 0; i < argc; ++i) {
-      if (!argv[i]) return CWSC_E_USAGE;
-      program.emplace_back(argv[i]);
-    }
-    options->program = std::move(program);
-    return CWSC_OK;
-  } catch (...) {
-    return CWSC_E_INTERNAL;
-  }
+  if (!options) return CWSC_E_USAGE;
+  return cwsc::lib::CopyStrings(argv, argc, &options->program);
 }
 void cwsc_options_free(cwsc_options* options) { delete options; }
 
@@ -861,38 +868,21 @@ cwsc_spawn_options* cwsc_spawn_options_new(void) {
 
 cwsc_status cwsc_spawn_options_set_program(cwsc_spawn_options* options, const char* const* argv,
                                            size_t argc) {
-  if (!options || (argc > 0 && !argv)) return CWSC_E_USAGE;
-  try {
-    if (argc == 0) {
-      options->program.reset();
-      return CWSC_OK;
-    }
-    std::vector<std::string> program;
-    for (size_t i = 0; i < argc; ++i) {
-      if (!argv[i]) return CWSC_E_USAGE;
-      program.emplace_back(argv[i]);
-    }
-    options->program = std::move(program);
+  if (!options) return CWSC_E_USAGE;
+  if (argc == 0) {
+    options->program.reset();
     return CWSC_OK;
-  } catch (...) {
-    return CWSC_E_INTERNAL;
   }
+  std::vector<std::string> program;
+  cwsc_status s = cwsc::lib::CopyStrings(argv, argc, &program);
+  if (s == CWSC_OK) options->program = std::move(program);
+  return s;
 }
 
 cwsc_status cwsc_spawn_options_set_env(cwsc_spawn_options* options, const char* const* env,
                                        size_t count) {
-  if (!options || (count > 0 && !env)) return CWSC_E_USAGE;
-  try {
-    std::vector<std::string> list;
-    for (size_t i = 0; i < count; ++i) {
-      if (!env[i]) return CWSC_E_USAGE;
-      list.emplace_back(env[i]);
-    }
-    options->env = std::move(list);
-    return CWSC_OK;
-  } catch (...) {
-    return CWSC_E_INTERNAL;
-  }
+  if (!options) return CWSC_E_USAGE;
+  return cwsc::lib::CopyStrings(env, count, &options->env);
 }
 
 cwsc_status cwsc_spawn_options_set_stdio(cwsc_spawn_options* options, int in, int out, int err) {
