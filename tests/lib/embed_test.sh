@@ -5,8 +5,9 @@
 #
 # usage: embed_test.sh SOURCE_ROOT BUILD_ROOT CWSC_BIN [c|cpp|python|rust|static ...]
 #
-# The C, C++ and Rust bindings also run commands through cwsc_spawn
-# (cwsc_spawn.c, cpp/cwsc_spawn.cc, the crate's cwsc-spawn): a planted
+# The C, C++, Python and Rust bindings also run commands through cwsc_spawn
+# (cwsc_spawn.c, cpp/cwsc_spawn.cc, python/cwsc_spawn.py, the crate's
+# cwsc-spawn): a planted
 # secret stays out, the policy holds, the timeout ends the command (124) and
 # Ctrl-C reaches its handler, as root and as the unprivileged user
 # cwsc-escape (created under CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1, as the
@@ -223,6 +224,8 @@ for binding in "$@"; do
       need python3
       CWSC_LIBRARY=$libdir/libcwsc.so.0 compare python \
         python3 "$src/examples/embed/python/cwsc_argv.py"
+      spawn_checks python "$libdir" /usr/bin/env CWSC_LIBRARY="$libdir/libcwsc.so.0" \
+        /usr/bin/python3 "$src/examples/embed/python/cwsc_spawn.py"
       ;;
     rust)
       need /usr/bin/cargo
