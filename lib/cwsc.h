@@ -326,9 +326,9 @@ CWSC_API void cwsc_verdict_free(cwsc_verdict* verdict);
  * The child's process is made by a thread of the library that lives as long
  * as the process: the kernel ends a child whose parent-death signal is set
  * (bwrap's --die-with-parent) when the thread that made it exits, so the
- * engine may call cwsc_spawn from a short-lived thread. A process that
- * calls fork(2) has no such thread in the copy; spawn before forking or
- * exec after it. Thread safety: cwsc_spawn may run on many threads at once;
+ * engine may call cwsc_spawn from a short-lived thread. A process made by
+ * fork(2) has none of its parent's threads: it gets a spawning thread of its
+ * own on its first cwsc_spawn. Thread safety: cwsc_spawn may run on many threads at once;
  * one child's wait, signal and kill may be called from different threads;
  * cwsc_child_free once, after every other call on it has returned. */
 CWSC_API cwsc_spawn_options* cwsc_spawn_options_new(void);

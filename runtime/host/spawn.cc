@@ -693,8 +693,14 @@ namespace {
 // program can run there, nor in a child that shares its memory until exec).
 class Spawner {
  public:
+  // Get is this process's spawner. A process made by fork(2) has none of
+  // its parent's threads, so it gets a spawner of its own on first use
+  // (the parent's object, its thread gone, is left as it is).
   static Spawner& Get() {
-    static Spawner* spawner = new Spawner();  // never destroyed: its thread runs on
+    static std::mutex mu;
+    static Spawner* spawner = nullptr;  // never destroyed: its thread runs on
+    std::lock_guard<std::mutex> lock(mu);
+    if (spawner == nullptr || spawner->pid_ != getpid()) spawner = new Spawner();
     return *spawner;
   }
 
@@ -714,7 +720,7 @@ class Spawner {
     bool done = false;
   };
 
-  Spawner() {
+  Spawner() : pid_(getpid()) {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);  // the new thread inherits it
@@ -737,6 +743,7 @@ class Spawner {
     }
   }
 
+  const pid_t pid_;  // the process whose thread this is
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Job*> queue_;

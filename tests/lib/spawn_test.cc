@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -279,6 +280,38 @@ TEST_P(SpawnTest, AChangedHostRefusesTheRunAndNothingStarts) {
   EXPECT_EQ(child.diagnostics()[0].code, "refused");
   EXPECT_THAT(child.diagnostics()[0].message, HasSubstr(ws_));
   EXPECT_EQ(access((moved + "/ran").c_str(), F_OK), -1);
+}
+
+// A process made by fork(2) after the library has spawned has none of its
+// parent's threads, the spawner's included: it gets its own, not a hang.
+TEST_P(SpawnTest, AForkedProcessSpawnsToo) {
+  std::optional<cwsc::Plan> plan = Compile();
+  ASSERT_TRUE(plan);
+  cwsc::SpawnOptions so;
+  so.Program({"/bin/true"}).Env(Env());
+  {
+    cwsc::Result<cwsc::Child> first = plan->Spawn(so, &facts_);
+    ASSERT_TRUE(first.ok()) << first.diagnostics().Render();
+    ASSERT_EQ(first->Wait().exit_code, 0);
+  }
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    cwsc::Result<cwsc::Child> child = plan->Spawn(so, &facts_);
+    _exit(child.ok() ? child->Wait().exit_code : 99);
+  }
+  int status = -1;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (kill(pid, 0) == 0 && waitpid(pid, &status, WNOHANG) == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "the forked process's cwsc_spawn did not return within 30 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SpawnTest,
