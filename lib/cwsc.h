@@ -347,9 +347,10 @@ CWSC_API cwsc_status cwsc_spawn_options_set_env(cwsc_spawn_options* options, con
  * for /dev/null (the default for all three). */
 CWSC_API cwsc_status cwsc_spawn_options_set_stdio(cwsc_spawn_options* options, int in, int out,
                                                   int err);
-/* A timeout in seconds (0: none, the default): when it fires during a
- * cwsc_child_wait*, the command's process group gets SIGTERM and, after
- * `kill_grace_seconds` (default 2), SIGKILL, as `cwsc run --timeout` does. */
+/* A timeout in seconds (0: none, the default): the command's process group
+ * gets SIGTERM when it fires and, after `kill_grace_seconds` (default 2),
+ * SIGKILL, as `cwsc run --timeout` does. It fires whether or not a wait is
+ * running (an engine may watch the pidfd alone). */
 CWSC_API cwsc_status cwsc_spawn_options_set_timeout(cwsc_spawn_options* options, double seconds,
                                                     double kill_grace_seconds);
 /* Nonzero: a `none` plan whose policy asks for a sandbox is refused

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -794,11 +795,30 @@ absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& req
   if (request.timeout_seconds > 0) {
     child->timeout_at_ms_ = NowMs() + static_cast<int64_t>(request.timeout_seconds * 1000);
   }
-  if (child->err_read_ >= 0) {
-    StartedChild* c = child.get();
-    child->pump_ = std::thread([c] { c->PumpStderr(); });
-  }
+  StartedChild* c = child.get();
+  if (child->err_read_ >= 0) child->pump_ = std::thread([c] { c->PumpStderr(); });
+  if (child->timeout_at_ms_ >= 0) child->timer_ = std::thread([c] { c->KeepTime(); });
   return child;
+}
+
+void StartedChild::KeepTime() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (done_.load() || stop_timer_) return;
+    int64_t now = NowMs();
+    if (kill_at_ms_ < 0 && now >= timeout_at_ms_) {
+      // Not reaped while mu_ is held, so the group's id is still the child's.
+      result_.timed_out = true;
+      SignalGroup(pid_, SIGTERM, spare_ ? pid_ : 0);
+      kill_at_ms_ = now + static_cast<int64_t>(kill_grace_seconds_ * 1000);
+    } else if (kill_at_ms_ >= 0 && now >= kill_at_ms_) {
+      kill(-pid_, SIGKILL);
+      kill(pid_, SIGKILL);
+      return;
+    }
+    int64_t next = kill_at_ms_ >= 0 ? kill_at_ms_ : timeout_at_ms_;
+    timer_cv_.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(1, next - NowMs())));
+  }
 }
 
 void StartedChild::PumpStderr() {
@@ -894,6 +914,7 @@ void StartedChild::ReapLocked() {
     }
   }
   done_.store(true);
+  timer_cv_.notify_all();
 }
 
 void StartedChild::Signal(int sig) {
@@ -914,6 +935,14 @@ StartedChild::~StartedChild() {
   if (pid_ > 0 && !done_.load()) {
     Kill();
     Wait(-1);
+  }
+  if (timer_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_timer_ = true;
+    }
+    timer_cv_.notify_all();
+    timer_.join();
   }
   if (pump_.joinable()) {
     stop_pump_.store(true);

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -125,8 +126,8 @@ class StartedChild {
   // A pidfd of the direct child (readable once it has exited; -1 on kernels
   // without pidfd_open). Stays open until this object is destroyed.
   int pidfd() const { return pidfd_; }
-  // Wait waits up to `timeout_ms` (negative: without limit) for the child,
-  // enforcing the request's timeout meanwhile. True once it has ended and
+  // Wait waits up to `timeout_ms` (negative: without limit) for the child.
+  // The request's timeout fires whether or not anyone waits. True once it has ended and
   // been reaped (then result() holds its status, and the rest of its
   // process group has been killed).
   bool Wait(int timeout_ms);
@@ -144,6 +145,7 @@ class StartedChild {
   StartedChild() = default;
   void ReapLocked();  // mu_ held
   void PumpStderr();  // the stderr thread
+  void KeepTime();    // the timeout's thread
 
   pid_t pid_ = -1;
   int pidfd_ = -1;
@@ -161,6 +163,11 @@ class StartedChild {
   int err_copy_ = -1;  // the caller's stderr, duplicated; -1: none
   std::atomic<bool> stop_pump_{false};
   std::thread pump_;
+  // The timeout fires on a thread of its own, so an engine that only
+  // watches the pidfd sees it too; a wait enforces it as well.
+  std::condition_variable timer_cv_;
+  bool stop_timer_ = false;  // mu_ held
+  std::thread timer_;
 };
 
 // StartChild starts `request`'s command with `stdio` and returns once it has

@@ -180,6 +180,24 @@ TEST_P(SpawnTest, TheTimeoutEndsTheTree) {
   cwsc_string_free(json);
 }
 
+// An engine with an event loop of its own watches the pidfd and waits only
+// once it is readable: the timeout must fire without a wait running.
+TEST_P(SpawnTest, TheTimeoutFiresWithoutAWait) {
+  std::optional<cwsc::Plan> plan = Compile();
+  ASSERT_TRUE(plan);
+  cwsc::SpawnOptions so;
+  so.Program({"/bin/sleep", "30"}).Env(Env()).Timeout(0.5, 0.5);
+  cwsc::Result<cwsc::Child> child = plan->Spawn(so, &facts_);
+  ASSERT_TRUE(child.ok()) << child.diagnostics().Render();
+  ASSERT_GE(child->Pidfd(), 0);
+  pollfd p{child->Pidfd(), POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 15000), 1) << "the command still ran 15 s later";
+  std::optional<cwsc::ChildResult> r = child->WaitFor(5000);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_EQ(r->exit_code, 124);
+}
+
 TEST_P(SpawnTest, AnInterruptReachesTheCommandsHandler) {
   std::optional<cwsc::Plan> plan = Compile();
   ASSERT_TRUE(plan);

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   int done = 0;
   while (!done) {
     struct pollfd fds[2] = {{sfd, POLLIN, 0}, {cwsc_child_pidfd(child), POLLIN, 0}};
-    poll(fds, 2, 100); /* the timeout is enforced by the wait below */
+    poll(fds, 2, fds[1].fd >= 0 ? -1 : 100); /* a signal to forward, or the child ended */
     if (fds[0].revents & POLLIN) {
       struct signalfd_siginfo si;
       if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {

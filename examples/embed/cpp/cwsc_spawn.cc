@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   std::optional<cwsc::ChildResult> result;
   while (!result) {
     pollfd fds[2] = {{sfd, POLLIN, 0}, {child->Pidfd(), POLLIN, 0}};
-    poll(fds, 2, 100);  // the timeout is enforced by the wait below
+    poll(fds, 2, fds[1].fd >= 0 ? -1 : 100);  // a signal to forward, or the child ended
     if (fds[0].revents & POLLIN) {
       signalfd_siginfo si;
       if (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {

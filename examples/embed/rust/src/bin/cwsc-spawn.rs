@@ -89,7 +89,8 @@ fn run() -> Result<u8, String> {
     }
     let status = loop {
         let mut fds = [PollFd { fd: sfd, events: POLLIN, revents: 0 }, PollFd { fd: child.pidfd(), events: POLLIN, revents: 0 }];
-        unsafe { poll(fds.as_mut_ptr(), 2, 100) }; // the timeout is enforced by the wait below
+        let wait_ms = if fds[1].fd >= 0 { -1 } else { 100 };
+        unsafe { poll(fds.as_mut_ptr(), 2, wait_ms) }; // a signal to forward, or the child ended
         if fds[0].revents & POLLIN != 0 {
             let mut info = [0u8; 128]; // struct signalfd_siginfo; ssi_signo first
             if unsafe { read(sfd, info.as_mut_ptr(), info.len()) } == 128 {
