@@ -851,46 +851,30 @@ void StartedChild::PumpStderr() {
 }
 
 bool StartedChild::Wait(int timeout_ms) {
-  if (done_.load()) return true;
+  // The timeout is the timer thread's (KeepTime): a wait only watches.
   int64_t until = timeout_ms < 0 ? -1 : NowMs() + timeout_ms;
   for (;;) {
-    int64_t now = NowMs();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (done_.load()) return true;
-      if (timeout_at_ms_ >= 0 && now >= timeout_at_ms_ && kill_at_ms_ < 0) {
-        result_.timed_out = true;
-        SignalGroup(pid_, SIGTERM, spare_ ? pid_ : 0);
-        kill_at_ms_ = now + static_cast<int64_t>(kill_grace_seconds_ * 1000);
+      if (!done_.load()) {
+        siginfo_t si{};
+        if (waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == pid_) {
+          ReapLocked();
+        }
       }
-      if (kill_at_ms_ >= 0 && now >= kill_at_ms_) {
-        kill(-pid_, SIGKILL);
-        kill(pid_, SIGKILL);
-      }
-      siginfo_t si{};
-      if (waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          si.si_pid == pid_) {
-        ReapLocked();
-      }
-    }
-    if (done_.load()) {
-      // Every writer of the stderr pipe is gone (or ends within the pump's
-      // quiet interval).
-      if (pump_.joinable()) {
+      if (done_.load()) {
+        // Every writer of the stderr pipe is gone (or ends within the pump's
+        // quiet interval); joined under the lock, so no waiter returns
+        // before the sink has seen all of it.
         stop_pump_.store(true);
-        std::lock_guard<std::mutex> lock(mu_);
         if (pump_.joinable()) pump_.join();
+        return true;
       }
-      return true;
     }
-    int64_t next = until;
-    for (int64_t at :
-         {timeout_at_ms_ >= 0 && kill_at_ms_ < 0 ? timeout_at_ms_ : int64_t{-1}, kill_at_ms_}) {
-      if (at >= 0 && (next < 0 || at < next)) next = at;
-    }
-    now = NowMs();
+    int64_t now = NowMs();
     if (until >= 0 && now >= until) return false;
-    int wait_ms = next < 0 ? -1 : static_cast<int>(std::max<int64_t>(0, next - now));
+    int wait_ms = until < 0 ? -1 : static_cast<int>(until - now);
     if (pidfd_ >= 0) {
       pollfd p{pidfd_, POLLIN, 0};
       poll(&p, 1, wait_ms);

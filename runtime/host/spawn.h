@@ -163,8 +163,9 @@ class StartedChild {
   int err_copy_ = -1;  // the caller's stderr, duplicated; -1: none
   std::atomic<bool> stop_pump_{false};
   std::thread pump_;
-  // The timeout fires on a thread of its own, so an engine that only
-  // watches the pidfd sees it too; a wait enforces it as well.
+  // The timeout fires on a thread of its own (KeepTime), so an engine that
+  // only watches the pidfd sees it too. Deadlines are read and written with
+  // mu_ held.
   std::condition_variable timer_cv_;
   bool stop_timer_ = false;  // mu_ held
   std::thread timer_;
