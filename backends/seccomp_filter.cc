@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -78,9 +81,34 @@ std::string OneLine(const std::string& text) { return ir::Displayable(text); }
 }  // namespace
 
 absl::StatusOr<std::string> EmitSeccompBpf(const ir::SyscallFilter& filter) {
+  // The program depends only on each rule's call, tests and errno: an
+  // engine launching many commands under one policy builds it once
+  // (libseccomp takes tens of microseconds). A few recent programs are kept.
+  std::string key;
+  for (const ir::SyscallRule& r : filter.rules) {
+    absl::StrAppend(&key, r.syscall, ":", r.errno_value);
+    for (const ir::ArgTest& t : r.args) {
+      absl::StrAppend(&key, ",", t.index, "&", t.mask, "=", t.value);
+    }
+    key += ';';
+  }
+  static std::mutex mu;
+  static std::deque<std::pair<std::string, std::string>> recent;  // newest first
+  constexpr size_t kKept = 8;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [k, program] : recent) {
+      if (k == key) return program;
+    }
+  }
   absl::StatusOr<Ctx> ctx = Build(filter);
   if (!ctx.ok()) return ctx.status();
-  return Export(ctx->get(), &seccomp_export_bpf);
+  absl::StatusOr<std::string> program = Export(ctx->get(), &seccomp_export_bpf);
+  if (!program.ok()) return program;
+  std::lock_guard<std::mutex> lock(mu);
+  recent.emplace_front(std::move(key), *program);
+  if (recent.size() > kKept) recent.pop_back();
+  return program;
 }
 
 absl::StatusOr<std::string> EmitSeccompListing(const ir::SyscallFilter& filter) {

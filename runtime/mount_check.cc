@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -116,7 +117,7 @@ double Now() {
 }
 
 void Pause(long usec) {
-  timespec ts{0, usec * 1000};
+  timespec ts{usec / 1000000, (usec % 1000000) * 1000};
   nanosleep(&ts, nullptr);
 }
 
@@ -143,6 +144,36 @@ std::string ReadSmall(const std::string& path, int* err) {
   }
   close(fd);
   return out;
+}
+
+// RecentGateTimes: how long this process's recent sandboxes took from bwrap's
+// info to the gate (seconds).
+class RecentGateTimes {
+ public:
+  void Add(double seconds) {
+    std::lock_guard<std::mutex> lock(mu_);
+    times_[next_++ % kKept] = seconds;
+  }
+  // Shortest of the recent ones; 0 before any.
+  double Shortest() {
+    std::lock_guard<std::mutex> lock(mu_);
+    double best = 0;
+    for (double t : times_) {
+      if (t > 0 && (best == 0 || t < best)) best = t;
+    }
+    return best;
+  }
+
+ private:
+  static constexpr size_t kKept = 8;
+  std::mutex mu_;
+  double times_[kKept] = {};
+  size_t next_ = 0;
+};
+
+RecentGateTimes& GateTimes() {
+  static RecentGateTimes* times = new RecentGateTimes();
+  return *times;
 }
 
 }  // namespace
@@ -202,19 +233,29 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
   // (/proc/PID/syscall: "NR 0xARG0 ...").
   const std::string proc = absl::StrCat("/proc/", pid);
   const std::string at_gate = absl::StrCat(SYS_read, " 0x", absl::Hex(block_number), " ");
-  long pause = 50;
+  // Each look costs a wake-up; the first waits for most of the time this
+  // process's recent sandboxes took to reach the gate.
+  const double started = Now();
+  const double expected = GateTimes().Shortest();
+  if (expected > 0) Pause(static_cast<long>(expected * 0.8 * 1e6));
+  // Then every 100 us for a while (the sandbox is near), and less often if
+  // it takes longer than its predecessors did.
+  long pause = 100;
   int err = 0;
-  for (;;) {
+  for (int looks = 1;; ++looks) {
     std::string now = ReadSmall(proc + "/syscall", &err);
     if (err == ENOENT || err == ESRCH) return absl::OkStatus();  // bwrap ended: nothing ran
-    if (absl::StartsWith(now, at_gate)) break;
+    if (absl::StartsWith(now, at_gate)) {
+      GateTimes().Add(Now() - started);
+      break;
+    }
     if (Now() > deadline) {
       return absl::FailedPreconditionError(absl::StrCat(
           "bubblewrap's sandbox did not reach the point where its mounts are checked within ",
           kGateSeconds, " s (", err != 0 ? strerror(err) : "still setting up", "); nothing ran"));
     }
     Pause(pause);
-    if (pause < 200) pause *= 2;
+    if (looks == 20) pause = 200;
   }
   std::string mountinfo = ReadSmall(proc + "/mountinfo", &err);
   if (err != 0 || mountinfo.empty()) {

@@ -39,9 +39,10 @@ namespace {
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr char kDefaultPath[] = "/usr/local/bin:/usr/bin:/bin";
 
-// ExecFailure is what the child writes to the report pipe when it cannot
-// reach execve (stage 1: chdir, stage 2: exec, stage 3-6: confinement:
-// capabilities, no_new_privs, Landlock, seccomp).
+// ExecFailure is what the child writes into the parent's memory (it shares
+// it until exec) when it cannot reach execve (stage 1: chdir, stage 2:
+// exec, stage 3-6: confinement: capabilities, no_new_privs, Landlock,
+// seccomp).
 struct ExecFailure {
   int stage;
   int err;
@@ -221,10 +222,10 @@ struct ChildArgs {
   char* const* argv;
   char* const* envp;
   const char* cwd;
-  int stdin_fd;   // -1: keep ours
-  int stdout_fd;  // -1: keep ours
-  int stderr_fd;  // -1: keep ours
-  int report_fd;
+  int stdin_fd;                        // -1: keep ours
+  int stdout_fd;                       // -1: keep ours
+  int stderr_fd;                       // -1: keep ours
+  ExecFailure* failure;                // the parent's, written only by a child that then exits
   const std::pair<int, int>* inherit;  // {here, in the child}
   size_t inherit_count;
   bool take_terminal;
@@ -260,7 +261,7 @@ int ConfineSelf(const SpawnRequest::Confine& c) {
 // execs (CLONE_VM | CLONE_VFORK, as posix_spawn does; the parent is
 // suspended meanwhile): only system calls and no allocation. The only memory
 // of the parent it writes is errno, which the parent reads only when the
-// clone itself failed.
+// clone itself failed, and the ExecFailure of a child that then exits.
 int ChildMain(void* raw) {
   const ChildArgs& a = *static_cast<const ChildArgs*>(raw);
   setpgid(0, 0);
@@ -278,8 +279,7 @@ int ChildMain(void* raw) {
   if (a.stdout_fd >= 0) dup2(a.stdout_fd, STDOUT_FILENO);
   if (a.stderr_fd >= 0) dup2(a.stderr_fd, STDERR_FILENO);
   // Only 0, 1, 2 and the handed descriptors reach the program: everything
-  // else becomes close-on-exec (the report pipe already is).
-  int report = a.report_fd;
+  // else becomes close-on-exec.
   if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
     rlimit lim{};
     int max = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < (1u << 20)
@@ -289,7 +289,6 @@ int ChildMain(void* raw) {
   }
   for (size_t i = 0; i < a.inherit_count; ++i) {
     const auto& [here, there] = a.inherit[i];
-    if (report == there) report = fcntl(report, F_DUPFD_CLOEXEC, 64);
     if (here == there) {
       fcntl(there, F_SETFD, 0);
     } else {
@@ -297,15 +296,13 @@ int ChildMain(void* raw) {
     }
   }
   if (a.cwd != nullptr && chdir(a.cwd) != 0) {
-    ExecFailure f{1, errno};
-    WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
+    *a.failure = ExecFailure{1, errno};
     _exit(125);
   }
   if (a.confine != nullptr && a.confine->enabled) {
     int stage = ConfineSelf(*a.confine);
     if (stage != 0) {
-      ExecFailure f{stage, errno};
-      WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
+      *a.failure = ExecFailure{stage, errno};
       _exit(125);
     }
   }
@@ -316,8 +313,7 @@ int ChildMain(void* raw) {
     if (errno == EACCES || errno == ENOENT || errno == ENOTDIR) continue;
     break;
   }
-  ExecFailure f{2, saved};
-  WriteAll(report, reinterpret_cast<const char*>(&f), sizeof f);
+  *a.failure = ExecFailure{2, saved};
   _exit(127);
 }
 
@@ -410,9 +406,9 @@ struct Launched {
   std::optional<ExecFailure> failure;
 };
 
-// CloneAndExec starts the child and waits until it has exec'd or reported
-// why it could not (chdir or exec). Internal: an OS failure before the child
-// was started.
+// CloneAndExec starts the child and waits until it has reached its exec or
+// reported why it could not (chdir, confinement or exec). Internal: an OS
+// failure before the child was started.
 absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   std::vector<char*> cand_ptrs, argv_ptrs, env_ptrs;
   for (std::string& c : setup.candidates) cand_ptrs.push_back(c.data());
@@ -421,15 +417,11 @@ absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   for (std::string& e : setup.env) env_ptrs.push_back(e.data());
   env_ptrs.push_back(nullptr);
 
-  int report_pipe[2];
-  if (pipe2(report_pipe, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe: ", ErrnoText(errno)));
-  }
-  Fd report_r(report_pipe[0]), report_w(report_pipe[1]);
+  ExecFailure failure{0, 0};
   static const std::vector<std::pair<int, int>> kNone;
   const std::vector<std::pair<int, int>>& inherit = setup.inherit ? *setup.inherit : kNone;
   ChildArgs child_args{&cand_ptrs,     argv_ptrs.data(), env_ptrs.data(),      setup.cwd,
-                       setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,      report_w.get(),
+                       setup.stdin_fd, setup.stdout_fd,  setup.stderr_fd,      &failure,
                        inherit.data(), inherit.size(),   setup.take_terminal,  getpid(),
                        setup.confine,  setup.mask,       SignalsToReset(setup)};
   // The child's stack: it runs only ChildMain and execve. A clone that
@@ -445,16 +437,13 @@ absl::StatusOr<Launched> CloneAndExec(ChildSetup& setup) {
   munmap(stack, kChildStack);
   if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", ErrnoText(clone_errno)));
   // The child has set its process group (and taken the terminal): we resume
-  // only after its exec (or its exit).
-  report_w.Reset();
+  // (CLONE_VFORK) once it has released our memory, by its exec or its exit,
+  // so `failure` is final here. Not waiting for the rest of the exec (a pipe
+  // closed on exec would close only when the new program is loaded) lets
+  // this process go on while the kernel loads it.
   Launched out;
   out.pid = pid;
-  ExecFailure failure{};
-  ssize_t got;
-  do {
-    got = read(report_r.get(), &failure, sizeof failure);
-  } while (got < 0 && errno == EINTR);
-  if (got == static_cast<ssize_t>(sizeof failure)) {
+  if (failure.stage != 0) {
     waitpid(pid, nullptr, 0);
     out.failure = failure;
   }
@@ -689,9 +678,10 @@ absl::StatusOr<SpawnResult> SpawnAndWait(const SpawnRequest& request, SpawnError
 
 namespace {
 
-// Spawner makes the clones of StartChild on one thread that lives as long as
-// the process, with every signal blocked (no handler of the embedding
-// program can run there, nor in a child that shares its memory until exec).
+// Spawner makes the clones of StartChild called from threads other than the
+// main one, on one thread that lives as long as the process, with every
+// signal blocked (no handler of the embedding program can run there, nor in
+// a child that shares its memory until exec).
 class Spawner {
  public:
   // Get is this process's spawner. A process made by fork(2) has none of
@@ -750,6 +740,23 @@ class Spawner {
   std::vector<Job*> queue_;
 };
 
+// CloneFromHere: the calling thread is the process's main thread, which
+// lives as long as the process, so the parent-death signals can be tied to
+// it; the clone is made here, without the spawner thread's two wake-ups.
+bool CloneFromHere() { return syscall(SYS_gettid) == getpid(); }
+
+// CloneBlocked is CloneAndExec with every signal blocked in this thread
+// meanwhile, as on the spawner thread: the child starts with them blocked,
+// so no handler of the embedding program runs in it before its exec.
+absl::StatusOr<Launched> CloneBlocked(ChildSetup& setup) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  absl::StatusOr<Launched> launched = CloneAndExec(setup);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return launched;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& request,
@@ -782,7 +789,8 @@ absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& req
   setup.confine = &request.confine;
   setup.reset_all_signals = true;
   sigemptyset(&setup.mask);
-  absl::StatusOr<Launched> launched = Spawner::Get().Clone(setup);
+  absl::StatusOr<Launched> launched =
+      CloneFromHere() ? CloneBlocked(setup) : Spawner::Get().Clone(setup);
   err_w.Reset();
   if (!launched.ok()) return launched.status();
   if (launched->failure) return StartFailure(request, *launched->failure, error);

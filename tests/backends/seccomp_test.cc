@@ -64,6 +64,46 @@ uint32_t Verdict(const std::string& bpf, const SeccompCall& c) {
 
 #if defined(__x86_64__)
 
+// Programs are kept for reuse (an engine emits the same one per launch):
+// each filter, emitted again among others that differ in one part of one
+// rule (the call, the errno, an argument test), still gets the program of
+// its own rules; a rule's reason and origin do not change the program.
+TEST(Seccomp, ProgramsEmittedAgainFollowTheirOwnRules) {
+  auto one = [](const std::string& call, int err, std::vector<ir::ArgTest> args,
+                const std::string& why = "test") {
+    ir::SyscallFilter f;
+    ir::SyscallRule r;
+    r.syscall = call;
+    r.errno_value = err;
+    r.args = std::move(args);
+    r.why = why;
+    f.rules.push_back(r);
+    return f;
+  };
+  const uint32_t kAllow = 0x7fff0000u, kErrno = 0x00050000u;
+  struct Case {
+    ir::SyscallFilter filter;
+    uint32_t mkdir_0755, mkdir_0777, rmdir;
+  };
+  std::vector<Case> cases = {
+      {one("mkdir", EPERM, {}), kErrno | EPERM, kErrno | EPERM, kAllow},
+      {one("mkdir", EACCES, {}), kErrno | EACCES, kErrno | EACCES, kAllow},
+      {one("mkdir", EPERM, {{1, 0777, 0777}}), kAllow, kErrno | EPERM, kAllow},
+      {one("mkdir", EPERM, {{1, 0777, 0755}}), kErrno | EPERM, kAllow, kAllow},
+      {one("rmdir", EPERM, {}), kAllow, kAllow, kErrno | EPERM},
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      std::string bpf = Bpf(c.filter);
+      EXPECT_EQ(Verdict(bpf, Call(SYS_mkdir, 0, 0755)), c.mkdir_0755) << round << " " << i;
+      EXPECT_EQ(Verdict(bpf, Call(SYS_mkdir, 0, 0777)), c.mkdir_0777) << round << " " << i;
+      EXPECT_EQ(Verdict(bpf, Call(SYS_rmdir)), c.rmdir) << round << " " << i;
+    }
+  }
+  EXPECT_EQ(Bpf(one("mkdir", EPERM, {}, "another reason")), Bpf(cases[0].filter));
+}
+
 TEST(Seccomp, ProgramIsLoadableShape) {
   for (bool net : {false, true}) {
     std::string bpf = Bpf(Filter(net));

@@ -69,6 +69,9 @@ struct Pipe {
   }
 };
 
+// ExitLine is how a test records a child's exit code beside its output.
+std::string ExitLine(int code) { return "exit " + std::to_string(code) + "\n"; }
+
 long LandlockAbi() {
   long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u);
   return abi < 0 ? 0 : abi;
@@ -280,6 +283,54 @@ TEST_P(SpawnTest, ThirtyTwoChildrenAtOnceFromThirtyTwoThreads) {
     EXPECT_EQ(outputs[i], "child-" + std::to_string(i) + "\n") << i;
     EXPECT_EQ(codes[i], 0) << i;
   }
+}
+
+// An engine ignores SIGPIPE (as Rust programs do), blocks signals, has
+// handlers; its commands start with none of that, whether it spawns from
+// its main thread (the clone is made there) or from another (the clone is
+// made on the library's spawner thread).
+TEST_P(SpawnTest, TheCommandStartsWithDefaultSignalsFromAnyThread) {
+  std::optional<cwsc::Plan> plan = Compile();
+  ASSERT_TRUE(plan);
+  struct sigaction ignore {
+  }, handle{}, old_pipe{}, old_usr2{}, old_hup{};
+  ignore.sa_handler = SIG_IGN;
+  handle.sa_handler = [](int) {};
+  sigaction(SIGPIPE, &ignore, &old_pipe);
+  sigaction(SIGUSR2, &ignore, &old_usr2);
+  sigaction(SIGHUP, &handle, &old_hup);
+  sigset_t usr1, old_mask;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, &old_mask);
+  auto run = [&] {
+    Pipe out;
+    cwsc::SpawnOptions so;
+    so.Program({"/bin/sh", "-c", "grep -E '^Sig(Ign|Blk)' /proc/self/status"})
+        .Env(Env())
+        .Stdio(-1, out.w, -1)
+        .Timeout(60);
+    cwsc::Result<cwsc::Child> child = plan->Spawn(so, &facts_);
+    if (!child.ok()) return child.diagnostics().Render();
+    out.CloseWrite();
+    std::string text = out.ReadUntil();
+    return ExitLine(child->Wait().exit_code) + text;
+  };
+  std::string from_main = run(), from_thread;
+  std::thread([&] {
+    sigset_t usr1_too;
+    sigemptyset(&usr1_too);
+    sigaddset(&usr1_too, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1_too, nullptr);
+    from_thread = run();
+  }).join();
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  sigaction(SIGPIPE, &old_pipe, nullptr);
+  sigaction(SIGUSR2, &old_usr2, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  const std::string want = "exit 0\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n";
+  EXPECT_EQ(from_main, want);
+  EXPECT_EQ(from_thread, want);
 }
 
 TEST_P(SpawnTest, AChangedHostRefusesTheRunAndNothingStarts) {
