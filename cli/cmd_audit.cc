@@ -10,8 +10,8 @@
 #include "backends/bwrap_flags.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/driver.h"
 #include "cli/json_report.h"
-#include "cli/verify.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
 

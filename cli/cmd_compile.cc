@@ -15,9 +15,8 @@
 #include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/driver.h"
 #include "cli/json_report.h"
-#include "cli/lints.h"
-#include "cli/verify.h"
 #include "cli/version.h"
 #include "ir/display.h"
 #include "ir/plan_json.h"
@@ -188,7 +187,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
 // o.config is set: given, or found by DiscoverConfig. With `lints`, also the
-// plan's lints (cli/lints.h), read against the same facts.
+// plan's lints (compiler/driver/lints.h), read against the same facts.
 int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
                        std::vector<Lint>* lints) {
   if (o.unlisted_as_missing && !o.facts) {

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/driver.h"
 #include "cli/json_report.h"
-#include "cli/verify.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
 

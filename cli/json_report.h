@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "backends/emitted.h"
-#include "cli/verify.h"
+#include "cli/driver.h"
 #include "ir/diagnostics.h"
 #include "ir/origin.h"
 #include "ir/plan.h"

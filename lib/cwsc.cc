@@ -22,8 +22,8 @@
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
 #include "backends/verify/expect_eval.h"
-#include "cli/verify.h"
 #include "compiler/compile.h"
+#include "compiler/driver/verify.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/file_text.h"
 #include "compiler/paths.h"
@@ -345,8 +345,8 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   auto plan = std::make_unique<cwsc_plan>();
   plan->plan = std::move(r->plan);
   plan->program = o.program;
-  plan->vars = cli::VarsFor(plan->plan, facts->facts.get());
-  plan->missing_denied = cli::MissingDenyTargets(plan->plan, facts->facts.get());
+  plan->vars = driver::VarsFor(plan->plan, facts->facts.get());
+  plan->missing_denied = driver::MissingDenyTargets(plan->plan, facts->facts.get());
   *out = plan.release();
   return CWSC_OK;
 }
@@ -741,7 +741,7 @@ cwsc_status cwsc_plan_seccomp_bpf(const cwsc_plan* plan, char** out, size_t* len
                                      " has no syscall filter"));
     }
     // The program is read back against the filter's intent, as `cwsc compile` does.
-    absl::StatusOr<std::string> bpf = cwsc::cli::EmitCheckedSeccompBpf(*p.syscall_filter);
+    absl::StatusOr<std::string> bpf = cwsc::driver::EmitCheckedSeccompBpf(*p.syscall_filter);
     if (!bpf.ok()) return sink.FromStatus(bpf.status(), CWSC_E_INTERNAL, "internal");
     return cwsc::lib::NewText(*bpf, out, len);
   });
@@ -822,10 +822,10 @@ cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const cha
       if (!expanded.ok()) return sink.FromStatus(expanded.status(), CWSC_E_INPUT, "input");
       target = *expanded;
     }
-    absl::StatusOr<cwsc::cli::PlanArtifact> art = cwsc::cli::ArtifactOf(plan->plan);
+    absl::StatusOr<cwsc::driver::PlanArtifact> art = cwsc::driver::ArtifactOf(plan->plan);
     if (!art.ok()) return sink.FromStatus(art.status(), CWSC_E_INTERNAL, "internal");
-    cwsc::cli::NoteAbsentDenyTargets(&*art, plan->missing_denied);
-    cwsc::cli::Decision d = cwsc::cli::DecideOn(*art, kind, target);
+    cwsc::driver::NoteAbsentDenyTargets(&*art, plan->missing_denied);
+    cwsc::driver::Decision d = cwsc::driver::DecideOn(*art, kind, target);
     if (!d.checkable) return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable", d.rule);
     auto v = std::make_unique<cwsc_verdict>();
     v->allowed = d.allowed;

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The host boundary, checked on what the build produced (docs/architecture.md).
+"""The layers and the host boundary, checked on what the build produced
+against docs/architecture.md.
 
 usage: host_boundary_test.py [--expect LAYER:SYMBOL] SOURCE_ROOT NAME=LIBRARY.a ...
 
-Each NAME is a layer (ir, facts, compiler, backends, verify, host, runtime),
-each LIBRARY its static library. Three checks:
+Each NAME is a layer (ir, facts, compiler, backends, verify, host, runtime,
+driver), each LIBRARY its static library. The layers, their folders and the
+layers each may link are read from the table of docs/architecture.md
+("Layers"), the one place they are written. Checks:
 
 1. The pure layers (ir, facts, compiler, backends, verify) leave no call to
    a process-, socket- or code-loading function undefined: `nm -u` on their
@@ -15,6 +18,9 @@ each LIBRARY its static library. Three checks:
 3. A layer uses only the layers below it: no undefined symbol of a layer is
    defined (strongly) in a layer it may not link, and no source file of a
    layer includes a header of a folder it may not use.
+4. The document is the build: every folder the document names exists, and
+   the layers each layer's `meson.build` links (its static library's
+   dependencies, followed through theirs) are the ones its row lists.
 
 Exit status 0 when every check passes; otherwise each violation is printed.
 With --expect LAYER:SYMBOL (the check's own test, with a library that calls
@@ -37,28 +43,46 @@ FORBIDDEN = {
 
 PURE = ["ir", "facts", "compiler", "backends", "verify"]
 
-# The layers each layer may link (docs/architecture.md, "Layers").
-ALLOWED = {
-    "ir": set(),
-    "facts": {"ir"},
-    "compiler": {"facts", "ir"},
-    "backends": {"ir"},
-    "verify": {"backends", "ir"},
-    "host": {"compiler", "facts", "ir"},
-    "runtime": {"host", "verify", "backends", "compiler", "facts", "ir"},
-}
+DOC = "docs/architecture.md"
+ROW = re.compile(r"^\|\s*`([a-z/]+)/`\s*\|\s*`cwsc_([a-z]+)`\s*\|([^|]*)\|", re.M)
+FOLDER_NAMED = re.compile(r"`([a-z_]+(?:/[a-z_]+)*)/`")
 
-# Source folders of each layer (a folder's sub-folders that are layers of
-# their own are listed separately and excluded from the parent).
-FOLDERS = {
-    "ir": "ir",
-    "facts": "compiler/facts",
-    "compiler": "compiler",
-    "backends": "backends",
-    "verify": "backends/verify",
-    "host": "runtime/host",
-    "runtime": "runtime",
-}
+
+def read_layers(root):
+    """(FOLDERS, ALLOWED) from the document's table: layer -> folder, and
+    layer -> the layers it links (its row's "Links", "—" for none)."""
+    with open(os.path.join(root, DOC), encoding="utf-8") as f:
+        text = f.read()
+    folders, allowed = {}, {}
+    for folder, layer, links in ROW.findall(text):
+        folders[layer] = folder
+        names = [n.strip() for n in links.split(",")]
+        allowed[layer] = {n for n in names if n and n != "—"}
+    return text, folders, allowed
+
+
+def meson_links(root, folders):
+    """layer -> the layers its meson.build names (cwsc_X_dep), followed
+    through theirs."""
+    direct = {}
+    for layer, folder in folders.items():
+        with open(os.path.join(root, folder, "meson.build"), encoding="utf-8") as f:
+            text = f.read()
+        # Its library's and its declared dependency's: every cwsc_X_dep the
+        # file names (a folder's meson.build declares that layer alone).
+        deps = set(re.findall(r"cwsc_([a-z]+)_dep", text)) - {layer}
+        direct[layer] = {d for d in deps if d in folders}
+    closed = {}
+    for layer in folders:
+        seen, todo = set(), list(direct[layer])
+        while todo:
+            d = todo.pop()
+            if d not in seen:
+                seen.add(d)
+                todo.extend(direct[d])
+        closed[layer] = seen
+    return closed
+
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -77,6 +101,9 @@ def strongly_defined(archive):
     # `nm --defined-only`: address, type, name; T/D/B/R are strong definitions
     # (weak W/V ones are inline functions and templates every user emits).
     return {f[2] for f in nm_lines(archive, "--defined-only") if len(f) == 3 and f[1] in "TDBR"}
+
+
+FOLDERS, ALLOWED = {}, {}
 
 
 def layer_of_header(path):
@@ -111,6 +138,25 @@ def main(argv):
     root = argv[1]
     libs = dict(a.split("=", 1) for a in argv[2:])
     problems = []
+    text, folders, allowed = read_layers(root)
+    FOLDERS.update(folders)
+    ALLOWED.update(allowed)
+    for layer in libs:
+        if layer not in FOLDERS:
+            problems.append(f"{DOC} has no row for the layer {layer}")
+    if problems:
+        for p in problems:
+            print(p)
+        return 1
+
+    for folder in sorted(set(FOLDER_NAMED.findall(text))):
+        if not os.path.isdir(os.path.join(root, folder)):
+            problems.append(f"{DOC} names the folder {folder}/, which does not exist")
+    for layer, links in sorted(meson_links(root, FOLDERS).items()):
+        if links != ALLOWED[layer]:
+            problems.append(f"{FOLDERS[layer]}/meson.build links {layer} with "
+                            f"{', '.join(sorted(links)) or 'nothing'}; {DOC} says "
+                            f"{', '.join(sorted(ALLOWED[layer])) or 'nothing'}")
 
     for layer in PURE:
         bad = sorted(undefined(libs[layer]) & FORBIDDEN)

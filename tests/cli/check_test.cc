@@ -13,8 +13,8 @@
 #include "backends/bwrap_flags.h"
 #include "backends/verify/bwrap_interp.h"
 #include "backends/verify/sbpl_eval.h"
-#include "cli/lints.h"
-#include "cli/live_probe.h"
+#include "compiler/driver/lints.h"
+#include "compiler/driver/live_probe.h"
 #include "compiler/facts/host_facts.h"
 #include "nlohmann/json.hpp"
 #include "tests/cli/argv_note.h"
@@ -518,29 +518,29 @@ TEST(LiveCheck, ProbesSeeTheKernelsAnswer) {
                                  "--dev",          "/dev",          "--"};
   std::vector<std::string> priv = {"/usr/bin/bwrap", "--unshare-all", "--ro-bind", "/", "/",
                                    "--tmpfs",        t.path(),        "--"};
-  EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kWrite, t / "f").allowed);
-  EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kWrite, t / "new").allowed);
+  EXPECT_TRUE(driver::LiveProbe(bare, backends::AccessKind::kWrite, t / "f").allowed);
+  EXPECT_TRUE(driver::LiveProbe(bare, backends::AccessKind::kWrite, t / "new").allowed);
   EXPECT_FALSE(testing::Exists(t / "new"));  // the probe removes what it created
-  cli::LiveResult w = cli::LiveProbe(ro, backends::AccessKind::kWrite, t / "f");
+  driver::LiveResult w = driver::LiveProbe(ro, backends::AccessKind::kWrite, t / "f");
   EXPECT_TRUE(w.probed);
   EXPECT_FALSE(w.allowed);
-  cli::LiveResult p = cli::LiveProbe(priv, backends::AccessKind::kWrite, t / "new");
+  driver::LiveResult p = driver::LiveProbe(priv, backends::AccessKind::kWrite, t / "new");
   EXPECT_TRUE(p.probed) << p.why;
   EXPECT_FALSE(p.allowed) << p.why;
-  EXPECT_FALSE(cli::LiveProbe(priv, backends::AccessKind::kRead, t / "f").allowed);
-  EXPECT_TRUE(cli::LiveProbe(ro, backends::AccessKind::kRead, t / "f").allowed);
-  EXPECT_FALSE(cli::LiveProbe(ro, backends::AccessKind::kNetwork, "").allowed);
-  EXPECT_TRUE(cli::LiveProbe(bare, backends::AccessKind::kNetwork, "").allowed);
-  cli::LiveResult missing = cli::LiveProbe(ro, backends::AccessKind::kRead, t / "none");
+  EXPECT_FALSE(driver::LiveProbe(priv, backends::AccessKind::kRead, t / "f").allowed);
+  EXPECT_TRUE(driver::LiveProbe(ro, backends::AccessKind::kRead, t / "f").allowed);
+  EXPECT_FALSE(driver::LiveProbe(ro, backends::AccessKind::kNetwork, "").allowed);
+  EXPECT_TRUE(driver::LiveProbe(bare, backends::AccessKind::kNetwork, "").allowed);
+  driver::LiveResult missing = driver::LiveProbe(ro, backends::AccessKind::kRead, t / "none");
   EXPECT_FALSE(missing.probed);
   EXPECT_EQ(missing.why, "not probed: not a regular file on this host");
   // A sandbox that refuses to start says why, and the report carries it.
   std::vector<std::string> refusing = {
       "/bin/sh", "-c", "echo 'cwsc: refused: a reason' >&2; echo more >&2; exit 125", "sh"};
-  cli::LiveResult refused = cli::LiveProbe(refusing, backends::AccessKind::kRead, t / "f");
+  driver::LiveResult refused = driver::LiveProbe(refusing, backends::AccessKind::kRead, t / "f");
   EXPECT_FALSE(refused.probed);
   EXPECT_EQ(refused.why, "the probe did not run (cwsc run exit 125: cwsc: refused: a reason)");
-  refused = cli::LiveProbe(refusing, backends::AccessKind::kWrite, t / "new");
+  refused = driver::LiveProbe(refusing, backends::AccessKind::kWrite, t / "new");
   EXPECT_EQ(refused.why, "the probe did not run (cwsc run exit 125: cwsc: refused: a reason)");
 }
 
@@ -934,23 +934,23 @@ TEST(Lints, ShadowedDenyAndPromptingLauncher) {
                  {ir::MountOp::kWritableBind, "/home/dev/.ssh", "/home/dev/.ssh", "",
                   ir::Origin::Config("writable", "p.cwsp", 5, 3)}};
   plan.denied_read = {{"/home/dev/.ssh", "~/.ssh", deny}};
-  auto art = cli::ArtifactOf(plan);
+  auto art = driver::ArtifactOf(plan);
   ASSERT_TRUE(art.ok()) << art.status();
   compiler::PathVars vars{"/home/dev", "/home/dev/proj", "/home/dev/proj", "/tmp"};
-  std::vector<cli::Lint> lints = cli::LintPlan(*art, vars, facts->get());
+  std::vector<driver::Lint> lints = driver::LintPlan(*art, vars, facts->get());
   ASSERT_EQ(lints.size(), 2u);
   EXPECT_EQ(lints[0].code, "deny-shadowed");
-  EXPECT_EQ(cli::LintLocation(lints[0].origin), "p.cwsp:4:3");
+  EXPECT_EQ(driver::LintLocation(lints[0].origin), "p.cwsp:4:3");
   EXPECT_EQ(lints[0].message,
             "'/home/dev/.ssh' is denied but stays readable: --bind /home/dev/.ssh /home/dev/.ssh "
             "(layer 2, argv 16) decides");
   EXPECT_EQ(lints[1].code, "launcher-without-n");
-  EXPECT_EQ(cli::LintLocation(lints[1].origin), "managed.toml:3:1");
+  EXPECT_EQ(driver::LintLocation(lints[1].origin), "managed.toml:3:1");
   plan.launcher = {"/usr/bin/sudo", "-n", "-u", "agent"};
   plan.mounts.pop_back();
-  art = cli::ArtifactOf(plan);
+  art = driver::ArtifactOf(plan);
   ASSERT_TRUE(art.ok());
-  EXPECT_TRUE(cli::LintPlan(*art, vars, facts->get()).empty());
+  EXPECT_TRUE(driver::LintPlan(*art, vars, facts->get()).empty());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "cli/lints.h"
+#include "compiler/driver/lints.h"
 
 #include <cstdint>
 
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/paths.h"
 
-namespace cwsc::cli {
+namespace cwsc::driver {
 namespace {
 
 bool Allowed(const PlanArtifact& art, backends::AccessKind k, const std::string& path) {
@@ -161,4 +161,4 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
   return unique;
 }
 
-}  // namespace cwsc::cli
+}  // namespace cwsc::driver

@@ -1,4 +1,4 @@
-#include "cli/verify.h"
+#include "compiler/driver/verify.h"
 
 #include <algorithm>
 #include <fstream>
@@ -14,7 +14,7 @@
 #include "backends/verify/seccomp_eval.h"
 #include "compiler/dsl_frontend.h"
 
-namespace cwsc::cli {
+namespace cwsc::driver {
 
 absl::StatusOr<std::string> EmitCheckedSeccompBpf(const ir::SyscallFilter& filter) {
   absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(filter);
@@ -320,4 +320,4 @@ absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& f
   return out;
 }
 
-}  // namespace cwsc::cli
+}  // namespace cwsc::driver

@@ -3,15 +3,15 @@
 // `cwsc run` starts under the real sandbox on this host, so the kernel has the
 // last word. The result is read on the host side where the sandbox could fool
 // the probe (a file created in a private tmpfs never reaches the host).
-#ifndef CWSC_CLI_LIVE_PROBE_H_
-#define CWSC_CLI_LIVE_PROBE_H_
+#ifndef CWSC_COMPILER_DRIVER_LIVE_PROBE_H_
+#define CWSC_COMPILER_DRIVER_LIVE_PROBE_H_
 
 #include <string>
 #include <vector>
 
 #include "backends/verify/expect_eval.h"
 
-namespace cwsc::cli {
+namespace cwsc::driver {
 
 struct LiveResult {
   bool probed = false;  // false: nothing ran (`why` says why)
@@ -24,6 +24,6 @@ struct LiveResult {
 LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessKind kind,
                      const std::string& path);
 
-}  // namespace cwsc::cli
+}  // namespace cwsc::driver
 
-#endif  // CWSC_CLI_LIVE_PROBE_H_
+#endif  // CWSC_COMPILER_DRIVER_LIVE_PROBE_H_

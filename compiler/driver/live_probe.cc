@@ -1,4 +1,4 @@
-#include "cli/live_probe.h"
+#include "compiler/driver/live_probe.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace cwsc::cli {
+namespace cwsc::driver {
 namespace {
 
 // RunQuiet runs argv with this process's environment, stdin/stdout on
@@ -202,4 +202,4 @@ LiveResult LiveProbe(const std::vector<std::string>& run_argv, backends::AccessK
   return none;
 }
 
-}  // namespace cwsc::cli
+}  // namespace cwsc::driver

@@ -2,17 +2,17 @@
 // about access (docs/verification.md lists every code). `cwsc check` prints
 // them, `compile` warns with them and `explain` lists them; none changes an
 // exit code.
-#ifndef CWSC_CLI_LINTS_H_
-#define CWSC_CLI_LINTS_H_
+#ifndef CWSC_COMPILER_DRIVER_LINTS_H_
+#define CWSC_COMPILER_DRIVER_LINTS_H_
 
 #include <string>
 #include <vector>
 
-#include "cli/verify.h"
+#include "compiler/driver/verify.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/display.h"
 
-namespace cwsc::cli {
+namespace cwsc::driver {
 
 struct Lint {
   std::string code;   // stable: "deny-shadowed", "git-writable", ...
@@ -36,6 +36,6 @@ ir::Text RenderLintWarning(const Lint& l);
 // Location renders "file:line:col" or the origin's description.
 std::string LintLocation(const ir::Origin& o);
 
-}  // namespace cwsc::cli
+}  // namespace cwsc::driver
 
-#endif  // CWSC_CLI_LINTS_H_
+#endif  // CWSC_COMPILER_DRIVER_LINTS_H_

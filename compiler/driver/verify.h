@@ -2,8 +2,8 @@
 // read back through its interpreter, decisions mapped to the plan element
 // (and so the config line) that emitted the deciding rule, and the values
 // an expectation's path variables take (docs/verification.md).
-#ifndef CWSC_CLI_VERIFY_H_
-#define CWSC_CLI_VERIFY_H_
+#ifndef CWSC_COMPILER_DRIVER_VERIFY_H_
+#define CWSC_COMPILER_DRIVER_VERIFY_H_
 
 #include <optional>
 #include <string>
@@ -18,7 +18,7 @@
 #include "ir/display.h"
 #include "ir/plan.h"
 
-namespace cwsc::cli {
+namespace cwsc::driver {
 
 // PlanArtifact is what a plan emits, ready to be asked about.
 struct PlanArtifact {
@@ -98,11 +98,6 @@ absl::StatusOr<std::string> ReadText(const std::string& file);
 // in it (a policy holding only expect lines is the usual form).
 absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file);
 
-// RenderWhy prints the decision for `path` and the chain behind it; the
-// path, rules and origins are values (ir::Text escapes them).
-ir::Text RenderWhy(const PlanArtifact& art, const std::string& path,
-                   const std::vector<backends::AccessKind>& kinds, const std::string& context);
+}  // namespace cwsc::driver
 
-}  // namespace cwsc::cli
-
-#endif  // CWSC_CLI_VERIFY_H_
+#endif  // CWSC_COMPILER_DRIVER_VERIFY_H_

@@ -1,0 +1,45 @@
+// The driver layer's names as cli/ uses them: cli/ parses options, calls
+// compiler/driver/ (a plan's artifact checked, lints, live probes) and the
+// other layers, and renders what they return (docs/architecture.md).
+#ifndef CWSC_CLI_DRIVER_H_
+#define CWSC_CLI_DRIVER_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/driver/lints.h"
+#include "compiler/driver/live_probe.h"
+#include "compiler/driver/verify.h"
+
+namespace cwsc::cli {
+
+using driver::ArtifactOf;
+using driver::DecideOn;
+using driver::Decision;
+using driver::EmitCheckedSeccompBpf;
+using driver::ExpectationsOf;
+using driver::KindOf;
+using driver::Lint;
+using driver::LintLocation;
+using driver::LintPlan;
+using driver::LiveProbe;
+using driver::LiveResult;
+using driver::MissingDenyTargets;
+using driver::NoteAbsentDenyTargets;
+using driver::OriginOfArg;
+using driver::PlanArtifact;
+using driver::ReadText;
+using driver::RenderLintWarning;
+using driver::SkipConcerns;
+using driver::StrictlyInside;
+using driver::VarsFor;
+
+// RenderWhy prints the decision for `path` and the chain behind it; the
+// path, rules and origins are values (ir::Text escapes them). `cwsc why`
+// and `cwsc audit --why` (cli/cmd_why.cc).
+ir::Text RenderWhy(const PlanArtifact& art, const std::string& path,
+                   const std::vector<backends::AccessKind>& kinds, const std::string& context);
+
+}  // namespace cwsc::cli
+
+#endif  // CWSC_CLI_DRIVER_H_
