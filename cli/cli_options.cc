@@ -200,36 +200,23 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
 
 namespace {
 
-// DisplayableLines escapes each line of text already rendered from
-// diagnostics (ir::IsRenderedDiagnostics), keeping its line breaks: each of
-// its lines was escaped when it was rendered.
-std::string DisplayableLines(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
-  for (std::string& l : lines) l = ir::Displayable(l);
-  return absl::StrJoin(lines, "\n");
-}
-
-// PrintErrorText prints an error message. Any other message is one line: a
-// line break in it came from a value, and is escaped like the rest of it.
-void PrintErrorText(const std::string& message, bool rendered) {
+// PrintErrorText prints an error of cwsc's own that names no file: one
+// line, `cwsc: error: MESSAGE` (a line break in it came from a value, and
+// is escaped like the rest of it).
+void PrintErrorText(const std::string& message) {
   std::string m = message;
   while (!m.empty() && m.back() == '\n') m.pop_back();
-  m = rendered ? DisplayableLines(m) : ir::Displayable(m);
+  m = ir::Displayable(m);
   if (m.empty()) m = "unknown error";
-  bool located = absl::StrContains(m.substr(0, m.find('\n')), ": error:");
-  if (absl::StartsWith(m, "error:")) {
-    m = absl::StrCat("cwsc: ", m);
-  } else if (!located) {
-    m = absl::StrCat("cwsc: error: ", m);
+  if (JsonReport* report = ActiveReport()) {
+    report->AddDiagnostic({ir::Diagnostic::Severity::kError, "", 0, 0, m, ""});
   }
-  m += '\n';
-  if (JsonReport* report = ActiveReport()) report->AddRendered(m);
-  std::fputs(m.c_str(), stderr);
+  std::fputs(absl::StrCat("cwsc: error: ", m, "\n").c_str(), stderr);
 }
 
 }  // namespace
 
-void PrintError(const std::string& message) { PrintErrorText(message, /*rendered=*/false); }
+void PrintError(const std::string& message) { PrintErrorText(message); }
 
 std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
 
@@ -237,11 +224,23 @@ void PrintError(const absl::Status& status) {
   if (std::optional<std::vector<ir::Diagnostic>> diagnostics = ir::DiagnosticsOf(status)) {
     for (const ir::Diagnostic& d : *diagnostics) {
       if (JsonReport* report = ActiveReport()) report->AddDiagnostic(d);
-      std::fputs(RenderDiagnostic(d).c_str(), stderr);
+      // An error that names no file is cwsc's own: `cwsc: error: MESSAGE`.
+      std::string text = RenderDiagnostic(d);
+      if (d.file.empty() && d.severity == ir::Diagnostic::Severity::kError) {
+        text = absl::StrCat("cwsc: ", text);
+      }
+      std::fputs(text.c_str(), stderr);
+    }
+    // The closing line of a list that stopped at the error limit.
+    if (ir::StoppedAtErrorLimit(status)) {
+      if (JsonReport* report = ActiveReport()) {
+        report->AddDiagnostic({ir::Diagnostic::Severity::kError, "", 0, 0, ir::kStoppedLine, ""});
+      }
+      std::fputs(absl::StrCat(ir::kStoppedLine, "\n").c_str(), stderr);
     }
     return;
   }
-  PrintErrorText(std::string(status.message()), ir::IsRenderedDiagnostics(status));
+  PrintErrorText(std::string(status.message()));
 }
 
 void PrintNotes(const std::vector<ir::Diagnostic>& notes) {

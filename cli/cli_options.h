@@ -69,12 +69,14 @@ absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptio
 absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o);
 
 // PrintError prints a failed status to stderr: the diagnostics it carries
-// (ir/diagnostic_status.h), rendered here, or else its message as below.
+// (ir/diagnostic_status.h), rendered here (an error that names no file as
+// `cwsc: error: MESSAGE`, and the closing line of a list that stopped at the
+// error limit), or else its message as below. Nothing is read back out of a
+// message: an error with a place is a diagnostic (ir::ErrorAt).
 void PrintError(const absl::Status& status);
 
-// PrintError prints a message to stderr with a "cwsc: error: " prefix and a
-// trailing newline. A message that already names its place (a status made
-// without diagnostics, such as the "too many errors" list) is printed as is.
+// PrintError prints a message of cwsc's own, one line: "cwsc: error: " and
+// the message, escaped (ir/display.h).
 void PrintError(const std::string& message);
 
 // RenderDiagnostic is how cwsc shows one diagnostic.

@@ -14,6 +14,7 @@
 #include "cli/json_report.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
+#include "ir/diagnostics.h"
 
 namespace cwsc::cli {
 namespace {
@@ -184,8 +185,8 @@ int CmdAudit(const Args& args) {
       if (e.kind != ir::Expectation::Kind::kNetwork) {
         absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, vars);
         if (!p.ok()) {
-          PrintError(absl::StrCat(e.origin.file.str(), ":", e.origin.line, ":", e.origin.col,
-                                  ": error: ", p.status().message()));
+          PrintError(ir::ErrorAt(e.origin.file.str(), e.origin.line, e.origin.col,
+                                 std::string(p.status().message())));
           return kExitUsage;
         }
         path = *p;

@@ -23,6 +23,7 @@
 #include "compiler/dsl_frontend.h"
 #include "compiler/paths.h"
 #include "compiler/resolve.h"
+#include "ir/diagnostics.h"
 #include "ir/display.h"
 #include "nlohmann/json.hpp"
 
@@ -128,12 +129,14 @@ int CompileMode(const CommonOptions& o, const std::string& mode, const std::stri
   }
   std::vector<std::string> unlisted = facts->UnlistedPaths();
   if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
-    PrintError(absl::StrCat(
-        *o.facts, ": error: the facts file does not record '", unlisted.front(), "'",
-        unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
-        ", which this check asks about (mode ", mode,
-        "): record the facts again with `cwsc facts "
-        "--for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as missing"));
+    PrintError(ir::ErrorAt(
+        *o.facts, 0, 0,
+        absl::StrCat(
+            "the facts file does not record '", unlisted.front(), "'",
+            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
+            ", which this check asks about (mode ", mode,
+            "): record the facts again with `cwsc facts "
+            "--for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as missing")));
     return kExitUsage;
   }
   out->result = *std::move(r);
@@ -215,7 +218,8 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
       if (e.kind != ir::Expectation::Kind::kNetwork) {
         absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, mp.vars);
         if (!p.ok()) {
-          PrintError(absl::StrCat(At(e.origin), ": error: ", p.status().message()));
+          PrintError(ir::ErrorAt(e.origin.file.str(), e.origin.line, e.origin.col,
+                                 std::string(p.status().message())));
           return kExitUsage;
         }
         path = *p;
@@ -465,7 +469,7 @@ int CmdCheck(const Args& args) {
   };
   if (!dsl) {
     if (!o->policy.empty()) {
-      PrintError(absl::StrCat(file, ": error: --policy selects a policy of a .cwsp file"));
+      PrintError(ir::ErrorAt(file, 0, 0, "--policy selects a policy of a .cwsp file"));
       return kExitUsage;
     }
     absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
@@ -487,8 +491,8 @@ int CmdCheck(const Args& args) {
               ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
               : "";
       if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::Diagnostic{
-            ir::Diagnostic::Severity::kError, lo.file, lo.line, lo.col,
+        PrintError(ir::ErrorAt(
+            lo.file.str(), lo.line, lo.col,
             cfg->spec.sandbox_mode
                 ? absl::StrCat("a managed config with 'tool_launcher' must set "
                                "sandbox_mode to workspace-write or read-only, "
@@ -496,9 +500,7 @@ int CmdCheck(const Args& args) {
                                cfg->spec.sandbox_mode->value, "'; every compile refuses it")
                 : "a managed config with 'tool_launcher' must set sandbox_mode "
                   "itself (workspace-write or read-only); every compile "
-                  "refuses it",
-            ""}
-                       .Render());
+                  "refuses it"));
         return kExitUsage;
       }
     }
@@ -532,7 +534,7 @@ int CmdCheck(const Args& args) {
       subjects.push_back(std::move(s));
     }
     if (!found) {
-      PrintError(absl::StrCat(file, ": error: no policy named '", o->policy, "'"));
+      PrintError(ir::ErrorAt(file, 0, 0, absl::StrCat("no policy named '", o->policy, "'")));
       return kExitUsage;
     }
     if (parsed->policies.empty()) {

@@ -21,6 +21,7 @@
 #include "cli/json_report.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
+#include "ir/diagnostics.h"
 #include "ir/plan_json.h"
 
 namespace cwsc::cli {
@@ -38,7 +39,7 @@ int Load(const std::string& file, const CommonOptions& o,
   if (absl::EndsWith(file, ".json")) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
-      PrintError(absl::StrCat(file, ": error: cannot read the file"));
+      PrintError(ir::ErrorAt(file, 0, 0, "cannot read the file"));
       return kExitUsage;
     }
     std::ostringstream ss;
@@ -70,10 +71,10 @@ int Load(const std::string& file, const CommonOptions& o,
     }
     std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
     if (facts_file && !unlisted.empty() && !o.unlisted_as_missing) {
-      PrintError(absl::StrCat(*facts_file, ": error: the facts file does not record '",
-                              unlisted.front(),
-                              "'; record the facts again with `cwsc facts --for "
-                              "CONFIG`, or pass --unlisted-as-missing"));
+      PrintError(ir::ErrorAt(*facts_file, 0, 0,
+                             absl::StrCat("the facts file does not record '", unlisted.front(),
+                                          "'; record the facts again with `cwsc facts --for "
+                                          "CONFIG`, or pass --unlisted-as-missing")));
       return kExitUsage;
     }
     out->plan = std::move(r->plan);

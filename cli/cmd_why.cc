@@ -13,6 +13,7 @@
 #include "cli/json_report.h"
 #include "compiler/compile.h"
 #include "compiler/paths.h"
+#include "ir/diagnostics.h"
 
 namespace cwsc::cli {
 // RenderWhy is shared with `cwsc audit --why`.
@@ -98,10 +99,11 @@ int CmdWhy(const Args& args) {
   }
   std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
   if (o->facts && !unlisted.empty() && !o->unlisted_as_missing) {
-    PrintError(absl::StrCat(*o->facts, ": error: the facts file does not record '",
-                            unlisted.front(),
-                            "'; record the facts again with `cwsc facts --for CONFIG`, or pass "
-                            "--unlisted-as-missing"));
+    PrintError(ir::ErrorAt(
+        *o->facts, 0, 0,
+        absl::StrCat("the facts file does not record '", unlisted.front(),
+                     "'; record the facts again with `cwsc facts --for CONFIG`, or pass "
+                     "--unlisted-as-missing")));
     return kExitUsage;
   }
   const ir::LaunchPlan& plan = r->plan;

@@ -34,48 +34,6 @@ const char* SeverityName(ir::Diagnostic::Severity s) {
   return "error";
 }
 
-// SplitHeader reads one `where: severity: message` line. `where` is "cwsc",
-// a file, or file:line:col.
-bool SplitHeader(const std::string& line, ReportDiagnostic* d) {
-  size_t best = std::string::npos;
-  std::string severity;
-  for (const char* s : {"error", "warning", "note"}) {
-    size_t at = line.find(std::string(": ") + s + ": ");
-    if (at != std::string::npos && (best == std::string::npos || at < best)) {
-      best = at;
-      severity = s;
-    }
-  }
-  // `cwsc: warning [CODE]: message`, as compile prints a plan's warnings.
-  if (absl::StartsWith(line, "cwsc: warning [")) {
-    size_t close = line.find("]: ");
-    if (close != std::string::npos) {
-      d->severity = "warning";
-      d->code = line.substr(15, close - 15);
-      d->message = line.substr(close + 3);
-      return true;
-    }
-  }
-  if (best == std::string::npos) return false;
-  d->severity = severity;
-  d->message = line.substr(best + severity.size() + 4);
-  std::string where = line.substr(0, best);
-  if (where == "cwsc") return true;
-  // file:line:col, where file itself may hold colons.
-  std::vector<std::string> parts = absl::StrSplit(where, ':');
-  int l = 0, c = 0;
-  if (parts.size() >= 3 && absl::SimpleAtoi(parts[parts.size() - 2], &l) &&
-      absl::SimpleAtoi(parts.back(), &c) && l > 0) {
-    d->file =
-        where.substr(0, where.size() - parts.back().size() - parts[parts.size() - 2].size() - 2);
-    d->line = l;
-    d->col = c;
-  } else {
-    d->file = where;
-  }
-  return true;
-}
-
 Json OptString(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 Json OptInt(int v) { return v > 0 ? Json(v) : Json(nullptr); }
 
@@ -83,23 +41,6 @@ Json OptInt(int v) { return v > 0 ? Json(v) : Json(nullptr); }
 
 void JsonReport::AddDiagnostic(const ir::Diagnostic& d, const std::string& code) {
   diagnostics_.push_back({SeverityName(d.severity), code, d.message, d.file, d.line, d.col});
-}
-
-void JsonReport::AddRendered(const std::string& text, const std::string& severity,
-                             const std::string& code) {
-  for (absl::string_view piece : absl::StrSplit(text, '\n')) {
-    std::string line(piece);
-    if (line.empty()) continue;
-    // A diagnostic's source line and caret, or the continuation of its message.
-    if (absl::StartsWith(line, "  ") && !diagnostics_.empty()) continue;
-    ReportDiagnostic d;
-    if (!SplitHeader(line, &d)) {
-      d.severity = severity;
-      d.message = line;
-    }
-    if (d.code.empty()) d.code = code;
-    diagnostics_.push_back(std::move(d));
-  }
 }
 
 std::string JsonReport::Render(int exit_code, bool one_line) const {

@@ -52,11 +52,6 @@ class JsonReport {
   bool has_result() const { return result_.has_value(); }
   void Add(ReportDiagnostic d) { diagnostics_.push_back(std::move(d)); }
   void AddDiagnostic(const ir::Diagnostic& d, const std::string& code = "");
-  // AddRendered records text as cwsc prints it: `file:line:col: severity: message`
-  // headers (each with its source and caret lines), `cwsc: error: message`, or a
-  // plain message (an error).
-  void AddRendered(const std::string& text, const std::string& severity = "error",
-                   const std::string& code = "");
   const std::vector<ReportDiagnostic>& diagnostics() const { return diagnostics_; }
 
   // Deliver sends the envelope somewhere else than stdout (run/exec's channel).

@@ -25,8 +25,12 @@ namespace {
 constexpr size_t kMaxConfigBytes = 4 * 1024 * 1024;
 
 constexpr char kNoWorkingDirectory[] =
-    "error: the working directory no longer exists (it was removed, or cannot be reached); "
-    "change to an existing directory or pass --cwd DIR\n";
+    "the working directory no longer exists (it was removed, or cannot be reached); "
+    "change to an existing directory or pass --cwd DIR";
+
+// UsageError is an error about the invocation, not a file: rendered
+// `error: MESSAGE`.
+absl::Status UsageError(const std::string& message) { return ir::ErrorAt("", 0, 0, message); }
 
 absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   FileText t = ReadFileText(path, {.limit = kMaxConfigBytes});
@@ -164,10 +168,10 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   CompileResult result;
   std::optional<std::string> mode = NormalizeMode(options.mode);
   if (!mode) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("error: unknown permission mode '", options.mode,
+    return UsageError(
+        absl::StrCat("unknown permission mode '", options.mode,
                      "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
-                     "bypass, yolo)\n"));
+                     "bypass, yolo)"));
   }
   const std::string& text = parsed.text;
   result.notes = parsed.notes;
@@ -182,7 +186,7 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
 
   std::string cwd = options.cwd ? *options.cwd : facts->Cwd();
   if (options.cwd && cwd.empty()) {
-    return absl::InvalidArgumentError("error: --cwd must not be empty\n");
+    return UsageError("--cwd must not be empty");
   }
   // A relative --cwd is taken from the working directory (the recorded one
   // with --facts), as a shell would.
@@ -190,7 +194,7 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
     std::string base = facts->Cwd();
     // No working directory (HostFacts::Cwd is "" when it was removed): an
     // error, never a guess such as "/" (docs/decisions.md).
-    if (base.empty()) return absl::InvalidArgumentError(kNoWorkingDirectory);
+    if (base.empty()) return UsageError(kNoWorkingDirectory);
     cwd = LexicalNormalize(JoinPath(base, cwd));
   }
   if (options.read_project_config) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/dsl_text.h"
+#include "ir/diagnostics.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -191,8 +192,7 @@ absl::StatusOr<std::string> FormatDsl(const std::string& text, const std::string
   for (const DslToken& t : *tokens) {
     // The parser reports these; never print a file it would not read the same.
     if (t.kind == Kind::kBad) {
-      return absl::InternalError(absl::StrCat(file, ":", t.line, ":", t.col,
-                                              ": error: cannot format an unreadable token"));
+      return ir::ErrorAt(file, t.line, t.col, "cannot format an unreadable token");
     }
   }
   Printer printer;

@@ -345,10 +345,7 @@ absl::StatusOr<DslResult> ReadDslPolicy(const std::string& text, const std::stri
   if (!parsed.ok()) return parsed.status();
   DslResult result;
   for (const DslPolicy& p : parsed->policies) result.all_policies.push_back(p.name);
-  auto fail = [&](const std::string& message) {
-    ir::Diagnostic d{ir::Diagnostic::Severity::kError, file, 0, 0, message, ""};
-    return absl::InvalidArgumentError(d.Render());
-  };
+  auto fail = [&](const std::string& message) { return ir::ErrorAt(file, 0, 0, message); };
   if (parsed->policies.empty()) {
     return fail("the file defines no policy; write `policy NAME { ... }`");
   }

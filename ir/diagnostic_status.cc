@@ -4,12 +4,13 @@
 #include <string_view>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 
 namespace cwsc::ir {
 namespace {
 
 constexpr char kPayloadUrl[] = "type.cwsc/diagnostics";
-constexpr char kRenderedUrl[] = "type.cwsc/rendered-diagnostics";
+constexpr char kStoppedUrl[] = "type.cwsc/stopped-at-error-limit";
 
 const Diagnostic::Severity kSeverities[] = {
     Diagnostic::Severity::kError, Diagnostic::Severity::kWarning, Diagnostic::Severity::kNote};
@@ -72,14 +73,19 @@ absl::Status DiagnosticError(const Diagnostic& diagnostic) {
   return DiagnosticsError({diagnostic});
 }
 
-absl::Status RenderedDiagnosticsError(const std::string& text) {
-  absl::Status status = absl::InvalidArgumentError(text);
-  status.SetPayload(kRenderedUrl, absl::Cord("1"));
+absl::Status StoppedDiagnosticsError(const std::vector<Diagnostic>& diagnostics) {
+  absl::Status listed = DiagnosticsError(diagnostics);
+  absl::Status status =
+      absl::InvalidArgumentError(absl::StrCat(listed.message(), kStoppedLine, "\n"));
+  listed.ForEachPayload([&status](absl::string_view url, const absl::Cord& payload) {
+    status.SetPayload(url, payload);
+  });
+  status.SetPayload(kStoppedUrl, absl::Cord("1"));
   return status;
 }
 
-bool IsRenderedDiagnostics(const absl::Status& status) {
-  return status.GetPayload(kRenderedUrl).has_value();
+bool StoppedAtErrorLimit(const absl::Status& status) {
+  return status.GetPayload(kStoppedUrl).has_value();
 }
 
 std::optional<std::vector<Diagnostic>> DiagnosticsOf(const absl::Status& status) {
@@ -104,6 +110,7 @@ std::optional<std::vector<Diagnostic>> DiagnosticsOf(const absl::Status& status)
   // The payload must say what the message says, or the message is the truth.
   std::string text;
   for (const Diagnostic& d : out) text += d.Render();
+  if (StoppedAtErrorLimit(status)) absl::StrAppend(&text, kStoppedLine, "\n");
   if (text != status.message()) return std::nullopt;
   return out;
 }

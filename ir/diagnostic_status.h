@@ -20,13 +20,14 @@ namespace cwsc::ir {
 absl::Status DiagnosticsError(const std::vector<Diagnostic>& diagnostics);
 absl::Status DiagnosticError(const Diagnostic& diagnostic);
 
-// RenderedDiagnosticsError is an InvalidArgument status whose message is
-// text rendered from diagnostics (Diagnostic::Render, each line escaped)
-// that is not a list of them, such as the one that stops at too many errors.
-absl::Status RenderedDiagnosticsError(const std::string& text);
-// IsRenderedDiagnostics: the status was made by RenderedDiagnosticsError, so
-// its line breaks are its own (cli/ keeps them; any other message is one line).
-bool IsRenderedDiagnostics(const absl::Status& status);
+// StoppedDiagnosticsError is DiagnosticsError for a list that stopped at
+// the error limit (Diagnostics::kMaxErrors): its message ends with
+// kStoppedLine, which is no diagnostic; renderers print that line after
+// the diagnostics.
+inline constexpr char kStoppedLine[] = "too many errors; stopping";
+absl::Status StoppedDiagnosticsError(const std::vector<Diagnostic>& diagnostics);
+// StoppedAtErrorLimit: the status was made by StoppedDiagnosticsError.
+bool StoppedAtErrorLimit(const absl::Status& status);
 
 // DiagnosticsOf returns the diagnostics a status carries; nullopt when it
 // carries none (a status made another way).

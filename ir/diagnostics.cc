@@ -74,10 +74,7 @@ absl::Status Diagnostics::ToStatus() const {
     if (d.severity == Diagnostic::Severity::kError) errors.push_back(d);
   }
   if (errors_ < kMaxErrors) return DiagnosticsError(errors);
-  // The closing line is no diagnostic: the status is text only.
-  std::string text;
-  for (const Diagnostic& d : errors) text += d.Render();
-  return RenderedDiagnosticsError(text + "too many errors; stopping\n");
+  return StoppedDiagnosticsError(errors);
 }
 
 std::string SourceLineAt(const std::string& text, int line) {

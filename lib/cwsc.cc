@@ -153,74 +153,28 @@ class Sink {
     return status;
   }
 
-  // FromStatus records a failed status: the diagnostics it carries, else
-  // those its rendered text holds (`[file[:line:col]: ]error: message`
-  // lines, each with its source and caret lines), else its message as one
-  // error. The rendering is the status's own text then.
+  // FromStatus records a failed status: the diagnostics it carries (and
+  // the closing line of a list that stopped at the error limit, in the
+  // rendering), else its message as one error whose rendering is the
+  // message itself. Nothing is read back out of a message's text.
   cwsc_status FromStatus(const absl::Status& s, cwsc_status status, const std::string& code) {
     if (std::optional<std::vector<Diagnostic>> ds = ir::DiagnosticsOf(s)) {
       for (const Diagnostic& d : *ds) Add(d, code);
+      if (ir::StoppedAtErrorLimit(s) && out_) {
+        list_.rendered += absl::StrCat(ir::kStoppedLine, "\n");
+      }
       if (!ds->empty()) return status;
     }
     std::string text(s.message());
     if (text.empty()) text = "unknown error";
     if (text.back() != '\n') text += '\n';
-    std::vector<Diagnostic> parsed;
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      std::string line = text.substr(start, end - start);
-      start = end + 1;
-      if (std::optional<Diagnostic> d = ParseRendered(line)) parsed.push_back(*std::move(d));
-    }
-    if (parsed.empty()) {
-      Diagnostic d;
-      d.message = text.substr(0, text.size() - 1);
-      parsed.push_back(d);
-    }
-    for (size_t i = 0; i < parsed.size(); ++i) {
-      const std::string none;
-      Add(parsed[i], code, i == 0 ? &text : &none);  // the text once, with the first
-    }
+    Diagnostic d;
+    d.message = text.substr(0, text.size() - 1);
+    Add(d, code, &text);
     return status;
   }
 
  private:
-  // ParseRendered reads one `[FILE[:LINE:COL]: ]SEVERITY: MESSAGE` line.
-  static std::optional<Diagnostic> ParseRendered(const std::string& line) {
-    static constexpr std::pair<const char*, Diagnostic::Severity> kSeverities[] = {
-        {"error: ", Diagnostic::Severity::kError},
-        {"warning: ", Diagnostic::Severity::kWarning},
-        {"note: ", Diagnostic::Severity::kNote}};
-    if (line.empty() || line[0] == ' ') return std::nullopt;  // a source or caret line
-    for (const auto& [word, severity] : kSeverities) {
-      size_t at = line.rfind(word, 0) == 0 ? 0 : line.find(std::string(": ") + word);
-      if (at == std::string::npos) continue;
-      Diagnostic d;
-      d.severity = severity;
-      std::string head = at == 0 ? "" : line.substr(0, at);
-      d.message = line.substr(at == 0 ? std::strlen(word) : at + 2 + std::strlen(word));
-      d.file = head;
-      // FILE:LINE:COL, both numbers short.
-      size_t c2 = head.rfind(':');
-      size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : head.rfind(':', c2 - 1);
-      if (c1 != std::string::npos) {
-        std::string l = head.substr(c1 + 1, c2 - c1 - 1), c = head.substr(c2 + 1);
-        auto number = [](const std::string& n) {
-          return !n.empty() && n.size() < 9 &&
-                 n.find_first_not_of("0123456789") == std::string::npos;
-        };
-        if (number(l) && number(c)) {
-          d.file = head.substr(0, c1);
-          d.line = std::atoi(l.c_str());
-          d.col = std::atoi(c.c_str());
-        }
-      }
-      return d;
-    }
-    return std::nullopt;
-  }
-
   cwsc_diagnostics** out_;
   cwsc_diagnostics list_;
 };

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ir/diagnostics.h"
 
 namespace cwsc::backends::sbpl_internal {
 namespace {
@@ -177,7 +178,7 @@ class Reader {
 }  // namespace
 
 absl::Status SexprError(absl::string_view name, int line, int col, absl::string_view msg) {
-  return absl::InvalidArgumentError(absl::StrCat(name, ":", line, ":", col, ": error: ", msg));
+  return ir::ErrorAt(std::string(name), line, col, std::string(msg));
 }
 
 absl::StatusOr<std::vector<Node>> ReadSexprs(absl::string_view text, absl::string_view name) {

@@ -13,6 +13,7 @@
 #include "backends/seccomp_filter.h"
 #include "backends/verify/seccomp_eval.h"
 #include "compiler/dsl_frontend.h"
+#include "ir/diagnostics.h"
 
 namespace cwsc::driver {
 
@@ -292,7 +293,7 @@ bool StrictlyInside(const std::string& path, const std::string& dir) {
 
 absl::StatusOr<std::string> ReadText(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": error: cannot read the file"));
+  if (!in) return ir::ErrorAt(file, 0, 0, "cannot read the file");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -301,8 +302,7 @@ absl::StatusOr<std::string> ReadText(const std::string& file) {
 // ExpectationsOf reads --expect FILE: the expectations of every policy in it.
 absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& file) {
   if (!absl::EndsWith(file, ".cwsp")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": error: --expect reads a .cwsp file (policies with expect lines)"));
+    return ir::ErrorAt(file, 0, 0, "--expect reads a .cwsp file (policies with expect lines)");
   }
   absl::StatusOr<std::string> text = ReadText(file);
   if (!text.ok()) return text.status();
@@ -314,8 +314,7 @@ absl::StatusOr<std::vector<ir::Expectation>> ExpectationsOf(const std::string& f
     out.insert(out.end(), p.spec.expectations.begin(), p.spec.expectations.end());
   }
   if (out.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": error: --expect: the file has no expectations"));
+    return ir::ErrorAt(file, 0, 0, "--expect: the file has no expectations");
   }
   return out;
 }

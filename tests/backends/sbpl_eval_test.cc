@@ -29,7 +29,10 @@ SbplRequest Req(std::string op, std::string path = "", std::string vnode = "") {
 std::string ParseError(const std::string& text, const SbplParams& params = {}) {
   absl::StatusOr<SbplProfile> p = SbplProfile::Parse(text, params);
   if (p.ok()) return "parsed";
-  return std::string(p.status().message());
+  // The error is a diagnostic; its message is its rendering, one line.
+  std::string m(p.status().message());
+  if (!m.empty() && m.back() == '\n') m.pop_back();
+  return m;
 }
 
 TEST(SbplEval, DenyDefaultDeniesEverything) {

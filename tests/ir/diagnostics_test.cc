@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "ir/diagnostic_status.h"
 #include "ir/plan_json.h"
 
@@ -96,12 +97,21 @@ TEST(DiagnosticStatus, DiagnosticsListUpToTheBound) {
   ASSERT_TRUE(d.has_value());
   ASSERT_EQ(d->size(), 2u);  // the errors; warnings are notes, not the failure
   EXPECT_EQ((*d)[1].message, "b");
-  // Past the bound the closing "too many errors" line is no diagnostic: text only.
+  EXPECT_FALSE(StoppedAtErrorLimit(two.ToStatus()));
+  // Past the bound the errors are still values; the closing line is no
+  // diagnostic, but the status says it stopped (nothing reads its text back).
   Diagnostics many;
-  for (size_t i = 0; i < Diagnostics::kMaxErrors; ++i) {
-    many.Add({Diagnostic::Severity::kError, "f", 1, 1, "e", ""});
+  for (size_t i = 0; i < Diagnostics::kMaxErrors + 3; ++i) {
+    many.Add({Diagnostic::Severity::kError, "f", static_cast<int>(i) + 1, 1, "e", ""});
   }
-  EXPECT_FALSE(DiagnosticsOf(many.ToStatus()));
+  absl::Status s = many.ToStatus();
+  std::optional<std::vector<Diagnostic>> listed = DiagnosticsOf(s);
+  ASSERT_TRUE(listed.has_value());
+  EXPECT_EQ(listed->size(), Diagnostics::kMaxErrors);
+  EXPECT_EQ(listed->back().line, static_cast<int>(Diagnostics::kMaxErrors));
+  EXPECT_TRUE(StoppedAtErrorLimit(s));
+  EXPECT_TRUE(absl::EndsWith(s.message(), "f:20:1: error: e\ntoo many errors; stopping\n"))
+      << s.message();
 }
 
 // A plan's syntax error stays structured: file, line and column.
