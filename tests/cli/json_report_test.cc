@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "backends/verify/bwrap_interp.h"
 #include "ir/display.h"
@@ -322,6 +323,36 @@ TEST(Usage, OptionsWithoutEffectAreErrors) {
 }
 
 // Bad input: exit 2 and the envelope on stdout, the place as fields.
+// A list that stops at the error limit: each error with its place, then
+// the closing line as an error of its own, as stderr shows them; an error
+// of cwsc's own names no file. None of it is read back out of printed text.
+TEST(JsonReport, ErrorsPastTheLimitAndErrorsWithoutAFile) {
+  TempDir t;
+  std::string text = "policy p {\n";
+  for (int i = 0; i < 25; ++i) text += "  writable \"relative" + std::to_string(i) + "\"\n";
+  text += "}\n";
+  WriteFile(t / "many.cwsp", text);
+  RunResult r =
+      Cwsc({"compile", "many.cwsp", "--facts", Src() + "/" + kLinuxWs, "--json"}, t.path());
+  Json j = Envelope(r.out, "compile", 2);
+  ASSERT_EQ(j["diagnostics"].size(), 21u) << r.out;
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(j["diagnostics"][i]["severity"], "error") << i;
+    EXPECT_EQ(j["diagnostics"][i]["file"], "many.cwsp") << i;
+    EXPECT_EQ(j["diagnostics"][i]["line"], static_cast<int>(i) + 2) << i;
+  }
+  EXPECT_EQ(j["diagnostics"][20]["severity"], "error");
+  EXPECT_EQ(j["diagnostics"][20]["message"], "too many errors; stopping");
+  EXPECT_TRUE(j["diagnostics"][20]["file"].is_null());
+  EXPECT_TRUE(absl::EndsWith(r.err, "\ntoo many errors; stopping\n")) << r.err;
+  r = Cwsc({"compile", "many.cwsp", "--facts", Src() + "/" + kLinuxWs, "--mode", "turbo", "--json"},
+           t.path());
+  j = Envelope(r.out, "compile", 2);
+  ASSERT_GE(j["diagnostics"].size(), 1u) << r.out;
+  EXPECT_TRUE(j["diagnostics"][0]["file"].is_null());
+  EXPECT_TRUE(j["diagnostics"][0]["line"].is_null());
+}
+
 TEST(JsonReport, ErrorsCarryFileLineCol) {
   TempDir t;
   WriteFile(t / "bad.toml", "sandbox_mode = \"workspace-write\"\nsandbox_mode = \"sometimes\"\n");
