@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
+#include "compiler/driver/config_search.h"
 #include "ir/diagnostic_status.h"
 #include "ir/display.h"
 #include "runtime/host/live_facts.h"
@@ -107,59 +108,18 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   return *text;
 }
 
-namespace {
-
-std::optional<std::string> EnvVar(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return std::nullopt;
-  std::string s(absl::StripAsciiWhitespace(v));
-  if (s.empty()) return std::nullopt;
-  return s;
-}
-
-bool IsRegularFile(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-}  // namespace
-
 int DiscoverConfig(absl::string_view command, CommonOptions* o) {
   if (!o->config.empty()) return kExitOk;
-  std::vector<std::string> candidates;
-  std::string note;
-  std::optional<std::string> home = EnvVar("HOME");
-  // $CODEWHALE_HOME as the deny list reads it (docs/decisions.md): `~` and
-  // $HOME expanded; a value still relative is ignored.
-  if (std::optional<std::string> cw = EnvVar("CODEWHALE_HOME")) {
-    std::string v = *cw;
-    if (home && (v == "~" || absl::StartsWith(v, "~/"))) v = *home + v.substr(1);
-    if (home && (v == "$HOME" || absl::StartsWith(v, "$HOME/"))) v = *home + v.substr(5);
-    if (absl::StartsWith(v, "/")) {
-      candidates.push_back(absl::StrCat(absl::StripSuffix(v, "/"), "/config.toml"));
-    } else {
-      note = absl::StrCat(" ($CODEWHALE_HOME '", *cw, "' is not absolute)");
-    }
-  } else {
-    note = " ($CODEWHALE_HOME is unset)";
-  }
-  if (home) {
-    candidates.push_back(absl::StrCat(*home, "/.codewhale/config.toml"));
-    candidates.push_back(absl::StrCat(*home, "/.deepseek/config.toml"));
-  } else {
-    absl::StrAppend(&note, " ($HOME is unset)");
-  }
-  for (const std::string& c : candidates) {
-    if (IsRegularFile(c)) {
-      o->config = c;
-      o->config_discovered = true;
-      return kExitOk;
-    }
+  driver::ConfigSearch s = driver::FindUserConfig();
+  if (s.found) {
+    o->config = *s.found;
+    o->config_discovered = true;
+    return kExitOk;
   }
   return PrintUsageError(
       command,
       absl::StrCat("no CONFIG given and no config file found; looked for ",
-                   candidates.empty() ? "nothing" : absl::StrJoin(candidates, ", "), note));
+                   s.candidates.empty() ? "nothing" : absl::StrJoin(s.candidates, ", "), s.note));
 }
 
 absl::StatusOr<std::unique_ptr<compiler::HostFacts>> MakeFacts(const CommonOptions& o) {

@@ -57,9 +57,10 @@ absl::StatusOr<std::string> ReadInput(const std::string& path);
 std::string InputName(const std::string& path);
 
 // DiscoverConfig fills o->config when no CONFIG was given, as Codewhale finds
-// its config: $CODEWHALE_HOME/config.toml, ~/.codewhale/config.toml, then the
-// legacy ~/.deepseek/config.toml (the first regular file). It returns 0, or
-// prints a usage error listing the places searched and returns 2.
+// its config (compiler/driver/config_search.h: $CODEWHALE_HOME/config.toml,
+// ~/.codewhale/config.toml, then the legacy ~/.deepseek/config.toml, the
+// first regular file). It returns 0, or prints a usage error listing the
+// places searched and returns 2.
 int DiscoverConfig(absl::string_view command, CommonOptions* o);
 
 // MakeFacts returns recorded facts for --facts, else live facts.
