@@ -15,6 +15,7 @@
 #include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/resolve.h"
+#include "compiler/spec_paths.h"
 #include "ir/diagnostics.h"
 #include "ir/status_macros.h"
 
@@ -76,15 +77,6 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
                                           const CompileOptions& options, HostFacts* facts);
 
 }  // namespace
-
-std::optional<std::string> NormalizeMode(const std::string& mode) {
-  std::string m = absl::AsciiStrToLower(absl::StripAsciiWhitespace(mode));
-  if (m == "plan") return "plan";
-  if (m == "ask" || m == "suggest") return "ask";
-  if (m == "auto-review" || m == "auto") return "auto-review";
-  if (m == "full-access" || m == "bypass" || m == "yolo") return "full-access";
-  return std::nullopt;
-}
 
 absl::StatusOr<ParsedConfig> ParseConfigText(std::string text, const std::string& path,
                                              ConfigFormat format, const std::string& policy_name) {

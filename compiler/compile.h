@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/facts/host_facts.h"
+#include "compiler/modes.h"
 #include "compiler/policy_spec.h"
 #include "ir/diagnostics.h"
 #include "ir/plan.h"
@@ -79,10 +80,6 @@ absl::StatusOr<ParsedConfig> ReadConfig(const CompileOptions& options);
 // format and policy_name are not read again.
 absl::StatusOr<CompileResult> CompileParsed(const ParsedConfig& parsed,
                                             const CompileOptions& options, HostFacts* facts);
-
-// NormalizeMode maps a permission mode or alias to its canonical name
-// ("plan", "ask", "auto-review", "full-access"), or nullopt when unknown.
-std::optional<std::string> NormalizeMode(const std::string& mode);
 
 }  // namespace cwsc::compiler
 

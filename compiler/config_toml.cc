@@ -13,7 +13,7 @@
 #include "compiler/edit_distance.h"
 #include "compiler/facts/config_secrets.h"
 #include "compiler/key_lookalikes.h"
-#include "compiler/layers.h"
+#include "compiler/overlay.h"
 #include "compiler/toml_checked.h"
 #include "compiler/toml_lists.h"
 
@@ -397,21 +397,6 @@ std::string UnknownKeyWarning(const std::string& shown, const std::string& key, 
 }
 
 }  // namespace
-
-std::optional<std::string> NormalizeSandboxMode(const std::string& value) {
-  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
-  if (v == "read-only" || v == "workspace-write" || v == "danger-full-access" ||
-      v == "external-sandbox") {
-    return v;
-  }
-  return std::nullopt;
-}
-
-std::string InvalidSandboxModeMessage(const std::string& value) {
-  return absl::StrCat("Invalid sandbox_mode '", value,
-                      "': expected read-only, workspace-write, danger-full-access, or "
-                      "external-sandbox.");
-}
 
 absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
                                                    const std::string& file) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/modes.h"
 #include "compiler/policy_spec.h"
 #include "compiler/toml_lists.h"
 #include "ir/diagnostics.h"
@@ -42,13 +43,6 @@ struct RequirementsFile {
 };
 absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
                                                    const std::string& file);
-
-// kSandboxModeError is the message for a bad sandbox_mode value ("%s" = value).
-std::string InvalidSandboxModeMessage(const std::string& value);
-
-// NormalizeSandboxMode trims and ASCII-lowercases; returns nullopt unless the
-// result is read-only, workspace-write, danger-full-access or external-sandbox.
-std::optional<std::string> NormalizeSandboxMode(const std::string& value);
 
 }  // namespace cwsc::compiler
 

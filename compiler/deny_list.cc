@@ -4,7 +4,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/resolve.h"
+#include "compiler/spec_paths.h"
 #include "ir/status_macros.h"
 
 namespace cwsc::compiler {

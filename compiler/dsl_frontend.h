@@ -17,25 +17,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/dsl_policy.h"
 #include "compiler/dsl_text.h"
 #include "compiler/policy_spec.h"
 #include "ir/diagnostics.h"
 
 namespace cwsc::compiler {
-
-// DslPolicy is one `policy NAME { ... }` block, lowered.
-struct DslPolicy {
-  std::string name;
-  std::string parent;  // `extends` target; empty when none
-  int line = 0;        // position of the policy's name
-  int col = 0;
-  PolicySpec spec;  // parent's settings first, then its own
-};
-
-// DslFile is a whole .cwsp file: every policy in source order.
-struct DslFile {
-  std::vector<DslPolicy> policies;
-};
 
 // DslResult is the policy a compile selected.
 struct DslResult {

@@ -10,7 +10,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "antlr4-runtime.h"
-#include "compiler/compile.h"
+#include "compiler/dsl_text.h"
+#include "compiler/modes.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -482,27 +483,6 @@ class Lowerer {
 };
 
 }  // namespace
-
-void DslSink::Error(int line, int col, const std::string& message) {
-  if (Full()) return;
-  // After a syntax error the parser may resume at the same token (an unknown
-  // word parsed as the next statement); one error per position is enough.
-  for (const ir::Diagnostic& d : diags_) {
-    if (line > 0 && d.line == line && d.col == col) return;
-  }
-  diags_.push_back(ir::Diagnostic{ir::Diagnostic::Severity::kError, file_, line, col, message,
-                                  line > 0 ? ir::SourceLineAt(text_, line) : ""});
-}
-
-absl::Status DslSink::ToStatus() const {
-  std::vector<ir::Diagnostic> sorted = diags_;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.line != b.line ? a.line < b.line : a.col < b.col;
-  });
-  ir::Diagnostics all;
-  for (ir::Diagnostic& d : sorted) all.Add(std::move(d));
-  return all.ToStatus();
-}
 
 void LowerDslTree(antlr4::ParserRuleContext* file_tree, const std::string& file, Layer layer,
                   DslSink* sink, DslFile* out) {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "compiler/config_toml.h"
+#include "compiler/modes.h"
 #include "compiler/paths.h"
 #include "ir/constants.h"
 

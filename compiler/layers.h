@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/facts/host_facts.h"
+#include "compiler/overlay.h"
 #include "compiler/policy_spec.h"
 #include "ir/diagnostics.h"
 
@@ -16,9 +17,6 @@ namespace cwsc::compiler {
 
 // EnvOverrides reads the CODEWHALE_* (legacy DEEPSEEK_*) variables of docs/behavior.md B-2.
 absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<ir::Diagnostic>* notes);
-
-// Overlay applies `top` over `base`: a set scalar wins; a list wins when non-empty.
-void Overlay(PolicySpec& base, const PolicySpec& top);
 
 // kDefaultManagedConfigPath and its legacy fallback (docs/config.md).
 inline constexpr char kDefaultManagedConfigPath[] = "/etc/codewhale/managed_config.toml";

@@ -10,14 +10,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "compiler/compile.h"
-#include "compiler/config_toml.h"
 #include "compiler/deny_list.h"
 #include "compiler/launcher.h"
 #include "compiler/lower_landlock.h"
 #include "compiler/lower_remote.h"
 #include "compiler/lower_seatbelt.h"
 #include "compiler/lower_seccomp.h"
+#include "compiler/modes.h"
+#include "compiler/spec_paths.h"
 #include "compiler/worktree.h"
 #include "ir/constants.h"
 #include "ir/diagnostics.h"
@@ -1292,34 +1292,6 @@ class Resolver {
 };
 
 }  // namespace
-
-absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars,
-                                              bool lexical) {
-  absl::StatusOr<std::string> p = ExpandPath(s.value, vars, lexical);
-  if (p.ok()) return p;
-  const Origin& o = s.origin;
-  std::string msg = absl::StrCat(o.detail.str(), ": ", p.status().message());
-  if (o.file.empty()) {
-    return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin
-  }
-  return ir::ErrorAt(o.file, o.line, o.col, msg);
-}
-
-absl::Status ValidateSpecPaths(const PolicySpec& spec) {
-  // Placeholders: the checks are the ones that hold for every host and mode.
-  PathVars vars{"/home", "/workspace", "/workspace", "/tmp"};
-  for (const auto* list :
-       {&spec.sandbox_writable_roots, &spec.bwrap_ro_roots, &spec.bwrap_dev_roots,
-        &spec.sandbox_denied_read_paths, &spec.sandbox_read_denylist_exempt}) {
-    if (!*list) continue;
-    for (const auto& p : (*list)->value) {
-      // An absolute path names no variable and no '~': it always expands.
-      if (!p.value.empty() && p.value[0] == '/') continue;
-      CWSC_RETURN_IF_ERROR(ExpandSettingPath(p, vars).status());
-    }
-  }
-  return absl::OkStatus();
-}
 
 std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_privs) {
   const ir::Policy& p = plan.policy;

@@ -14,6 +14,7 @@
 #include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"
+#include "compiler/spec_paths.h"
 #include "ir/plan.h"
 
 namespace cwsc::compiler {
@@ -30,15 +31,6 @@ struct ResolveInput {
 };
 
 absl::StatusOr<ir::LaunchPlan> ResolvePlan(const ResolveInput& in, HostFacts& facts);
-
-// ExpandSettingPath expands one path setting; errors carry its file:line:col.
-absl::StatusOr<std::string> ExpandSettingPath(const Setting<std::string>& s, const PathVars& vars,
-                                              bool lexical = true);
-
-// ValidateSpecPaths checks every path setting in a way that holds in every
-// mode (relative paths and unknown variables are errors even where the mode
-// does not use the setting), so `check` and `compile` agree.
-absl::Status ValidateSpecPaths(const PolicySpec& spec);
 
 // PostureLabel is the byte-stable label of docs/behavior.md B-22 for the plan.
 // `no_new_privs` (whether cwsc run sets the flag at startup) adds the

@@ -1,0 +1,32 @@
+#include "compiler/modes.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace cwsc::compiler {
+
+std::optional<std::string> NormalizeMode(const std::string& mode) {
+  std::string m = absl::AsciiStrToLower(absl::StripAsciiWhitespace(mode));
+  if (m == "plan") return "plan";
+  if (m == "ask" || m == "suggest") return "ask";
+  if (m == "auto-review" || m == "auto") return "auto-review";
+  if (m == "full-access" || m == "bypass" || m == "yolo") return "full-access";
+  return std::nullopt;
+}
+
+std::optional<std::string> NormalizeSandboxMode(const std::string& value) {
+  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
+  if (v == "read-only" || v == "workspace-write" || v == "danger-full-access" ||
+      v == "external-sandbox") {
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::string InvalidSandboxModeMessage(const std::string& value) {
+  return absl::StrCat("Invalid sandbox_mode '", value,
+                      "': expected read-only, workspace-write, danger-full-access, or "
+                      "external-sandbox.");
+}
+
+}  // namespace cwsc::compiler
