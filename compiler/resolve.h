@@ -14,21 +14,11 @@
 #include "compiler/layers.h"
 #include "compiler/paths.h"
 #include "compiler/policy_spec.h"
+#include "compiler/resolve_input.h"
 #include "compiler/spec_paths.h"
 #include "ir/plan.h"
 
 namespace cwsc::compiler {
-
-struct ResolveInput {
-  PolicySpec spec;   // merged layers
-  std::string mode;  // canonical permission mode
-  ir::Origin mode_origin;
-  std::string cwd;                      // absolute, as given
-  std::optional<std::string> escalate;  // approved per-command escalation target
-  bool launcher_trusted = false;        // spec.tool_launcher passed the managed-file trust rules
-  std::string launcher_trust_refusal;  // why not (names the file and the rule); compiler/launcher.h
-  Requirements requirements;           // the allow-list of sandbox modes, if any
-};
 
 absl::StatusOr<ir::LaunchPlan> ResolvePlan(const ResolveInput& in, HostFacts& facts);
 
