@@ -5,7 +5,7 @@
 //
 //   LauncherTrust t = CheckLauncherTrust(facts, managed, merged.managed_config_path);
 //   // ... ResolveInput.launcher_trusted = t.trusted; launcher_trust_refusal = t.refusal
-//   // resolve.cc then calls LowerLauncher() instead of selecting a local wrapper.
+//   // resolve_wrapper.cc then calls LowerLauncher() instead of selecting a local wrapper.
 //
 // Everything here asks the host through HostFacts, so launcher plans compile
 // from recorded facts (the `launcher_probe` record) as well as live.

@@ -5,7 +5,8 @@
 //                        metadata (B-21), protected names
 //   resolve_wrapper.cc   the remote backend, the local wrapper (B-30),
 //                        Landlock, the refusals
-//   resolve_mounts.cc    the bwrap mount list (docs/behavior.md B-41 - B-43)
+//   lower_bwrap.cc       the bwrap lowering: the mount list (docs/behavior.md
+//                        B-41 - B-43)
 //   resolve_symlinks.cc  symlinks a sandboxed command could have planted
 // Included only by those files.
 #ifndef CWSC_COMPILER_RESOLVER_H_
@@ -75,7 +76,7 @@ class Resolver {
   bool IsHostTmp(const std::string& canonical);
   Origin ExcludeOrigin(bool slash_tmp) const;
 
-  // resolve_mounts.cc: the bwrap mount list
+  // lower_bwrap.cc: the bwrap mount list
   bool LauncherCanReach(const std::string& source, SkipKind kind, const std::string& what,
                         const Origin& origin);
   absl::Status BuildMounts();

@@ -1,7 +1,9 @@
-// The bwrap mount list in argv order (docs/behavior.md B-41 - B-43): the base
-// view, the kernel masks, device roots, writable binds, protected
-// descendants, the read-only view of a working directory under /tmp, extra
-// read-only roots, then the deny masks and the pins that hold them.
+// The bwrap lowering: the mount list in argv order (docs/behavior.md B-41 -
+// B-43), made by the resolver (compiler/resolver.h) once the roots, the deny
+// list and the wrapper are known: the base view, the kernel masks, device
+// roots, writable binds, protected descendants, the read-only view of a
+// working directory under /tmp, extra read-only roots, then the deny masks
+// and the pins that hold them.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
