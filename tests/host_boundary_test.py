@@ -21,10 +21,17 @@ layers each may link are read from the table of docs/architecture.md
 4. The document is the build: every folder the document names exists, and
    the layers each layer's `meson.build` links (its static library's
    dependencies, followed through theirs) are the ones its row lists.
+5. The compiler's stages stay acyclic and small: the modules of compiler/
+   (a top-level NAME.h/NAME.cc pair; compiler/facts and compiler/driver are
+   layers of their own) include each other without a cycle (a cycle is
+   printed as its path), and no .cc or .h file under compiler/ has more than
+   MAX_LINES lines.
 
 Exit status 0 when every check passes; otherwise each violation is printed.
 With --expect LAYER:SYMBOL (the check's own test, with a library that calls
-SYMBOL in LAYER's place) the status is 0 only when that call is reported.
+SYMBOL in LAYER's place) the status is 0 only when that call is reported
+and the include cycle search of check 5 gives the known answers on two
+small graphs.
 """
 
 import os
@@ -85,6 +92,65 @@ def meson_links(root, folders):
 
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+MAX_LINES = 500
+
+
+def compiler_modules(root):
+    """module -> the modules it includes, for the top-level files of
+    compiler/ (a module is NAME.h and NAME.cc together)."""
+    base = os.path.join(root, "compiler")
+    graph = {}
+    for name in sorted(os.listdir(base)):
+        if not name.endswith((".cc", ".h")):
+            continue
+        module = name.rsplit(".", 1)[0]
+        with open(os.path.join(base, name), encoding="utf-8") as f:
+            text = f.read()
+        edges = graph.setdefault(module, set())
+        for header in INCLUDE.findall(text):
+            m = re.fullmatch(r"compiler/([A-Za-z0-9_]+)\.h", header)
+            if m and m.group(1) != module:
+                edges.add(m.group(1))
+    return graph
+
+
+def include_cycles(graph):
+    """Each cycle a depth-first search meets, as its path (the first module
+    repeated at the end), in a stable order."""
+    cycles, state, stack = [], {}, []
+
+    def visit(module):
+        state[module] = "open"
+        stack.append(module)
+        for other in sorted(graph.get(module, ())):
+            if state.get(other) == "open":
+                cycles.append(stack[stack.index(other):] + [other])
+            elif other not in state:
+                visit(other)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    return cycles
+
+
+def long_files(root):
+    """(path, lines) of each .cc/.h file under compiler/ over MAX_LINES."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "compiler")):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith((".cc", ".h")):
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
+                    lines = sum(1 for _ in f)
+                if lines > MAX_LINES:
+                    out.append((os.path.relpath(path, root), lines))
+    return out
 
 
 def nm_lines(archive, *flags):
@@ -190,6 +256,14 @@ def main(argv):
                 problems.append(f"{os.path.relpath(path, root)} ({layer}) includes {header} "
                                 f"({owner}), a layer it may not use")
 
+    graph = compiler_modules(root)
+    for cycle in include_cycles(graph):
+        problems.append("include cycle in compiler/: " +
+                        " -> ".join(f"compiler/{m}" for m in cycle))
+    for path, lines in long_files(root):
+        problems.append(f"{path} has {lines} lines; a file of compiler/ has at most {MAX_LINES}")
+    print(f"compiler/: {len(graph)} modules")
+
     for p in problems:
         print(p)
     print(f"host boundary: {len(problems)} problem(s) in {len(libs)} libraries")
@@ -197,7 +271,13 @@ def main(argv):
         wanted = f"{expect[0]} ({libs[expect[0]]}) calls {expect[1]}:"
         found = any(p.startswith(wanted) for p in problems)
         print(f"expected violation {'reported' if found else 'NOT reported'}: {wanted}")
-        return 0 if found else 1
+        # Check 5's search on graphs with a known answer: a cycle of three
+        # modules is reported as its path, a diamond is no cycle.
+        cycle = include_cycles({"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()})
+        diamond = include_cycles({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()})
+        searched = cycle == [["a", "b", "c", "a"]] and diamond == []
+        print(f"include cycle search {'finds' if searched else 'does NOT find'} a -> b -> c -> a")
+        return 0 if found and searched else 1
     return 1 if problems else 0
 
 
