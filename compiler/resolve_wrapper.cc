@@ -1,6 +1,6 @@
 // Which wrapper runs the command (docs/behavior.md B-30): the remote
-// backend, a launcher, bwrap, Landlock or Seatbelt, or none; and the
-// refusals (requirements, sandbox_require).
+// backend, a launcher, bwrap, Landlock or Seatbelt, or none; a refused plan
+// (Refuse), and the refusal sandbox_require asks for when none works.
 #include <string>
 
 #include "absl/strings/ascii.h"
