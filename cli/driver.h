@@ -1,5 +1,6 @@
 // The driver layer's names as cli/ uses them: cli/ parses options, calls
-// compiler/driver/ (a plan's artifact checked, lints, live probes) and the
+// compiler/driver/ (compiles with the missing-facts rule, the expectation
+// runner, a plan's artifact checked, lints, live probes) and the
 // other layers, and renders what they return (docs/architecture.md).
 #ifndef CWSC_CLI_DRIVER_H_
 #define CWSC_CLI_DRIVER_H_
@@ -7,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/compile.h"
+#include "compiler/driver/expect.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/live_probe.h"
 #include "compiler/driver/verify.h"
@@ -14,22 +17,33 @@
 namespace cwsc::cli {
 
 using driver::ArtifactOf;
+using driver::CompileChecked;
 using driver::DecideOn;
 using driver::Decision;
 using driver::EmitCheckedSeccompBpf;
+using driver::ExpectationResult;
 using driver::ExpectationsOf;
+using driver::ExpectFailure;
+using driver::ExpectOptions;
+using driver::ExpectRun;
+using driver::ExpectVerdict;
+using driver::FactsAsker;
+using driver::FactsRule;
 using driver::KindOf;
 using driver::Lint;
 using driver::LintLocation;
 using driver::LintPlan;
 using driver::LiveProbe;
 using driver::LiveResult;
+using driver::LiveRun;
 using driver::MissingDenyTargets;
+using driver::ModeLint;
 using driver::NoteAbsentDenyTargets;
 using driver::OriginOfArg;
 using driver::PlanArtifact;
 using driver::ReadText;
 using driver::RenderLintWarning;
+using driver::RunExpectations;
 using driver::SkipConcerns;
 using driver::StrictlyInside;
 using driver::VarsFor;
