@@ -1,6 +1,7 @@
 // The driver layer's names as cli/ uses them: cli/ parses options, calls
 // compiler/driver/ (compiles with the missing-facts rule, the expectation
-// runner, a plan's artifact checked, lints, live probes) and the
+// runner, diff, audit, target dispatch, a plan's artifact checked, lints,
+// live probes) and the
 // other layers, and renders what they return (docs/architecture.md).
 #ifndef CWSC_CLI_DRIVER_H_
 #define CWSC_CLI_DRIVER_H_
@@ -8,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/audit.h"
 #include "compiler/driver/compile.h"
+#include "compiler/driver/diff.h"
+#include "compiler/driver/emit.h"
 #include "compiler/driver/expect.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/live_probe.h"
@@ -16,10 +20,13 @@
 
 namespace cwsc::cli {
 
+using driver::AccessChange;
+using driver::Artifact;
 using driver::ArtifactOf;
 using driver::CompileChecked;
 using driver::DecideOn;
 using driver::Decision;
+using driver::DiffPlans;
 using driver::EmitCheckedSeccompBpf;
 using driver::ExpectationResult;
 using driver::ExpectationsOf;
@@ -41,6 +48,8 @@ using driver::ModeLint;
 using driver::NoteAbsentDenyTargets;
 using driver::OriginOfArg;
 using driver::PlanArtifact;
+using driver::PlanDiff;
+using driver::ReadPlanFile;
 using driver::ReadText;
 using driver::RenderLintWarning;
 using driver::RunExpectations;

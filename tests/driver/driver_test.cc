@@ -5,7 +5,11 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
+#include "compiler/driver/audit.h"
 #include "compiler/driver/compile.h"
+#include "compiler/driver/diff.h"
+#include "compiler/driver/emit.h"
 #include "compiler/driver/expect.h"
 #include "compiler/facts/host_facts.h"
 #include "tests/runtime/proc_helpers.h"
@@ -136,6 +140,125 @@ TEST(DriverCompile, MissingFactsMessages) {
   EXPECT_NE(driver::MissingFactsMessage(one, driver::FactsAsker::kCompile)
                 .find("which this compile asks about"),
             std::string::npos);
+}
+
+ir::LaunchPlan PlanFor(const std::string& mode, compiler::HostFacts* facts) {
+  compiler::CompileOptions c;
+  c.config_path = Src() + "/examples/workspace.cwsp";
+  c.mode = mode;
+  absl::StatusOr<compiler::CompileResult> r =
+      driver::CompileChecked(c, facts, {Src() + "/examples/facts/linux-workspace.yaml", false},
+                             driver::FactsAsker::kCompile);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->plan : ir::LaunchPlan{};
+}
+
+// plan -> ask opens the workspace for writing: a widening, explained on
+// both sides, and no change listed below one that explains it.
+TEST(DriverDiff, WideningsFirstAndNoneBelowTheSameChange) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  ir::LaunchPlan plan = PlanFor("plan", facts.get()), ask = PlanFor("ask", facts.get());
+  absl::StatusOr<driver::PlanDiff> same = driver::DiffPlans(ask, ask);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->changes.empty());
+  EXPECT_FALSE(same->plan_kind || same->launcher || same->wrapper || same->remote_not_compared);
+
+  absl::StatusOr<driver::PlanDiff> d = driver::DiffPlans(plan, ask);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_GT(d->widened, 0);
+  EXPECT_EQ(d->widened + d->narrowed, static_cast<int>(d->changes.size()));
+  bool workspace = false;
+  for (size_t i = 0; i < d->changes.size(); ++i) {
+    const driver::AccessChange& c = d->changes[i];
+    EXPECT_EQ(c.widened, static_cast<int>(i) < d->widened) << c.path;
+    EXPECT_EQ(c.widened, c.b.allowed);
+    EXPECT_NE(c.a.allowed, c.b.allowed);
+    if (c.kind == backends::AccessKind::kWrite && c.path == "/home/dev/proj") {
+      workspace = true;
+      EXPECT_EQ(c.a.detail, "read-only");
+      EXPECT_EQ(c.b.detail, "writable");
+    }
+    for (const driver::AccessChange& o : d->changes) {
+      EXPECT_FALSE(&o != &c && o.kind == c.kind && o.widened == c.widened && o.a.rule == c.a.rule &&
+                   o.b.rule == c.b.rule && !o.path.empty() &&
+                   driver::StrictlyInside(c.path, o.path))
+          << c.path << " is below " << o.path;
+    }
+  }
+  EXPECT_TRUE(workspace);
+  // Reversed, every widening is a narrowing.
+  absl::StatusOr<driver::PlanDiff> back = driver::DiffPlans(ask, plan);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->widened, d->narrowed);
+  EXPECT_EQ(back->narrowed, d->widened);
+}
+
+// A bwrap command line cwsc did not write: each destination once, in layer
+// order, with what a read meets; expectations decided on it.
+TEST(DriverAudit, BwrapArgvMapAndExpectations) {
+  absl::StatusOr<driver::Audit> a = driver::AuditBwrapArgv(
+      {"bwrap", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--bind", "/w",
+       "/w", "--chdir", "/w", "--unshare-all", "--", "sh"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->art.target, "bwrap");
+  EXPECT_EQ(a->art.plan, a->plan.get());
+  EXPECT_EQ(a->chdir, "/w");
+  ASSERT_EQ(a->paths.size(), 3u);
+  EXPECT_EQ(a->paths[0].path, "/");
+  EXPECT_EQ(a->paths[0].access, "read-only");
+  EXPECT_EQ(a->paths[1].path, "/tmp");
+  EXPECT_EQ(a->paths[2].path, "/w");
+  EXPECT_EQ(a->paths[2].access, "writable");
+
+  compiler::PathVars vars = driver::AuditVars("/home/x", std::nullopt, a->chdir);
+  EXPECT_EQ(vars.workspace, "/w");
+  EXPECT_EQ(vars.home, "/home/x");
+  ir::Expectation w{ir::Expectation::Kind::kWrite, "$WORKSPACE/out", true, {}, {}};
+  ir::Expectation net{ir::Expectation::Kind::kNetwork, "", true, {}, {}};
+  absl::StatusOr<std::vector<driver::AuditVerdict>> v = driver::CheckAudit(a->art, vars, {w, net});
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->size(), 2u);
+  EXPECT_EQ((*v)[0].path, "/w/out");
+  EXPECT_TRUE((*v)[0].pass);
+  EXPECT_FALSE((*v)[1].pass);  // --unshare-all isolates the network
+  EXPECT_FALSE((*v)[1].decision.allowed);
+}
+
+// Target dispatch: auto resolves to the plan kind's own target; a target
+// the plan does not have is not applicable; an unknown one is the caller's.
+TEST(DriverEmit, TargetDispatch) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  ir::LaunchPlan ask = PlanFor("ask", facts.get());
+  driver::Emitted e = driver::EmitTarget(ask, "auto", {"sh"});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  EXPECT_EQ(e.artifact.target, "bwrap");
+  EXPECT_TRUE(e.artifact.is_argv);
+  ASSERT_FALSE(e.artifact.argv.empty());
+  EXPECT_EQ(e.artifact.argv.back().text, "sh");
+  EXPECT_TRUE(e.artifact.note.empty());
+
+  e = driver::EmitTarget(ask, "plan", {});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  EXPECT_FALSE(e.artifact.is_argv);
+  EXPECT_EQ(e.artifact.text.front(), '{');
+
+  e = driver::EmitTarget(ask, "seatbelt", {"sh"});
+  EXPECT_EQ(e.failure, driver::EmitFailure::kNotApplicable);
+  EXPECT_TRUE(absl::StartsWith(e.status.message(), "--target seatbelt: ")) << e.status;
+
+  e = driver::EmitTarget(ask, "opensandbox", {"sh"});
+  EXPECT_EQ(e.failure, driver::EmitFailure::kNotApplicable);
+
+  e = driver::EmitTarget(ask, "nope", {"sh"});
+  EXPECT_EQ(e.failure, driver::EmitFailure::kUnknownTarget);
+
+  ir::LaunchPlan none;
+  none.kind = ir::PlanKind::kNone;
+  e = driver::EmitTarget(none, "auto", {"sh", "-c", "true"});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  EXPECT_EQ(e.artifact.target, "none");
+  EXPECT_EQ(e.artifact.argv.size(), 3u);
+  EXPECT_EQ(e.artifact.note, "plan kind none: the command runs without an OS sandbox");
 }
 
 }  // namespace
