@@ -130,8 +130,9 @@ int CmdAudit(const Args& args) {
       return kExitUsage;
     }
     if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
-    out << RenderWhy(art, *p, kinds, art.target);
-    json["why"] = WhyJson(art, *p, kinds);
+    const PathWhy w = ExplainPath(art, *p, kinds);
+    out << RenderWhy(w, art.target);
+    json["why"] = WhyJson(w);
   }
   int failed = 0;
   if (expect) {

@@ -367,39 +367,14 @@ int CmdCheck(const Args& args) {
       PrintError(ir::ErrorAt(file, 0, 0, "--policy selects a policy of a .cwsp file"));
       return kExitUsage;
     }
-    absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
-    if (!cfg.ok()) {
-      PrintError(cfg.status());
+    // Read and validated as every compile would (compiler/driver/expect.h).
+    ConfigCheck cc = CheckTomlConfig(text, file, layer);
+    PrintNotes(cc.notes);
+    if (!cc.status.ok()) {
+      PrintError(cc.status);
       return kExitUsage;
     }
-    PrintNotes(cfg->notes);
-    // What every compile checks, in every mode (paths), and what every compile
-    // of a managed launcher file refuses (docs/launcher.md).
-    if (absl::Status paths = compiler::ValidateSpecPaths(cfg->spec); !paths.ok()) {
-      PrintError(paths);
-      return kExitUsage;
-    }
-    if (c.managed && cfg->spec.tool_launcher) {
-      const ir::Origin& lo = cfg->spec.tool_launcher->origin;
-      std::string mode =
-          cfg->spec.sandbox_mode
-              ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
-              : "";
-      if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::ErrorAt(
-            lo.file.str(), lo.line, lo.col,
-            cfg->spec.sandbox_mode
-                ? absl::StrCat("a managed config with 'tool_launcher' must set "
-                               "sandbox_mode to workspace-write or read-only, "
-                               "not '",
-                               cfg->spec.sandbox_mode->value, "'; every compile refuses it")
-                : "a managed config with 'tool_launcher' must set sandbox_mode "
-                  "itself (workspace-write or read-only); every compile "
-                  "refuses it"));
-        return kExitUsage;
-      }
-    }
-    for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
+    warnings = cc.warnings;
     if (extra.empty()) {
       // Without expectations, every mode is still compiled for its setting
       // notes and lints, as `compile` shows them. A managed layer alone is not

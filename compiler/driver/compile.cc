@@ -9,7 +9,7 @@ namespace cwsc::driver {
 std::string MissingFactsMessage(const std::vector<std::string>& unlisted, FactsAsker asker,
                                 const std::string& mode) {
   std::string first = absl::StrCat("the facts file does not record '", unlisted.front(), "'");
-  if (asker == FactsAsker::kDiff) {
+  if (asker == FactsAsker::kDiff || asker == FactsAsker::kWhy) {
     return absl::StrCat(first,
                         "; record the facts again with `cwsc facts --for CONFIG`, or pass "
                         "--unlisted-as-missing");

@@ -21,6 +21,7 @@ enum class FactsAsker {
   kCompile,  // `cwsc compile` and `explain`
   kCheck,    // `cwsc check`, for one mode
   kDiff,     // `cwsc diff`, for one side
+  kWhy,      // `cwsc why`
   kLibrary,  // libcwsc's compile (the option is cwsc_options_set_unlisted_as_missing)
 };
 

@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/config_toml.h"
+#include "compiler/resolve.h"
 #include "ir/diagnostics.h"
 
 namespace cwsc::driver {
@@ -24,6 +26,43 @@ std::vector<std::string> RunArgv(const LiveRun& live, const std::string& mode,
   if (live.no_project_config) argv.push_back("--no-project-config");
   argv.push_back("--");
   return argv;
+}
+
+ConfigCheck CheckTomlConfig(const std::string& text, const std::string& file,
+                            compiler::Layer layer) {
+  ConfigCheck out;
+  absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
+  if (!cfg.ok()) {
+    out.status = cfg.status();
+    return out;
+  }
+  out.notes = cfg->notes;
+  if (absl::Status paths = compiler::ValidateSpecPaths(cfg->spec); !paths.ok()) {
+    out.status = paths;
+    return out;
+  }
+  if (layer == compiler::Layer::kManaged && cfg->spec.tool_launcher) {
+    const ir::Origin& lo = cfg->spec.tool_launcher->origin;
+    std::string mode =
+        cfg->spec.sandbox_mode
+            ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
+            : "";
+    if (mode != "workspace-write" && mode != "read-only") {
+      out.status = ir::ErrorAt(
+          lo.file.str(), lo.line, lo.col,
+          cfg->spec.sandbox_mode
+              ? absl::StrCat("a managed config with 'tool_launcher' must set "
+                             "sandbox_mode to workspace-write or read-only, "
+                             "not '",
+                             cfg->spec.sandbox_mode->value, "'; every compile refuses it")
+              : "a managed config with 'tool_launcher' must set sandbox_mode "
+                "itself (workspace-write or read-only); every compile "
+                "refuses it");
+      return out;
+    }
+  }
+  for (const auto& n : cfg->notes) out.warnings += n.severity == ir::Diagnostic::Severity::kWarning;
+  return out;
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include "compiler/driver/live_probe.h"
 #include "compiler/driver/verify.h"
 #include "compiler/facts/host_facts.h"
+#include "compiler/policy_spec.h"
 #include "ir/plan.h"
 
 namespace cwsc::driver {
@@ -106,6 +107,21 @@ struct ExpectRun {
   ExpectFailure failure = ExpectFailure::kNone;
   absl::Status status;
 };
+
+// ConfigCheck is what a check finds in a TOML config before any compile:
+// its notes and warnings (an ignored look-alike key, ...) and, when it is
+// not valid, why: a read error, what every compile checks in every mode
+// (paths), or what every compile of a managed launcher file refuses
+// (docs/launcher.md).
+struct ConfigCheck {
+  std::vector<ir::Diagnostic> notes;  // shown before the error, if any
+  size_t warnings = 0;                // of a valid config
+  absl::Status status;
+};
+
+// CheckTomlConfig reads `text` as the config layer `layer` of `file`.
+ConfigCheck CheckTomlConfig(const std::string& text, const std::string& file,
+                            compiler::Layer layer);
 
 // RunExpectations compiles each mode it needs once (`policy` names the
 // policy of a .cwsp file, "" for a TOML config) and decides every

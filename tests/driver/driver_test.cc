@@ -11,6 +11,7 @@
 #include "compiler/driver/diff.h"
 #include "compiler/driver/emit.h"
 #include "compiler/driver/expect.h"
+#include "compiler/driver/why.h"
 #include "compiler/facts/host_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -259,6 +260,45 @@ TEST(DriverEmit, TargetDispatch) {
   EXPECT_EQ(e.artifact.target, "none");
   EXPECT_EQ(e.artifact.argv.size(), 3u);
   EXPECT_EQ(e.artifact.note, "plan kind none: the command runs without an OS sandbox");
+}
+
+// why: each access asked, and for bwrap every layer covering the path, the
+// deciding one first, with the plan element behind it.
+TEST(DriverWhy, ChainDecidingLayerFirst) {
+  absl::StatusOr<driver::Audit> a =
+      driver::AuditBwrapArgv({"bwrap", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--", "sh"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  driver::PathWhy w = driver::ExplainPath(
+      a->art, "/w/x", {backends::AccessKind::kRead, backends::AccessKind::kWrite});
+  EXPECT_EQ(w.path, "/w/x");
+  ASSERT_EQ(w.decisions.size(), 2u);
+  EXPECT_EQ(w.decisions[1].kind, backends::AccessKind::kWrite);
+  EXPECT_TRUE(w.decisions[1].decision.allowed);
+  ASSERT_TRUE(w.chain.has_value());
+  ASSERT_EQ(w.chain->size(), 2u);
+  EXPECT_EQ((*w.chain)[0].link.rule, "--bind /w /w");
+  EXPECT_EQ((*w.chain)[1].link.rule, "--ro-bind / /");
+  EXPECT_FALSE((*w.chain)[0].origin.has_value());  // not cwsc's argv
+  EXPECT_TRUE(w.skipped.empty());
+
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  compiler::CompileOptions c;
+  c.config_path = Src() + "/examples/workspace.cwsp";
+  absl::StatusOr<std::unique_ptr<driver::WhyPlan>> p = driver::PlanForWhy(
+      c, facts.get(), {Src() + "/examples/facts/linux-workspace.yaml", false}, "$WORKSPACE/src");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->path, "/home/dev/proj/src");
+  EXPECT_EQ((*p)->art.plan, &(*p)->result.plan);
+  w = driver::ExplainPath((*p)->art, (*p)->path, {backends::AccessKind::kWrite});
+  ASSERT_TRUE(w.chain.has_value());
+  ASSERT_FALSE(w.chain->empty());
+  EXPECT_TRUE((*w.chain)[0].origin.has_value());  // the plan element that emitted the layer
+  EXPECT_TRUE(w.decisions[0].decision.allowed);
+
+  absl::StatusOr<std::unique_ptr<driver::WhyPlan>> bad = driver::PlanForWhy(
+      c, facts.get(), {Src() + "/examples/facts/linux-workspace.yaml", false}, "$NOPE/x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "PATH '$NOPE/x': ")) << bad.status();
 }
 
 }  // namespace
