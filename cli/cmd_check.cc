@@ -390,25 +390,17 @@ int CmdCheck(const Args& args) {
     }
     subjects.push_back({"", file, extra});
   } else {
-    absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
-    if (!parsed.ok()) {
-      PrintError(parsed.status());
+    absl::StatusOr<std::vector<CheckSubject>> policies =
+        DslSubjects(text, file, layer, o->policy, extra);
+    if (!policies.ok()) {
+      PrintError(policies.status());
       return kExitUsage;
     }
-    bool found = o->policy.empty();
-    for (const compiler::DslPolicy& p : parsed->policies) {
-      if (!o->policy.empty() && p.name != o->policy) continue;
-      found = true;
-      Subject s{p.name, absl::StrCat(file, ":", p.line, ":", p.col), p.spec.expectations};
-      s.expectations.insert(s.expectations.end(), extra.begin(), extra.end());
-      subjects.push_back(std::move(s));
-    }
-    if (!found) {
-      PrintError(ir::ErrorAt(file, 0, 0, absl::StrCat("no policy named '", o->policy, "'")));
-      return kExitUsage;
-    }
-    if (parsed->policies.empty()) {
+    if (policies->empty()) {
       return Valid(file, "valid, but defines no policy", Report{}, 0, kExitOk);
+    }
+    for (CheckSubject& p : *policies) {
+      subjects.push_back({p.name, p.where, std::move(p.expectations)});
     }
   }
 

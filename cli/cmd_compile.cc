@@ -89,13 +89,7 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
     return kExitUsage;
   }
   PrintNotes(r->notes);
-  if (lints != nullptr) {
-    // An artifact its own interpreter cannot read has no lints; emitting it
-    // below reports the error.
-    if (absl::StatusOr<PlanArtifact> art = ArtifactOf(r->plan); art.ok()) {
-      *lints = LintPlan(*art, VarsFor(r->plan, facts->get()), facts->get());
-    }
-  }
+  if (lints != nullptr) *lints = LintsOf(r->plan, facts->get());
   *out = *std::move(r);
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/config_toml.h"
+#include "compiler/dsl_frontend.h"
 #include "compiler/resolve.h"
 #include "ir/diagnostics.h"
 
@@ -62,6 +63,26 @@ ConfigCheck CheckTomlConfig(const std::string& text, const std::string& file,
     }
   }
   for (const auto& n : cfg->notes) out.warnings += n.severity == ir::Diagnostic::Severity::kWarning;
+  return out;
+}
+
+absl::StatusOr<std::vector<CheckSubject>> DslSubjects(const std::string& text,
+                                                      const std::string& file,
+                                                      compiler::Layer layer,
+                                                      const std::string& policy,
+                                                      const std::vector<ir::Expectation>& extra) {
+  absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<CheckSubject> out;
+  bool found = policy.empty();
+  for (const compiler::DslPolicy& p : parsed->policies) {
+    if (!policy.empty() && p.name != policy) continue;
+    found = true;
+    CheckSubject s{p.name, absl::StrCat(file, ":", p.line, ":", p.col), p.spec.expectations};
+    s.expectations.insert(s.expectations.end(), extra.begin(), extra.end());
+    out.push_back(std::move(s));
+  }
+  if (!found) return ir::ErrorAt(file, 0, 0, absl::StrCat("no policy named '", policy, "'"));
   return out;
 }
 

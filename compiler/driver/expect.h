@@ -123,6 +123,24 @@ struct ConfigCheck {
 ConfigCheck CheckTomlConfig(const std::string& text, const std::string& file,
                             compiler::Layer layer);
 
+// CheckSubject is a policy of a .cwsp file a check runs: its name, where
+// it is ("file:line:col") and its expectations.
+struct CheckSubject {
+  std::string name;
+  std::string where;
+  std::vector<ir::Expectation> expectations;
+};
+
+// DslSubjects reads `text` as the .cwsp file `file` (config layer `layer`):
+// every policy, or the one named `policy` ("FILE: error: no policy named
+// 'P'" when there is none), each with its expectations and then `extra`'s.
+// A file that defines no policy has no subjects.
+absl::StatusOr<std::vector<CheckSubject>> DslSubjects(const std::string& text,
+                                                      const std::string& file,
+                                                      compiler::Layer layer,
+                                                      const std::string& policy,
+                                                      const std::vector<ir::Expectation>& extra);
+
 // RunExpectations compiles each mode it needs once (`policy` names the
 // policy of a .cwsp file, "" for a TOML config) and decides every
 // expectation in each of its modes that the options choose.

@@ -301,5 +301,39 @@ TEST(DriverWhy, ChainDecidingLayerFirst) {
   EXPECT_TRUE(absl::StartsWith(bad.status().message(), "PATH '$NOPE/x': ")) << bad.status();
 }
 
+// The policies a check runs, and a TOML config validated before any compile.
+TEST(DriverExpect, SubjectsAndConfigCheck) {
+  const std::string text =
+      "policy a {\n  expect read \"/etc\" allowed;\n}\npolicy b {\n  mode read-only;\n}\n";
+  ir::Expectation extra{ir::Expectation::Kind::kNetwork, "", false, {}, {}};
+  absl::StatusOr<std::vector<driver::CheckSubject>> all =
+      driver::DslSubjects(text, "p.cwsp", compiler::Layer::kUser, "", {extra});
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].name, "a");
+  EXPECT_EQ((*all)[0].where, "p.cwsp:1:8");
+  ASSERT_EQ((*all)[0].expectations.size(), 2u);  // its own, then --expect's
+  EXPECT_EQ((*all)[0].expectations[1], extra);
+  EXPECT_EQ((*all)[1].expectations.size(), 1u);
+  absl::StatusOr<std::vector<driver::CheckSubject>> b =
+      driver::DslSubjects(text, "p.cwsp", compiler::Layer::kUser, "b", {});
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_TRUE((*b)[0].expectations.empty());
+  EXPECT_FALSE(driver::DslSubjects(text, "p.cwsp", compiler::Layer::kUser, "c", {}).ok());
+  absl::StatusOr<std::vector<driver::CheckSubject>> none =
+      driver::DslSubjects("", "e.cwsp", compiler::Layer::kUser, "", {});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+
+  driver::ConfigCheck ok =
+      driver::CheckTomlConfig("sandbox_mode = \"read-only\"\n", "c.toml", compiler::Layer::kUser);
+  EXPECT_TRUE(ok.status.ok()) << ok.status;
+  EXPECT_EQ(ok.warnings, 0u);
+  driver::ConfigCheck launcher = driver::CheckTomlConfig("tool_launcher = [\"/usr/bin/env\"]\n",
+                                                         "m.toml", compiler::Layer::kManaged);
+  EXPECT_FALSE(launcher.status.ok());
+}
+
 }  // namespace
 }  // namespace cwsc
