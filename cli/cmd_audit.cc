@@ -19,13 +19,6 @@
 namespace cwsc::cli {
 namespace {
 
-std::string Verdicts(const PlanArtifact& art, const std::string& path) {
-  Decision r = DecideOn(art, backends::AccessKind::kRead, path);
-  Decision w = DecideOn(art, backends::AccessKind::kWrite, path);
-  return absl::StrCat("read ", r.allowed ? "allowed" : "denied", ", write ",
-                      w.allowed ? "allowed" : "denied");
-}
-
 // WarnSkipped names each flag of a newer bwrap that the audit skipped: what
 // it does is missing from the map, so the reader must know it is there.
 void WarnSkipped(const backends::BwrapView& v) {
@@ -73,50 +66,36 @@ int CmdAudit(const Args& args) {
     return PrintUsageError(
         "audit", "audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
   }
-  ir::LaunchPlan plan;  // no plan: decisions come from the artifact alone
-  PlanArtifact art;
-  art.plan = &plan;
   ir::Text out;
-  std::string chdir;
   Json json{{"artifact", nullptr},   {"network", nullptr}, {"paths", Json::array()},
             {"parameters", nullptr}, {"why", nullptr},     {"expectations", nullptr}};
+  absl::StatusOr<driver::Audit> audit =
+      saw_dashdash ? driver::AuditBwrapArgv(argv) : driver::AuditSbplFile(*sbpl_file, params);
+  if (!audit.ok()) {
+    PrintError(audit.status());
+    return kExitUsage;
+  }
+  const PlanArtifact& art = audit->art;
   if (saw_dashdash) {
-    absl::StatusOr<backends::BwrapChecker> c =
-        backends::BwrapChecker::FromArgv(argv, backends::UnknownFlags::kSkip);
-    if (!c.ok()) {
-      PrintError(absl::StrCat("the bwrap command line: ", c.status().message()));
-      return kExitUsage;
-    }
-    art.target = "bwrap";
-    art.bwrap = *std::move(c);
     const backends::BwrapView& v = art.bwrap->view();
     WarnSkipped(v);
-    chdir = v.chdir;
-    plan.kind = ir::PlanKind::kLinuxBwrap;
     out << "bwrap: " << v.layers.size() << " mount layers, network "
         << (v.network_isolated ? "isolated" : "shared (the host's)") << "\n";
     json["artifact"] = "bwrap";
     json["layers"] = v.layers.size();
     json["network"] = Json{{"allowed", !v.network_isolated},
                            {"detail", v.network_isolated ? "isolated" : "shared"}};
-    std::map<std::string, std::vector<ir::Text>> groups;
-    std::vector<std::string> seen;
-    for (int i = static_cast<int>(v.layers.size()) - 1; i >= 0; --i) {
-      const std::string& dest = v.layers[static_cast<size_t>(i)].dest;
-      std::string norm = compiler::LexicalNormalize(dest);
-      if (std::find(seen.begin(), seen.end(), norm) != seen.end()) continue;
-      seen.push_back(norm);
-      backends::Verdict r = art.bwrap->Decide(backends::AccessKind::kRead, norm);
-      ir::Text line;
-      line << "  " << norm << "  (" << r.rule << ")\n";
-      groups[r.detail].insert(groups[r.detail].begin(), std::move(line));
-      json["paths"].insert(json["paths"].begin(),
-                           Json{{"path", norm}, {"access", r.detail}, {"rule", r.rule}});
-    }
     for (const char* g : {"writable", "read-only", "device", "private", "hidden", "none"}) {
-      if (!groups.count(g)) continue;
-      out << g << ":\n";
-      for (const ir::Text& l : groups[g]) out << l;
+      bool header = false;
+      for (const driver::AuditPath& ap : audit->paths) {
+        if (ap.access != g) continue;
+        if (!header) out << g << ":\n";
+        header = true;
+        out << "  " << ap.path << "  (" << ap.rule << ")\n";
+      }
+    }
+    for (const driver::AuditPath& ap : audit->paths) {
+      json["paths"].push_back(Json{{"path", ap.path}, {"access", ap.access}, {"rule", ap.rule}});
     }
     if (!v.symlinks.empty()) out << "symlinks:\n";
     json["symlinks"] = Json::array();
@@ -126,41 +105,24 @@ int CmdAudit(const Args& args) {
       json["symlinks"].push_back(Json{{"path", s.dest}, {"target", s.target}});
     }
   } else {
-    absl::StatusOr<std::string> text = ReadText(*sbpl_file);
-    if (!text.ok()) {
-      PrintError(text.status());
-      return kExitUsage;
-    }
-    absl::StatusOr<backends::SbplChecker> c =
-        backends::SbplChecker::FromProfile(*text, params, *sbpl_file);
-    if (!c.ok()) {
-      PrintError(c.status());
-      return kExitUsage;
-    }
-    art.target = "seatbelt";
-    art.sbpl = *std::move(c);
-    plan.kind = ir::PlanKind::kMacosSeatbelt;
-    Decision net = DecideOn(art, backends::AccessKind::kNetwork, "");
+    const Decision& net = audit->network;
     out << "seatbelt profile " << *sbpl_file << ": network " << (net.allowed ? "allowed" : "denied")
         << " (" << net.detail << ")\n";
     json["artifact"] = "seatbelt";
     json["network"] = Json{{"allowed", net.allowed}, {"detail", net.detail}};
     json["parameters"] = Json::array();
-    if (!params.empty()) out << "parameters:\n";
-    for (const auto& [key, value] : params) {
-      out << "  " << key << "=" << value << ": " << Verdicts(art, value) << "\n";
-      json["parameters"].push_back(
-          Json{{"key", key},
-               {"value", value},
-               {"read", DecideOn(art, backends::AccessKind::kRead, value).allowed},
-               {"write", DecideOn(art, backends::AccessKind::kWrite, value).allowed}});
+    if (!audit->parameters.empty()) out << "parameters:\n";
+    for (const driver::AuditParam& ap : audit->parameters) {
+      out << "  " << ap.key << "=" << ap.value << ": read "
+          << (ap.read.allowed ? "allowed" : "denied") << ", write "
+          << (ap.write.allowed ? "allowed" : "denied") << "\n";
+      json["parameters"].push_back(Json{{"key", ap.key},
+                                        {"value", ap.value},
+                                        {"read", ap.read.allowed},
+                                        {"write", ap.write.allowed}});
     }
   }
-  compiler::PathVars vars;
-  vars.home = home ? *home : (std::getenv("HOME") ? std::getenv("HOME") : "");
-  vars.workspace = workspace ? *workspace : chdir;
-  vars.cwd = vars.workspace;
-  vars.tmpdir = std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  const compiler::PathVars vars = driver::AuditVars(home, workspace, audit->chdir);
   if (why) {
     absl::StatusOr<std::string> p = compiler::ExpandPath(*why, vars);
     if (!p.ok()) {
@@ -168,8 +130,9 @@ int CmdAudit(const Args& args) {
       return kExitUsage;
     }
     if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
-    out << RenderWhy(art, *p, kinds, art.target);
-    json["why"] = WhyJson(art, *p, kinds);
+    const PathWhy w = ExplainPath(art, *p, kinds);
+    out << RenderWhy(w, art.target);
+    json["why"] = WhyJson(w);
   }
   int failed = 0;
   if (expect) {
@@ -178,21 +141,18 @@ int CmdAudit(const Args& args) {
       PrintError(es.status());
       return kExitUsage;
     }
+    absl::StatusOr<std::vector<driver::AuditVerdict>> verdicts = driver::CheckAudit(art, vars, *es);
+    if (!verdicts.ok()) {
+      PrintError(verdicts.status());
+      return kExitUsage;
+    }
     int passed = 0;
     json["expectations"] = Json::array();
-    for (const ir::Expectation& e : *es) {
-      std::string path = e.path;  // network: "" or HOST:PORT
-      if (e.kind != ir::Expectation::Kind::kNetwork) {
-        absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, vars);
-        if (!p.ok()) {
-          PrintError(ir::ErrorAt(e.origin.file.str(), e.origin.line, e.origin.col,
-                                 std::string(p.status().message())));
-          return kExitUsage;
-        }
-        path = *p;
-      }
-      Decision d = DecideOn(art, KindOf(e.kind), path);
-      bool pass = d.allowed == e.allowed;
+    for (const driver::AuditVerdict& av : *verdicts) {
+      const ir::Expectation& e = av.expectation;
+      const std::string& path = av.path;
+      const Decision& d = av.decision;
+      const bool pass = av.pass;
       (pass ? passed : failed)++;
       json["expectations"].push_back(
           Json{{"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},

@@ -3,8 +3,6 @@
 // (docs/verification.md): the bwrap argv through the mount interpreter, the
 // Seatbelt profile through the SBPL evaluator. Each verdict names the rule
 // that decided it and the plan element (config line) that emitted the rule.
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -29,8 +27,6 @@
 
 namespace cwsc::cli {
 namespace {
-
-const char* const kAllModes[] = {"plan", "ask", "auto-review", "full-access"};
 
 std::string Quote(const std::string& s) { return compiler::QuoteForMessage(s); }
 
@@ -90,12 +86,6 @@ struct Subject {
   bool header = true;  // print "config (FILE): N expectations" first
 };
 
-struct ModePlan {
-  compiler::CompileResult result;
-  PlanArtifact art;
-  compiler::PathVars vars;
-};
-
 struct Counts {
   int passed = 0, failed = 0, unchecked = 0;
 };
@@ -111,61 +101,98 @@ struct Report {
   std::set<std::string> notes;
 };
 
-int CompileMode(const CommonOptions& o, const std::string& mode, const std::string& policy,
-                compiler::HostFacts* facts, ModePlan* out) {
-  CommonOptions m = o;
-  m.mode = mode;
-  m.mode_given = true;
-  m.policy = policy;
-  absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(m);
-  if (!copts.ok()) {
-    PrintError(copts.status());
-    return kExitUsage;
-  }
-  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts);
-  if (!r.ok()) {
-    PrintError(r.status());
-    return kExitUsage;
-  }
-  std::vector<std::string> unlisted = facts->UnlistedPaths();
-  if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
-    PrintError(ir::ErrorAt(
-        *o.facts, 0, 0,
-        absl::StrCat(
-            "the facts file does not record '", unlisted.front(), "'",
-            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
-            ", which this check asks about (mode ", mode,
-            "): record the facts again with `cwsc facts "
-            "--for CONFIG`, or pass --unlisted-as-missing to treat unrecorded paths as missing")));
-    return kExitUsage;
-  }
-  out->result = *std::move(r);
-  return kExitOk;
-}
-
-// RunArgv is the `cwsc run` prefix a live probe runs under: this binary, the
-// same config, policy, mode and working directory as the static check.
-std::vector<std::string> RunArgv(const CommonOptions& o, const std::string& mode,
-                                 const std::string& policy) {
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  std::string bin = n > 0 ? std::string(self, static_cast<size_t>(n)) : "cwsc";
-  std::vector<std::string> argv = {bin, "run", o.config, "--mode", mode, "--timeout", "30"};
-  if (!policy.empty()) argv.insert(argv.end(), {"--policy", policy});
-  if (o.cwd) argv.insert(argv.end(), {"--cwd", *o.cwd});
-  if (o.input) argv.insert(argv.end(), {"--input", *o.input});
-  if (o.no_project_config) argv.push_back("--no-project-config");
-  argv.push_back("--");
-  return argv;
-}
-
-// RunChecks compiles each mode once and evaluates every expectation of `s`.
-int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
-              compiler::HostFacts* facts, Report* report) {
+// RenderVerdict adds one expectation's verdict in one mode to the report.
+void RenderVerdict(const Subject& s, const ir::Expectation& e, const ExpectVerdict& v,
+                   Report* report) {
   ir::Text& text = report->text;
-  Json* results = &report->results;
-  Counts* counts = &report->counts;
-  Json* lint_json = &report->lints;
+  const Decision& d = v.decision;
+  const std::string& path = v.path;
+  const char* mark = !d.checkable ? "SKIP" : v.pass ? "pass" : "FAIL";
+  std::string subject = e.kind == ir::Expectation::Kind::kNetwork
+                            ? (path.empty() ? "network" : absl::StrCat("network ", path))
+                            : path;
+  std::string verdict = !d.checkable
+                            ? "not checkable statically"
+                            : absl::StrCat(d.allowed ? "allowed" : "denied", " (", d.detail, ")");
+  text << "    " << mark << "  " << v.mode << ", " << v.target << ": " << subject << ": "
+       << verdict;
+  if (d.checkable && !v.pass) text << ", expected " << (e.allowed ? "allowed" : "denied");
+  text << "\n";
+  text << "          by ";
+  if (!d.where.empty()) text << d.where << ": ";
+  text << OneLine(d.rule) << "\n";
+  if (d.origin) text << "          from " << d.origin->Describe() << "\n";
+  for (const std::string& p : d.params) text << "          param " << p << "\n";
+  for (const std::string& n : v.notes) text << "          note: " << n << "\n";
+  Json r{{"policy", s.name},
+         {"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
+                              {"path", e.path},
+                              {"expected", e.allowed ? "allowed" : "denied"},
+                              {"modes", e.modes},
+                              {"file", e.origin.file},
+                              {"line", e.origin.line},
+                              {"col", e.origin.col}}},
+         {"mode", v.mode},
+         {"target", v.target},
+         {"path", path},
+         {"actual", ActualOf(d)},
+         {"result", !d.checkable ? "skip"
+                    : v.pass     ? "pass"
+                                 : "fail"},
+         {"detail", d.detail},
+         {"rule", d.rule},
+         {"where", d.where},
+         {"origin", d.origin ? Json(d.origin->Describe()) : Json(nullptr)},
+         {"params", d.params},
+         {"notes", v.notes}};
+  if (v.live) {
+    const LiveResult& live = *v.live;
+    Json lj{{"probed", live.probed}, {"how", live.why}};
+    if (!live.probed) {
+      text << "          live: " << live.why << "\n";
+    } else if (!v.live_disagrees) {
+      text << "          live: " << (live.allowed ? "allowed" : "denied") << ", agrees ("
+           << live.why << ")\n";
+      lj["actual"] = live.allowed ? "allowed" : "denied";
+      lj["agrees"] = true;
+    } else {
+      text << "    FAIL  live: " << (live.allowed ? "allowed" : "denied") << " (" << live.why
+           << ") but the static verdict is " << (d.allowed ? "allowed" : "denied")
+           << ": the artifact and the kernel disagree\n";
+      lj["actual"] = live.allowed ? "allowed" : "denied";
+      lj["agrees"] = false;
+    }
+    r["live"] = lj;
+  }
+  report->results.push_back(std::move(r));
+}
+
+// RunChecks runs the expectations of `s` (compiler/driver/expect.h) and
+// renders what they found; the setting notes of each mode compiled are
+// printed as they come, before an error that stopped the run.
+int RunChecks(const ExpectOptions& c, const Subject& s, compiler::HostFacts* facts,
+              Report* report) {
+  ExpectRun run = RunExpectations(c, s.name, s.expectations, facts);
+  for (const auto& mp : run.plans) {
+    for (const ir::Diagnostic& n : SettingNotes(mp->result.plan)) {
+      if (report->notes.insert(n.Render()).second) PrintSettingNote(n);
+    }
+  }
+  switch (run.failure) {
+    case ExpectFailure::kNone:
+      break;
+    case ExpectFailure::kInput:
+      PrintError(run.status);
+      return kExitUsage;
+    case ExpectFailure::kNotApplicable:
+      PrintError(run.status);
+      return kExitNotApplicable;
+    case ExpectFailure::kInternal:
+      std::fprintf(stderr, "cwsc: internal error: %s\n",
+                   ir::Displayable(std::string(run.status.message())).c_str());
+      return kExitUsage;
+  }
+  ir::Text& text = report->text;
   if (s.header) {
     if (s.name.empty()) {
       text << "config";
@@ -175,169 +202,25 @@ int RunChecks(const CommonOptions& o, const CheckOptions& c, const Subject& s,
     text << " (" << s.where << "): " << s.expectations.size() << " expectation"
          << (s.expectations.size() == 1 ? "" : "s") << "\n";
   }
-  std::vector<std::string> modes = c.modes;
-  if (modes.empty()) modes.assign(std::begin(kAllModes), std::end(kAllModes));
-  std::map<std::string, ModePlan> plans;
-  auto ensure = [&](const std::string& mode) -> int {
-    if (plans.count(mode)) return kExitOk;
-    ModePlan mp;
-    if (int rc = CompileMode(o, mode, s.name, facts, &mp); rc != kExitOk) return rc;
-    auto [it, _] = plans.emplace(mode, std::move(mp));
-    for (const ir::Diagnostic& n : SettingNotes(it->second.result.plan)) {
-      if (report->notes.insert(n.Render()).second) PrintSettingNote(n);
-    }
-    absl::StatusOr<PlanArtifact> art = ArtifactOf(it->second.result.plan);
-    if (!art.ok()) {
-      std::fprintf(stderr, "cwsc: internal error: mode %s: %s\n", ir::Displayable(mode).c_str(),
-                   ir::Displayable(std::string(art.status().message())).c_str());
-      return kExitUsage;
-    }
-    it->second.art = *std::move(art);
-    NoteAbsentDenyTargets(&it->second.art, facts);
-    it->second.vars = VarsFor(it->second.result.plan, facts);
-    const std::string& t = it->second.art.target;
-    if (!c.targets.empty() && std::find(c.targets.begin(), c.targets.end(), t) == c.targets.end()) {
-      PrintError(absl::StrCat("--target ", absl::StrJoin(c.targets, ","), ": mode ", mode,
-                              " compiles to a ", ir::PlanKindName(it->second.result.plan.kind),
-                              " plan, which emits no such artifact"));
-      return kExitNotApplicable;
-    }
-    return kExitOk;
-  };
-  for (const ir::Expectation& e : s.expectations) {
+  for (const ExpectationResult& er : run.expectations) {
+    const ir::Expectation& e = er.expectation;
     text << "  " << ExpectText(e) << "  (" << At(e.origin) << ")\n";
-    bool any = false;
-    for (const std::string& mode : modes) {
-      if (!e.modes.empty() && std::find(e.modes.begin(), e.modes.end(), mode) == e.modes.end()) {
-        continue;
-      }
-      any = true;
-      if (int rc = ensure(mode); rc != kExitOk) return rc;
-      const ModePlan& mp = plans.at(mode);
-      std::string path = e.path;  // network: "" or HOST:PORT
-      if (e.kind != ir::Expectation::Kind::kNetwork) {
-        absl::StatusOr<std::string> p = compiler::ExpandPath(e.path, mp.vars);
-        if (!p.ok()) {
-          PrintError(ir::ErrorAt(e.origin.file.str(), e.origin.line, e.origin.col,
-                                 std::string(p.status().message())));
-          return kExitUsage;
-        }
-        path = *p;
-      }
-      Decision d = DecideOn(mp.art, KindOf(e.kind), path);
-      bool pass = d.checkable && d.allowed == e.allowed;
-      const char* mark = !d.checkable ? "SKIP" : pass ? "pass" : "FAIL";
-      if (!d.checkable) {
-        ++counts->unchecked;
-      } else if (pass) {
-        ++counts->passed;
-      } else {
-        ++counts->failed;
-      }
-      std::string subject = e.kind == ir::Expectation::Kind::kNetwork
-                                ? (path.empty() ? "network" : absl::StrCat("network ", path))
-                                : path;
-      std::string verdict =
-          !d.checkable ? "not checkable statically"
-                       : absl::StrCat(d.allowed ? "allowed" : "denied", " (", d.detail, ")");
-      text << "    " << mark << "  " << mode << ", " << mp.art.target << ": " << subject << ": "
-           << verdict;
-      if (d.checkable && !pass) text << ", expected " << (e.allowed ? "allowed" : "denied");
-      text << "\n";
-      text << "          by ";
-      if (!d.where.empty()) text << d.where << ": ";
-      text << OneLine(d.rule) << "\n";
-      if (d.origin) text << "          from " << d.origin->Describe() << "\n";
-      for (const std::string& p : d.params) text << "          param " << p << "\n";
-      // What the policy asked for at this path but the plan left out.
-      std::vector<std::string> notes;
-      if (!d.note.empty()) {
-        notes.push_back(d.note);
-        text << "          note: " << d.note << "\n";
-      }
-      for (const ir::Skipped& sk : mp.result.plan.skipped) {
-        if (e.kind == ir::Expectation::Kind::kNetwork || !SkipConcerns(sk, path)) {
-          continue;
-        }
-        notes.push_back(absl::StrCat("the plan skipped ", sk.what, " ", sk.path, ": ", sk.reason,
-                                     " (", sk.origin.Describe(), ")"));
-        text << "          note: " << notes.back() << "\n";
-      }
-      Json r{{"policy", s.name},
-             {"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
-                                  {"path", e.path},
-                                  {"expected", e.allowed ? "allowed" : "denied"},
-                                  {"modes", e.modes},
-                                  {"file", e.origin.file},
-                                  {"line", e.origin.line},
-                                  {"col", e.origin.col}}},
-             {"mode", mode},
-             {"target", mp.art.target},
-             {"path", path},
-             {"actual", ActualOf(d)},
-             {"result", !d.checkable ? "skip"
-                        : pass       ? "pass"
-                                     : "fail"},
-             {"detail", d.detail},
-             {"rule", d.rule},
-             {"where", d.where},
-             {"origin", d.origin ? Json(d.origin->Describe()) : Json(nullptr)},
-             {"params", d.params},
-             {"notes", notes}};
-      if (c.live && d.checkable) {
-        LiveResult live = LiveProbe(RunArgv(o, mode, s.name), KindOf(e.kind), path);
-        Json lj{{"probed", live.probed}, {"how", live.why}};
-        if (!live.probed) {
-          text << "          live: " << live.why << "\n";
-        } else if (live.allowed == d.allowed) {
-          text << "          live: " << (live.allowed ? "allowed" : "denied") << ", agrees ("
-               << live.why << ")\n";
-          lj["actual"] = live.allowed ? "allowed" : "denied";
-          lj["agrees"] = true;
-        } else {
-          ++counts->failed;
-          text << "    FAIL  live: " << (live.allowed ? "allowed" : "denied") << " (" << live.why
-               << ") but the static verdict is " << (d.allowed ? "allowed" : "denied")
-               << ": the artifact and the kernel disagree\n";
-          lj["actual"] = live.allowed ? "allowed" : "denied";
-          lj["agrees"] = false;
-        }
-        r["live"] = lj;
-      }
-      results->push_back(std::move(r));
-    }
-    if (!any) text << "    (none of its modes is checked)\n";
+    for (const ExpectVerdict& v : er.verdicts) RenderVerdict(s, e, v, report);
+    if (er.verdicts.empty()) text << "    (none of its modes is checked)\n";
   }
-  if (c.lint) {
-    for (const std::string& mode : modes) {
-      if (int rc = ensure(mode); rc != kExitOk) return rc;
-    }
-  }
-  // Lints of every mode compiled, each once with the modes it holds in.
-  std::vector<std::pair<Lint, std::vector<std::string>>> lints;
-  for (const std::string& mode : modes) {
-    if (!plans.count(mode)) continue;
-    const ModePlan& mp = plans.at(mode);
-    for (Lint& l : LintPlan(mp.art, mp.vars, facts)) {
-      auto it = std::find_if(lints.begin(), lints.end(), [&](const auto& e) {
-        return e.first.code == l.code && e.first.message == l.message;
-      });
-      if (it == lints.end()) {
-        lints.push_back({std::move(l), {mode}});
-      } else {
-        it->second.push_back(mode);
-      }
-    }
-  }
-  for (const auto& [l, in] : lints) {
+  report->counts.passed += run.counts.passed;
+  report->counts.failed += run.counts.failed;
+  report->counts.unchecked += run.counts.unchecked;
+  for (const ModeLint& ml : run.lints) {
+    const Lint& l = ml.lint;
     text << "  lint " << l.code << " at " << LintLocation(l.origin) << " ("
-         << absl::StrJoin(in, ", ") << "): " << l.message << "\n    fix: " << l.fix << "\n";
-    lint_json->push_back(Json{{"policy", s.name},
-                              {"code", l.code},
-                              {"location", LintLocation(l.origin)},
-                              {"modes", in},
-                              {"message", l.message},
-                              {"fix", l.fix}});
+         << absl::StrJoin(ml.modes, ", ") << "): " << l.message << "\n    fix: " << l.fix << "\n";
+    report->lints.push_back(Json{{"policy", s.name},
+                                 {"code", l.code},
+                                 {"location", LintLocation(l.origin)},
+                                 {"modes", ml.modes},
+                                 {"message", l.message},
+                                 {"fix", l.fix}});
   }
   return kExitOk;
 }
@@ -465,46 +348,33 @@ int CmdCheck(const Args& args) {
       }
       facts = *std::move(f);
     }
-    return RunChecks(*o, opts, s, facts.get(), r);
+    absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
+    if (!copts.ok()) {
+      PrintError(copts.status());
+      return kExitUsage;
+    }
+    ExpectOptions e;
+    e.compile = *std::move(copts);
+    e.facts_rule = {o->facts, o->unlisted_as_missing};
+    e.modes = opts.modes;
+    e.targets = opts.targets;
+    e.lint = opts.lint;
+    if (opts.live) e.live = LiveRun{o->config, o->cwd, o->input, o->no_project_config};
+    return RunChecks(e, s, facts.get(), r);
   };
   if (!dsl) {
     if (!o->policy.empty()) {
       PrintError(ir::ErrorAt(file, 0, 0, "--policy selects a policy of a .cwsp file"));
       return kExitUsage;
     }
-    absl::StatusOr<compiler::ConfigLayer> cfg = compiler::ReadTomlConfig(text, file, layer);
-    if (!cfg.ok()) {
-      PrintError(cfg.status());
+    // Read and validated as every compile would (compiler/driver/expect.h).
+    ConfigCheck cc = CheckTomlConfig(text, file, layer);
+    PrintNotes(cc.notes);
+    if (!cc.status.ok()) {
+      PrintError(cc.status);
       return kExitUsage;
     }
-    PrintNotes(cfg->notes);
-    // What every compile checks, in every mode (paths), and what every compile
-    // of a managed launcher file refuses (docs/launcher.md).
-    if (absl::Status paths = compiler::ValidateSpecPaths(cfg->spec); !paths.ok()) {
-      PrintError(paths);
-      return kExitUsage;
-    }
-    if (c.managed && cfg->spec.tool_launcher) {
-      const ir::Origin& lo = cfg->spec.tool_launcher->origin;
-      std::string mode =
-          cfg->spec.sandbox_mode
-              ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
-              : "";
-      if (mode != "workspace-write" && mode != "read-only") {
-        PrintError(ir::ErrorAt(
-            lo.file.str(), lo.line, lo.col,
-            cfg->spec.sandbox_mode
-                ? absl::StrCat("a managed config with 'tool_launcher' must set "
-                               "sandbox_mode to workspace-write or read-only, "
-                               "not '",
-                               cfg->spec.sandbox_mode->value, "'; every compile refuses it")
-                : "a managed config with 'tool_launcher' must set sandbox_mode "
-                  "itself (workspace-write or read-only); every compile "
-                  "refuses it"));
-        return kExitUsage;
-      }
-    }
-    for (const auto& n : cfg->notes) warnings += n.severity == ir::Diagnostic::Severity::kWarning;
+    warnings = cc.warnings;
     if (extra.empty()) {
       // Without expectations, every mode is still compiled for its setting
       // notes and lints, as `compile` shows them. A managed layer alone is not
@@ -520,25 +390,17 @@ int CmdCheck(const Args& args) {
     }
     subjects.push_back({"", file, extra});
   } else {
-    absl::StatusOr<compiler::DslFile> parsed = compiler::ReadDslFile(text, file, layer);
-    if (!parsed.ok()) {
-      PrintError(parsed.status());
+    absl::StatusOr<std::vector<CheckSubject>> policies =
+        DslSubjects(text, file, layer, o->policy, extra);
+    if (!policies.ok()) {
+      PrintError(policies.status());
       return kExitUsage;
     }
-    bool found = o->policy.empty();
-    for (const compiler::DslPolicy& p : parsed->policies) {
-      if (!o->policy.empty() && p.name != o->policy) continue;
-      found = true;
-      Subject s{p.name, absl::StrCat(file, ":", p.line, ":", p.col), p.spec.expectations};
-      s.expectations.insert(s.expectations.end(), extra.begin(), extra.end());
-      subjects.push_back(std::move(s));
-    }
-    if (!found) {
-      PrintError(ir::ErrorAt(file, 0, 0, absl::StrCat("no policy named '", o->policy, "'")));
-      return kExitUsage;
-    }
-    if (parsed->policies.empty()) {
+    if (policies->empty()) {
       return Valid(file, "valid, but defines no policy", Report{}, 0, kExitOk);
+    }
+    for (CheckSubject& p : *policies) {
+      subjects.push_back({p.name, p.where, std::move(p.expectations)});
     }
   }
 

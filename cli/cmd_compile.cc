@@ -7,10 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "backends/argv_format.h"
-#include "backends/bwrap.h"
-#include "backends/landlock.h"
 #include "backends/launch_script.h"
-#include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
 #include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
@@ -24,15 +21,6 @@
 namespace cwsc::cli {
 namespace {
 
-// Artifact is what a target produced: an argv with origins, or a text.
-struct Artifact {
-  backends::EmittedArgv argv;
-  bool is_argv = false;
-  std::string text;    // for non-argv targets (plan JSON)
-  std::string json;    // opensandbox: the requests as JSON (--format json)
-  std::string target;  // the target that emitted it ("auto" resolved)
-};
-
 // ReportLint prints a lint as a warning on stderr and, with --json, records
 // it in the report with its place.
 void ReportLint(const Lint& l) {
@@ -43,146 +31,34 @@ void ReportLint(const Lint& l) {
   }
 }
 
-// Emit builds the artifact for `target`, or returns an exit code with a message.
-// An unknown target is a usage error of `command`.
+// Emit builds the artifact for `target` (compiler/driver/emit.h) and says
+// what goes before it, or prints why there is none and returns the exit
+// code. An unknown target is a usage error of `command`.
 int Emit(const ir::LaunchPlan& plan, const std::string& target,
          const std::vector<std::string>& program, absl::string_view command, Artifact* out) {
-  out->target = target;
-  if (target == "plan") {
-    absl::StatusOr<std::string> json = ir::PlanToJson(plan);
-    if (!json.ok()) {
-      PrintError(json.status());
+  driver::Emitted e = driver::EmitTarget(plan, target, program);
+  switch (e.failure) {
+    case driver::EmitFailure::kNone:
+      break;
+    case driver::EmitFailure::kInput:
+      PrintError(e.status);
       return kExitUsage;
-    }
-    out->text = *json;
-    return kExitOk;
-  }
-  if (plan.kind == ir::PlanKind::kRefused) {
-    PrintRefused(plan.refusal->reason, plan.refusal->origin);
-    return kExitRefused;
-  }
-  std::string t = target;
-  if (t == "auto") {
-    switch (plan.kind) {
-      case ir::PlanKind::kLinuxBwrap:
-      case ir::PlanKind::kLauncherBwrap:
-        t = "bwrap";
-        break;
-      case ir::PlanKind::kMacosSeatbelt:
-        t = "seatbelt";
-        break;
-      case ir::PlanKind::kNone:
-        t = "none";
-        break;
-      case ir::PlanKind::kOpenSandbox:
-        t = "opensandbox";
-        break;
-      case ir::PlanKind::kLinuxLandlock:
-        t = "landlock";
-        break;
-      default:
-        PrintError(absl::StrCat("no emitter for plan kind ", ir::PlanKindName(plan.kind),
-                                " in this build"));
-        return kExitNotApplicable;
-    }
-  }
-  out->target = t;
-  if (t == "none") {
-    std::string why;
-    for (const auto& s : plan.skipped) {
-      if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
-    }
-    PrintNote(absl::StrCat("plan kind none: the command runs without an OS sandbox",
-                           why.empty() ? "" : ": ", why));
-    out->is_argv = true;
-    for (const std::string& a : program) out->argv.push_back({a, ir::Origin::Cli("program")});
-    return kExitOk;
-  }
-  if (t == "bwrap") {
-    absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, program);
-    if (!argv.ok()) {
-      std::string why;
-      for (const auto& s : plan.skipped) {
-        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
-      }
-      PrintError(absl::StrCat("--target bwrap: ", argv.status().message(), why));
+    case driver::EmitFailure::kRefused:
+      PrintRefused(plan.refusal->reason, plan.refusal->origin);
+      return kExitRefused;
+    case driver::EmitFailure::kNotApplicable:
+      PrintError(e.status);
       return kExitNotApplicable;
-    }
-    out->is_argv = true;
-    out->argv = *std::move(argv);
-    return kExitOk;
-  }
-  if (t == "seatbelt") {
-    absl::StatusOr<backends::EmittedArgv> argv = backends::EmitSeatbeltArgv(plan, program);
-    if (!argv.ok()) {
-      std::string why;
-      for (const auto& s : plan.skipped) {
-        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
-      }
-      PrintError(absl::StrCat("--target seatbelt: ", argv.status().message(), why));
-      return kExitNotApplicable;
-    }
-    out->is_argv = true;
-    out->argv = *std::move(argv);
-    return kExitOk;
-  }
-  if (t == "opensandbox") {  // the HTTP request(s) for review, key redacted
-    if (plan.kind != ir::PlanKind::kOpenSandbox || !plan.remote) {
-      PrintError(absl::StrCat("--target opensandbox: plan kind ", ir::PlanKindName(plan.kind),
-                              " does not use OpenSandbox"));
-      return kExitNotApplicable;
-    }
-    if (absl::Status s = backends::CheckRemoteProgram(program); !s.ok()) {
-      PrintError(s);
-      return kExitUsage;
-    }
-    std::vector<backends::RemoteRequest> reqs =
-        backends::ReviewRequests(plan, program, std::nullopt);
-    out->text = backends::FormatReviewText(plan, reqs);
-    out->json = backends::FormatReviewJson(plan, reqs);
-    return kExitOk;
-  }
-  if (t == "landlock") {
-    if (!plan.landlock) {
-      std::string why;
-      for (const auto& s : plan.skipped) {
-        if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
-      }
-      PrintError(absl::StrCat("--target landlock: plan kind ", ir::PlanKindName(plan.kind),
-                              " has no Landlock ruleset", why));
-      return kExitNotApplicable;
-    }
-    out->text = backends::EmitLandlockListing(*plan.landlock);
-    return kExitOk;
-  }
-  if (t == "seccomp" || t == "seccomp-bpf") {
-    if (!plan.syscall_filter) {
-      PrintError(absl::StrCat("--target ", t, ": plan kind ", ir::PlanKindName(plan.kind),
-                              " has no syscall filter"));
-      return kExitNotApplicable;
-    }
-    absl::StatusOr<std::string> bpf = EmitCheckedSeccompBpf(*plan.syscall_filter);
-    if (!bpf.ok()) {
-      std::fprintf(stderr, "cwsc: internal error: --target %s: %s\n", t.c_str(),
-                   ir::Displayable(std::string(bpf.status().message())).c_str());
+    case driver::EmitFailure::kInternal:
+      std::fprintf(stderr, "cwsc: internal error: %s\n",
+                   ir::Displayable(std::string(e.status.message())).c_str());
       return kExitCheckFailed;
-    }
-    if (t == "seccomp-bpf") {
-      out->text = *bpf;
-      return kExitOk;
-    }
-    absl::StatusOr<std::string> listing = backends::EmitSeccompListing(*plan.syscall_filter);
-    if (!listing.ok()) {
-      std::fprintf(stderr, "cwsc: internal error: --target seccomp: %s\n",
-                   ir::Displayable(std::string(listing.status().message())).c_str());
-      return kExitCheckFailed;
-    }
-    out->text = *listing;
-    return kExitOk;
+    case driver::EmitFailure::kUnknownTarget:
+      return PrintUsageError(command, e.status.message());
   }
-  return PrintUsageError(command, absl::StrCat("unknown --target '", target,
-                                               "' (auto, bwrap, seatbelt, opensandbox, seccomp, "
-                                               "seccomp-bpf, landlock or plan)"));
+  if (!e.artifact.note.empty()) PrintNote(e.artifact.note);
+  *out = std::move(e.artifact);
+  return kExitOk;
 }
 
 // CompileFromOptions runs the compiler; returns an exit code on failure.
@@ -204,33 +80,16 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
     PrintError(facts.status());
     return kExitUsage;
   }
-  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
+  // A facts file from `cwsc facts --for` records every path its compile asked
+  // about; another path means the policy changed since (docs/facts.md).
+  absl::StatusOr<compiler::CompileResult> r =
+      CompileChecked(*copts, facts->get(), {o.facts, o.unlisted_as_missing}, FactsAsker::kCompile);
   if (!r.ok()) {
     PrintError(r.status());
     return kExitUsage;
   }
-  // A facts file from `cwsc facts --for` records every path its compile asked
-  // about; another path means the policy changed since (docs/facts.md).
-  std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
-  if (o.facts && !unlisted.empty() && !o.unlisted_as_missing) {
-    PrintError(ir::ErrorAt(
-        *o.facts, 0, 0,
-        absl::StrCat(
-            "the facts file does not record '", unlisted.front(), "'",
-            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
-            ", which this compile asks about: the policy changed since the facts were recorded; "
-            "record them again with `cwsc facts --for CONFIG`, or pass --unlisted-as-missing to "
-            "treat unrecorded paths as missing")));
-    return kExitUsage;
-  }
   PrintNotes(r->notes);
-  if (lints != nullptr) {
-    // An artifact its own interpreter cannot read has no lints; emitting it
-    // below reports the error.
-    if (absl::StatusOr<PlanArtifact> art = ArtifactOf(r->plan); art.ok()) {
-      *lints = LintPlan(*art, VarsFor(r->plan, facts->get()), facts->get());
-    }
-  }
+  if (lints != nullptr) *lints = LintsOf(r->plan, facts->get());
   *out = *std::move(r);
   return kExitOk;
 }

@@ -17,42 +17,37 @@
 
 namespace cwsc::cli {
 // RenderWhy is shared with `cwsc audit --why`.
-ir::Text RenderWhy(const PlanArtifact& art, const std::string& path,
-                   const std::vector<backends::AccessKind>& kinds, const std::string& context) {
+ir::Text RenderWhy(const PathWhy& w, const std::string& context) {
   ir::Text out;
-  out << path << " (" << context << "):";
-  std::vector<Decision> ds;
-  for (backends::AccessKind k : kinds) {
-    ds.push_back(DecideOn(art, k, path));
-    out << (ds.size() > 1 ? "," : "") << " " << backends::AccessKindName(k) << " "
-        << (ds.back().allowed ? "allowed" : "denied");
-    if (!ds.back().note.empty()) out << " (" << ds.back().detail << ")";
+  out << w.path << " (" << context << "):";
+  for (size_t i = 0; i < w.decisions.size(); ++i) {
+    const Decision& d = w.decisions[i].decision;
+    out << (i > 0 ? "," : "") << " " << backends::AccessKindName(w.decisions[i].kind) << " "
+        << (d.allowed ? "allowed" : "denied");
+    if (!d.note.empty()) out << " (" << d.detail << ")";
   }
   out << "\n";
-  if (art.bwrap) {
+  if (w.chain) {
     // An absent deny target decides a read before any mount does.
-    for (size_t i = 0; i < ds.size(); ++i) {
-      if (ds[i].note.empty()) continue;
-      out << "  " << backends::AccessKindName(kinds[i]) << ": " << ds[i].note << "\n";
-      if (ds[i].origin) out << "    from " << ds[i].origin->Describe() << "\n";
+    for (const KindDecision& kd : w.decisions) {
+      if (kd.decision.note.empty()) continue;
+      out << "  " << backends::AccessKindName(kd.kind) << ": " << kd.decision.note << "\n";
+      if (kd.decision.origin) out << "    from " << kd.decision.origin->Describe() << "\n";
     }
-    std::vector<backends::ChainLink> chain = art.bwrap->Chain(path);
-    if (chain.empty()) out << "  no mount covers the path: nothing is visible there\n";
-    for (size_t i = 0; i < chain.size(); ++i) {
-      const backends::ChainLink& c = chain[i];
+    if (w.chain->empty()) out << "  no mount covers the path: nothing is visible there\n";
+    for (size_t i = 0; i < w.chain->size(); ++i) {
+      const WhyLink& c = (*w.chain)[i];
       if (i == 0) out << "  decided by:\n";
       if (i == 1) out << "  overrides:\n";
-      out << "    layer " << c.layer << ", argv " << c.arg << ": " << c.rule << "  (" << c.effect
-          << ")\n";
-      if (std::optional<ir::Origin> o = OriginOfArg(art, c.arg)) {
-        out << "      from " << o->Describe() << "\n";
-      }
+      out << "    layer " << c.link.layer << ", argv " << c.link.arg << ": " << c.link.rule << "  ("
+          << c.link.effect << ")\n";
+      if (c.origin) out << "      from " << c.origin->Describe() << "\n";
     }
     return out;
   }
-  for (size_t i = 0; i < ds.size(); ++i) {
-    const Decision& d = ds[i];
-    out << "  " << backends::AccessKindName(kinds[i]) << ": " << d.detail << " decided by ";
+  for (const KindDecision& kd : w.decisions) {
+    const Decision& d = kd.decision;
+    out << "  " << backends::AccessKindName(kd.kind) << ": " << d.detail << " decided by ";
     if (!d.where.empty()) out << d.where << ": ";
     out << d.rule << "\n";
     if (d.origin) out << "    from " << d.origin->Describe() << "\n";
@@ -92,46 +87,19 @@ int CmdWhy(const Args& args) {
     PrintError(facts.status());
     return kExitUsage;
   }
-  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts->get());
-  if (!r.ok()) {
-    PrintError(r.status());
+  absl::StatusOr<std::unique_ptr<WhyPlan>> w =
+      PlanForWhy(*copts, facts->get(), {o->facts, o->unlisted_as_missing}, path);
+  if (!w.ok()) {
+    PrintError(w.status());
     return kExitUsage;
   }
-  std::vector<std::string> unlisted = (*facts)->UnlistedPaths();
-  if (o->facts && !unlisted.empty() && !o->unlisted_as_missing) {
-    PrintError(ir::ErrorAt(
-        *o->facts, 0, 0,
-        absl::StrCat("the facts file does not record '", unlisted.front(),
-                     "'; record the facts again with `cwsc facts --for CONFIG`, or pass "
-                     "--unlisted-as-missing")));
-    return kExitUsage;
-  }
-  const ir::LaunchPlan& plan = r->plan;
-  absl::StatusOr<std::string> expanded = compiler::ExpandPath(path, VarsFor(plan, facts->get()));
-  if (!expanded.ok()) {
-    PrintError(absl::StrCat("PATH '", path, "': ", expanded.status().message()));
-    return kExitUsage;
-  }
-  absl::StatusOr<PlanArtifact> art = ArtifactOf(plan);
-  if (!art.ok()) {
-    PrintError(art.status());
-    return kExitUsage;
-  }
-  NoteAbsentDenyTargets(&*art, facts->get());
-  ir::Text out = RenderWhy(*art, *expanded, kinds,
-                           absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
+  const ir::LaunchPlan& plan = (*w)->result.plan;
+  const PlanArtifact* art = &(*w)->art;
+  const PathWhy why = ExplainPath(*art, (*w)->path, kinds);
+  ir::Text out = RenderWhy(why, absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
   // What the policy asked for at this path but the plan left out.
-  Json notes = Json::array();
-  for (backends::AccessKind k : kinds) {
-    Decision d = DecideOn(*art, k, *expanded);
-    if (!d.note.empty() && std::find(notes.begin(), notes.end(), d.note) == notes.end()) {
-      notes.push_back(d.note);
-    }
-  }
-  for (const ir::Skipped& s : plan.skipped) {
-    if (!SkipConcerns(s, *expanded)) continue;
-    std::string note = absl::StrCat("the plan skipped ", s.what, " ", s.path, ": ", s.reason, " (",
-                                    s.origin.Describe(), ")");
+  Json notes = why.notes;
+  for (const std::string& note : why.skipped) {
     out << "  note: " << note << "\n";
     notes.push_back(note);
   }
@@ -140,7 +108,7 @@ int CmdWhy(const Args& args) {
     Json j{{"mode", plan.permission_mode},
            {"plan_kind", ir::PlanKindName(plan.kind)},
            {"target", art->target}};
-    j.update(WhyJson(*art, *expanded, kinds));
+    j.update(WhyJson(why));
     j["notes"] = notes;
     if (plan.refusal) {
       report->Add({"error", "refused",

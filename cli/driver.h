@@ -1,5 +1,7 @@
 // The driver layer's names as cli/ uses them: cli/ parses options, calls
-// compiler/driver/ (a plan's artifact checked, lints, live probes) and the
+// compiler/driver/ (compiles with the missing-facts rule, the expectation
+// runner, diff, audit, target dispatch, why, a plan's artifact checked,
+// lints, live probes) and the
 // other layers, and renders what they return (docs/architecture.md).
 #ifndef CWSC_CLI_DRIVER_H_
 #define CWSC_CLI_DRIVER_H_
@@ -7,38 +9,70 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/audit.h"
+#include "compiler/driver/compile.h"
+#include "compiler/driver/diff.h"
+#include "compiler/driver/emit.h"
+#include "compiler/driver/expect.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/live_probe.h"
 #include "compiler/driver/verify.h"
+#include "compiler/driver/why.h"
 
 namespace cwsc::cli {
 
+using driver::AccessChange;
+using driver::Artifact;
 using driver::ArtifactOf;
+using driver::CheckSubject;
+using driver::CheckTomlConfig;
+using driver::CompileChecked;
+using driver::ConfigCheck;
 using driver::DecideOn;
 using driver::Decision;
+using driver::DiffPlans;
+using driver::DslSubjects;
 using driver::EmitCheckedSeccompBpf;
+using driver::ExpectationResult;
 using driver::ExpectationsOf;
+using driver::ExpectFailure;
+using driver::ExpectOptions;
+using driver::ExpectRun;
+using driver::ExpectVerdict;
+using driver::ExplainPath;
+using driver::FactsAsker;
+using driver::FactsRule;
+using driver::KindDecision;
 using driver::KindOf;
 using driver::Lint;
 using driver::LintLocation;
 using driver::LintPlan;
+using driver::LintsOf;
 using driver::LiveProbe;
 using driver::LiveResult;
+using driver::LiveRun;
 using driver::MissingDenyTargets;
+using driver::ModeLint;
 using driver::NoteAbsentDenyTargets;
 using driver::OriginOfArg;
+using driver::PathWhy;
 using driver::PlanArtifact;
+using driver::PlanDiff;
+using driver::PlanForWhy;
+using driver::ReadPlanFile;
 using driver::ReadText;
 using driver::RenderLintWarning;
+using driver::RunExpectations;
 using driver::SkipConcerns;
 using driver::StrictlyInside;
 using driver::VarsFor;
+using driver::WhyLink;
+using driver::WhyPlan;
 
-// RenderWhy prints the decision for `path` and the chain behind it; the
-// path, rules and origins are values (ir::Text escapes them). `cwsc why`
-// and `cwsc audit --why` (cli/cmd_why.cc).
-ir::Text RenderWhy(const PlanArtifact& art, const std::string& path,
-                   const std::vector<backends::AccessKind>& kinds, const std::string& context);
+// RenderWhy prints the decision for a path and the chain behind it
+// (compiler/driver/why.h); the path, rules and origins are values (ir::Text
+// escapes them). `cwsc why` and `cwsc audit --why` (cli/cmd_why.cc).
+ir::Text RenderWhy(const PathWhy& w, const std::string& context);
 
 }  // namespace cwsc::cli
 

@@ -185,23 +185,22 @@ Json DecisionJson(backends::AccessKind kind, const Decision& d) {
               {"params", d.params}};
 }
 
-Json WhyJson(const PlanArtifact& art, const std::string& path,
-             const std::vector<backends::AccessKind>& kinds) {
+Json WhyJson(const PathWhy& w) {
   Json decisions = Json::array();
-  for (backends::AccessKind k : kinds) decisions.push_back(DecisionJson(k, DecideOn(art, k, path)));
+  for (const KindDecision& kd : w.decisions)
+    decisions.push_back(DecisionJson(kd.kind, kd.decision));
   Json chain = nullptr;
-  if (art.bwrap) {
+  if (w.chain) {
     chain = Json::array();
-    for (const backends::ChainLink& c : art.bwrap->Chain(path)) {
-      std::optional<ir::Origin> o = OriginOfArg(art, c.arg);
-      chain.push_back(Json{{"layer", c.layer},
-                           {"arg", c.arg},
-                           {"rule", c.rule},
-                           {"effect", c.effect},
-                           {"origin", o ? OriginJson(*o) : Json(nullptr)}});
+    for (const WhyLink& c : *w.chain) {
+      chain.push_back(Json{{"layer", c.link.layer},
+                           {"arg", c.link.arg},
+                           {"rule", c.link.rule},
+                           {"effect", c.link.effect},
+                           {"origin", c.origin ? OriginJson(*c.origin) : Json(nullptr)}});
     }
   }
-  return Json{{"path", path}, {"decisions", decisions}, {"chain", chain}};
+  return Json{{"path", w.path}, {"decisions", decisions}, {"chain", chain}};
 }
 
 }  // namespace cwsc::cli

@@ -110,8 +110,7 @@ Json DecisionJson(backends::AccessKind kind, const Decision& d);
 // WhyJson is what RenderWhy prints, for `why --json` and `audit --why`:
 // {"path", "decisions": [DecisionJson], "chain": [{"layer", "arg", "rule",
 // "effect", "origin"}] (bwrap) or null}.
-Json WhyJson(const PlanArtifact& art, const std::string& path,
-             const std::vector<backends::AccessKind>& kinds);
+Json WhyJson(const PathWhy& w);
 
 }  // namespace cwsc::cli
 

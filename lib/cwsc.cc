@@ -23,6 +23,8 @@
 #include "backends/seatbelt.h"
 #include "backends/verify/expect_eval.h"
 #include "compiler/compile.h"
+#include "compiler/driver/compile.h"
+#include "compiler/driver/emit.h"
 #include "compiler/driver/verify.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/file_text.h"
@@ -287,12 +289,7 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
   if (facts->recorded && !unlisted.empty() && !o.unlisted_as_missing) {
     return sink.Error(
         CWSC_E_INPUT, "input",
-        absl::StrCat(
-            "the facts file does not record '", unlisted.front(), "'",
-            unlisted.size() > 1 ? absl::StrCat(" (and ", unlisted.size() - 1, " more paths)") : "",
-            ", which this compile asks about: the policy changed since the facts were "
-            "recorded; record them again with `cwsc facts --for CONFIG`, or set "
-            "cwsc_options_set_unlisted_as_missing to treat unrecorded paths as missing"),
+        cwsc::driver::MissingFactsMessage(unlisted, cwsc::driver::FactsAsker::kLibrary),
         facts->name);
   }
   Remarks(sink, *r);
@@ -329,14 +326,6 @@ cwsc_status NewText(const std::string& text, char** out, size_t* len) {
   *out = buf;
   if (len) *len = text.size();
   return CWSC_OK;
-}
-
-std::string LocalWrapperReason(const ir::LaunchPlan& plan) {
-  std::string why;
-  for (const auto& s : plan.skipped) {
-    if (s.kind == ir::SkipKind::kLocalWrapper) why = absl::StrCat(": ", s.reason);
-  }
-  return why;
 }
 
 cwsc_status Refused(Sink& sink, const ir::LaunchPlan& plan) {
@@ -661,17 +650,14 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
       }
     }
     if (t != CWSC_TARGET_AUTO) {
-      const bool bwrap = t == CWSC_TARGET_BWRAP;
-      absl::StatusOr<backends::EmittedArgv> emitted =
-          bwrap ? backends::EmitBwrapArgv(p, plan->program)
-                : backends::EmitSeatbeltArgv(p, plan->program);
-      if (!emitted.ok()) {
-        return sink.Error(
-            CWSC_E_NOT_APPLICABLE, "not-applicable",
-            absl::StrCat("--target ", bwrap ? "bwrap" : "seatbelt", ": ",
-                         emitted.status().message(), cwsc::lib::LocalWrapperReason(p)));
+      // The same dispatch as `cwsc compile --target` (compiler/driver/emit.h).
+      cwsc::driver::Emitted emitted =
+          cwsc::driver::EmitTarget(p, t == CWSC_TARGET_BWRAP ? "bwrap" : "seatbelt", plan->program);
+      if (emitted.failure != cwsc::driver::EmitFailure::kNone) {
+        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                          std::string(emitted.status.message()));
       }
-      argv->tokens = backends::Texts(*emitted);
+      argv->tokens = backends::Texts(emitted.artifact.argv);
     }
     for (const std::string& s : argv->tokens) argv->pointers.push_back(s.c_str());
     argv->pointers.push_back(nullptr);
@@ -729,17 +715,16 @@ cwsc_status cwsc_plan_opensandbox_json(const cwsc_plan* plan, char** out, size_t
     if (!out) return Missing(sink, "out");
     const ir::LaunchPlan& p = plan->plan;
     if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
-    if (p.kind != ir::PlanKind::kOpenSandbox || !p.remote) {
+    // The same dispatch as `cwsc compile --target opensandbox` (compiler/driver/emit.h).
+    cwsc::driver::Emitted emitted = cwsc::driver::EmitTarget(p, "opensandbox", plan->program);
+    if (emitted.failure == cwsc::driver::EmitFailure::kInput) {
+      return sink.FromStatus(emitted.status, CWSC_E_INPUT, "input");
+    }
+    if (emitted.failure != cwsc::driver::EmitFailure::kNone) {
       return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                        absl::StrCat("--target opensandbox: plan kind ", ir::PlanKindName(p.kind),
-                                     " does not use OpenSandbox"));
+                        std::string(emitted.status.message()));
     }
-    if (absl::Status s = backends::CheckRemoteProgram(plan->program); !s.ok()) {
-      return sink.FromStatus(s, CWSC_E_INPUT, "input");
-    }
-    std::vector<backends::RemoteRequest> reqs =
-        backends::ReviewRequests(p, plan->program, std::nullopt);
-    return cwsc::lib::NewText(backends::FormatReviewJson(p, reqs), out, len);
+    return cwsc::lib::NewText(emitted.artifact.json, out, len);
   });
 }
 

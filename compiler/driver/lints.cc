@@ -161,4 +161,10 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
   return unique;
 }
 
+std::vector<Lint> LintsOf(const ir::LaunchPlan& plan, compiler::HostFacts* facts) {
+  absl::StatusOr<PlanArtifact> art = ArtifactOf(plan);
+  if (!art.ok()) return {};
+  return LintPlan(*art, VarsFor(plan, facts), facts);
+}
+
 }  // namespace cwsc::driver

@@ -26,6 +26,11 @@ struct Lint {
 std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& vars,
                            compiler::HostFacts* facts);
 
+// LintsOf reads `plan`'s artifact back and lints it against the facts it
+// was compiled with; none when its own interpreter cannot read the artifact
+// (emitting it reports that).
+std::vector<Lint> LintsOf(const ir::LaunchPlan& plan, compiler::HostFacts* facts);
+
 // RenderLintWarning is how `compile` prints a lint on stderr:
 //   FILE:LINE:COL: warning [CODE]: MESSAGE
 //     fix: FIX

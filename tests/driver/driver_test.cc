@@ -1,0 +1,339 @@
+// The driver layer's values (compiler/driver/): what `cwsc check`, `diff`,
+// `audit` and `compile` render, checked as the structs the driver returns
+// rather than as the text the CLI prints.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "compiler/driver/audit.h"
+#include "compiler/driver/compile.h"
+#include "compiler/driver/diff.h"
+#include "compiler/driver/emit.h"
+#include "compiler/driver/expect.h"
+#include "compiler/driver/why.h"
+#include "compiler/facts/host_facts.h"
+#include "tests/runtime/proc_helpers.h"
+
+namespace cwsc {
+namespace {
+
+std::string Src() { return testing::SourceRoot(); }
+
+std::unique_ptr<compiler::HostFacts> Facts(const std::string& name) {
+  absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f =
+      compiler::LoadRecordedFacts(Src() + "/examples/facts/" + name);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *std::move(f) : nullptr;
+}
+
+driver::ExpectOptions Options(const std::string& config, const std::string& facts_file) {
+  driver::ExpectOptions o;
+  o.compile.config_path = Src() + "/" + config;
+  o.facts_rule.facts_file = Src() + "/examples/facts/" + facts_file;
+  return o;
+}
+
+// Each expectation of workspace.cwsp in each mode it names, with the verdict
+// the plan's artifact gives and the plan element behind it.
+TEST(DriverExpect, EveryExpectationInEveryModeItNames) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  driver::ExpectOptions o = Options("examples/workspace.cwsp", "linux-workspace.yaml");
+  std::vector<ir::Expectation> none;
+  driver::ExpectRun run = driver::RunExpectations(o, "workspace", none, facts.get());
+  EXPECT_EQ(run.failure, driver::ExpectFailure::kNone) << run.status;
+  EXPECT_TRUE(run.plans.empty());  // nothing asked, nothing compiled
+
+  // The policy's own expectations, read as `cwsc check` reads them.
+  absl::StatusOr<std::vector<ir::Expectation>> es =
+      driver::ExpectationsOf(Src() + "/examples/workspace.cwsp");
+  ASSERT_TRUE(es.ok()) << es.status();
+  ASSERT_EQ(es->size(), 5u);
+  run = driver::RunExpectations(o, "workspace", *es, facts.get());
+  ASSERT_EQ(run.failure, driver::ExpectFailure::kNone) << run.status;
+  // Each mode compiled once, in the order first needed (plan is the first
+  // mode of the first expectation that names it).
+  ASSERT_EQ(run.plans.size(), 4u);
+  EXPECT_EQ(run.plans[0]->mode, "ask");
+  EXPECT_EQ(run.plans[1]->mode, "auto-review");
+  EXPECT_EQ(run.plans[2]->mode, "full-access");
+  EXPECT_EQ(run.plans[3]->mode, "plan");
+  for (const auto& mp : run.plans) EXPECT_EQ(mp->art.plan, &mp->result.plan);
+  ASSERT_EQ(run.expectations.size(), 5u);
+  const driver::ExpectationResult& first = run.expectations[0];
+  EXPECT_EQ(first.expectation.origin.line, 15);
+  ASSERT_EQ(first.verdicts.size(), 3u);
+  EXPECT_EQ(first.verdicts[0].mode, "ask");
+  EXPECT_EQ(first.verdicts[0].target, "bwrap");
+  EXPECT_EQ(first.verdicts[0].path, "/home/dev/proj/src/main.c");
+  EXPECT_TRUE(first.verdicts[0].pass);
+  EXPECT_TRUE(first.verdicts[0].decision.allowed);
+  EXPECT_EQ(first.verdicts[0].decision.detail, "writable");
+  EXPECT_EQ(first.verdicts[0].decision.where, "layer 4, argv 17");
+  ASSERT_TRUE(first.verdicts[0].decision.origin.has_value());
+  EXPECT_FALSE(first.verdicts[0].live.has_value());
+  const driver::ExpectationResult& plan_only = run.expectations[1];
+  ASSERT_EQ(plan_only.verdicts.size(), 1u);
+  EXPECT_EQ(plan_only.verdicts[0].mode, "plan");
+  EXPECT_FALSE(plan_only.verdicts[0].decision.allowed);
+  EXPECT_EQ(plan_only.verdicts[0].decision.detail, "read-only");
+  int verdicts = 0;
+  for (const auto& er : run.expectations) verdicts += static_cast<int>(er.verdicts.size());
+  EXPECT_EQ(run.counts.passed + run.counts.failed + run.counts.unchecked, verdicts);
+  EXPECT_EQ(run.counts.failed, 0);
+}
+
+// A mode chosen alone compiles that mode only; a target its plan does not
+// emit stops the run with the modes compiled so far kept (for their notes).
+TEST(DriverExpect, ModesAndTargets) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  driver::ExpectOptions o = Options("examples/workspace.cwsp", "linux-workspace.yaml");
+  absl::StatusOr<std::vector<ir::Expectation>> es =
+      driver::ExpectationsOf(Src() + "/examples/workspace.cwsp");
+  ASSERT_TRUE(es.ok()) << es.status();
+  o.modes = {"plan"};
+  driver::ExpectRun run = driver::RunExpectations(o, "workspace", *es, facts.get());
+  ASSERT_EQ(run.failure, driver::ExpectFailure::kNone) << run.status;
+  ASSERT_EQ(run.plans.size(), 1u);
+  EXPECT_TRUE(run.expectations[0].verdicts.empty());  // "in ask, auto-review, full-access"
+  EXPECT_EQ(run.expectations[1].verdicts.size(), 1u);
+
+  o.targets = {"seatbelt"};
+  run = driver::RunExpectations(o, "workspace", *es, facts.get());
+  EXPECT_EQ(run.failure, driver::ExpectFailure::kNotApplicable);
+  EXPECT_EQ(run.status.message(),
+            "--target seatbelt: mode plan compiles to a linux-bwrap plan, which emits no such "
+            "artifact");
+  ASSERT_EQ(run.plans.size(), 1u);
+  EXPECT_EQ(run.plans[0]->mode, "plan");
+}
+
+// --lint compiles every mode; each lint is listed once with its modes.
+TEST(DriverExpect, LintsOnceWithTheirModes) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  driver::ExpectOptions o = Options("examples/workspace.cwsp", "linux-workspace.yaml");
+  o.lint = true;
+  driver::ExpectRun run = driver::RunExpectations(o, "workspace", {}, facts.get());
+  ASSERT_EQ(run.failure, driver::ExpectFailure::kNone) << run.status;
+  EXPECT_EQ(run.plans.size(), 4u);
+  for (size_t i = 0; i < run.lints.size(); ++i) {
+    EXPECT_FALSE(run.lints[i].modes.empty());
+    for (size_t j = i + 1; j < run.lints.size(); ++j) {
+      EXPECT_FALSE(run.lints[i].lint.code == run.lints[j].lint.code &&
+                   run.lints[i].lint.message == run.lints[j].lint.message);
+    }
+  }
+}
+
+// The missing-facts rule: each asker's message.
+TEST(DriverCompile, MissingFactsMessages) {
+  std::vector<std::string> one = {"/a"}, three = {"/a", "/b", "/c"};
+  EXPECT_EQ(driver::MissingFactsMessage(one, driver::FactsAsker::kDiff),
+            "the facts file does not record '/a'; record the facts again with `cwsc facts --for "
+            "CONFIG`, or pass --unlisted-as-missing");
+  EXPECT_EQ(driver::MissingFactsMessage(three, driver::FactsAsker::kCheck, "ask"),
+            "the facts file does not record '/a' (and 2 more paths), which this check asks "
+            "about (mode ask): record the facts again with `cwsc facts --for CONFIG`, or pass "
+            "--unlisted-as-missing to treat unrecorded paths as missing");
+  EXPECT_NE(driver::MissingFactsMessage(one, driver::FactsAsker::kLibrary)
+                .find("cwsc_options_set_unlisted_as_missing"),
+            std::string::npos);
+  EXPECT_NE(driver::MissingFactsMessage(one, driver::FactsAsker::kCompile)
+                .find("which this compile asks about"),
+            std::string::npos);
+}
+
+ir::LaunchPlan PlanFor(const std::string& mode, compiler::HostFacts* facts) {
+  compiler::CompileOptions c;
+  c.config_path = Src() + "/examples/workspace.cwsp";
+  c.mode = mode;
+  absl::StatusOr<compiler::CompileResult> r =
+      driver::CompileChecked(c, facts, {Src() + "/examples/facts/linux-workspace.yaml", false},
+                             driver::FactsAsker::kCompile);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->plan : ir::LaunchPlan{};
+}
+
+// plan -> ask opens the workspace for writing: a widening, explained on
+// both sides, and no change listed below one that explains it.
+TEST(DriverDiff, WideningsFirstAndNoneBelowTheSameChange) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  ir::LaunchPlan plan = PlanFor("plan", facts.get()), ask = PlanFor("ask", facts.get());
+  absl::StatusOr<driver::PlanDiff> same = driver::DiffPlans(ask, ask);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->changes.empty());
+  EXPECT_FALSE(same->plan_kind || same->launcher || same->wrapper || same->remote_not_compared);
+
+  absl::StatusOr<driver::PlanDiff> d = driver::DiffPlans(plan, ask);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_GT(d->widened, 0);
+  EXPECT_EQ(d->widened + d->narrowed, static_cast<int>(d->changes.size()));
+  bool workspace = false;
+  for (size_t i = 0; i < d->changes.size(); ++i) {
+    const driver::AccessChange& c = d->changes[i];
+    EXPECT_EQ(c.widened, static_cast<int>(i) < d->widened) << c.path;
+    EXPECT_EQ(c.widened, c.b.allowed);
+    EXPECT_NE(c.a.allowed, c.b.allowed);
+    if (c.kind == backends::AccessKind::kWrite && c.path == "/home/dev/proj") {
+      workspace = true;
+      EXPECT_EQ(c.a.detail, "read-only");
+      EXPECT_EQ(c.b.detail, "writable");
+    }
+    for (const driver::AccessChange& o : d->changes) {
+      EXPECT_FALSE(&o != &c && o.kind == c.kind && o.widened == c.widened && o.a.rule == c.a.rule &&
+                   o.b.rule == c.b.rule && !o.path.empty() &&
+                   driver::StrictlyInside(c.path, o.path))
+          << c.path << " is below " << o.path;
+    }
+  }
+  EXPECT_TRUE(workspace);
+  // Reversed, every widening is a narrowing.
+  absl::StatusOr<driver::PlanDiff> back = driver::DiffPlans(ask, plan);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->widened, d->narrowed);
+  EXPECT_EQ(back->narrowed, d->widened);
+}
+
+// A bwrap command line cwsc did not write: each destination once, in layer
+// order, with what a read meets; expectations decided on it.
+TEST(DriverAudit, BwrapArgvMapAndExpectations) {
+  absl::StatusOr<driver::Audit> a = driver::AuditBwrapArgv(
+      {"bwrap", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--bind", "/w",
+       "/w", "--chdir", "/w", "--unshare-all", "--", "sh"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->art.target, "bwrap");
+  EXPECT_EQ(a->art.plan, a->plan.get());
+  EXPECT_EQ(a->chdir, "/w");
+  ASSERT_EQ(a->paths.size(), 3u);
+  EXPECT_EQ(a->paths[0].path, "/");
+  EXPECT_EQ(a->paths[0].access, "read-only");
+  EXPECT_EQ(a->paths[1].path, "/tmp");
+  EXPECT_EQ(a->paths[2].path, "/w");
+  EXPECT_EQ(a->paths[2].access, "writable");
+
+  compiler::PathVars vars = driver::AuditVars("/home/x", std::nullopt, a->chdir);
+  EXPECT_EQ(vars.workspace, "/w");
+  EXPECT_EQ(vars.home, "/home/x");
+  ir::Expectation w{ir::Expectation::Kind::kWrite, "$WORKSPACE/out", true, {}, {}};
+  ir::Expectation net{ir::Expectation::Kind::kNetwork, "", true, {}, {}};
+  absl::StatusOr<std::vector<driver::AuditVerdict>> v = driver::CheckAudit(a->art, vars, {w, net});
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->size(), 2u);
+  EXPECT_EQ((*v)[0].path, "/w/out");
+  EXPECT_TRUE((*v)[0].pass);
+  EXPECT_FALSE((*v)[1].pass);  // --unshare-all isolates the network
+  EXPECT_FALSE((*v)[1].decision.allowed);
+}
+
+// Target dispatch: auto resolves to the plan kind's own target; a target
+// the plan does not have is not applicable; an unknown one is the caller's.
+TEST(DriverEmit, TargetDispatch) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  ir::LaunchPlan ask = PlanFor("ask", facts.get());
+  driver::Emitted e = driver::EmitTarget(ask, "auto", {"sh"});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  EXPECT_EQ(e.artifact.target, "bwrap");
+  EXPECT_TRUE(e.artifact.is_argv);
+  ASSERT_FALSE(e.artifact.argv.empty());
+  EXPECT_EQ(e.artifact.argv.back().text, "sh");
+  EXPECT_TRUE(e.artifact.note.empty());
+
+  e = driver::EmitTarget(ask, "plan", {});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  EXPECT_FALSE(e.artifact.is_argv);
+  EXPECT_EQ(e.artifact.text.front(), '{');
+
+  e = driver::EmitTarget(ask, "seatbelt", {"sh"});
+  EXPECT_EQ(e.failure, driver::EmitFailure::kNotApplicable);
+  EXPECT_TRUE(absl::StartsWith(e.status.message(), "--target seatbelt: ")) << e.status;
+
+  e = driver::EmitTarget(ask, "opensandbox", {"sh"});
+  EXPECT_EQ(e.failure, driver::EmitFailure::kNotApplicable);
+
+  e = driver::EmitTarget(ask, "nope", {"sh"});
+  EXPECT_EQ(e.failure, driver::EmitFailure::kUnknownTarget);
+
+  ir::LaunchPlan none;
+  none.kind = ir::PlanKind::kNone;
+  e = driver::EmitTarget(none, "auto", {"sh", "-c", "true"});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  EXPECT_EQ(e.artifact.target, "none");
+  EXPECT_EQ(e.artifact.argv.size(), 3u);
+  EXPECT_EQ(e.artifact.note, "plan kind none: the command runs without an OS sandbox");
+}
+
+// why: each access asked, and for bwrap every layer covering the path, the
+// deciding one first, with the plan element behind it.
+TEST(DriverWhy, ChainDecidingLayerFirst) {
+  absl::StatusOr<driver::Audit> a =
+      driver::AuditBwrapArgv({"bwrap", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--", "sh"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  driver::PathWhy w = driver::ExplainPath(
+      a->art, "/w/x", {backends::AccessKind::kRead, backends::AccessKind::kWrite});
+  EXPECT_EQ(w.path, "/w/x");
+  ASSERT_EQ(w.decisions.size(), 2u);
+  EXPECT_EQ(w.decisions[1].kind, backends::AccessKind::kWrite);
+  EXPECT_TRUE(w.decisions[1].decision.allowed);
+  ASSERT_TRUE(w.chain.has_value());
+  ASSERT_EQ(w.chain->size(), 2u);
+  EXPECT_EQ((*w.chain)[0].link.rule, "--bind /w /w");
+  EXPECT_EQ((*w.chain)[1].link.rule, "--ro-bind / /");
+  EXPECT_FALSE((*w.chain)[0].origin.has_value());  // not cwsc's argv
+  EXPECT_TRUE(w.skipped.empty());
+
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  compiler::CompileOptions c;
+  c.config_path = Src() + "/examples/workspace.cwsp";
+  absl::StatusOr<std::unique_ptr<driver::WhyPlan>> p = driver::PlanForWhy(
+      c, facts.get(), {Src() + "/examples/facts/linux-workspace.yaml", false}, "$WORKSPACE/src");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->path, "/home/dev/proj/src");
+  EXPECT_EQ((*p)->art.plan, &(*p)->result.plan);
+  w = driver::ExplainPath((*p)->art, (*p)->path, {backends::AccessKind::kWrite});
+  ASSERT_TRUE(w.chain.has_value());
+  ASSERT_FALSE(w.chain->empty());
+  EXPECT_TRUE((*w.chain)[0].origin.has_value());  // the plan element that emitted the layer
+  EXPECT_TRUE(w.decisions[0].decision.allowed);
+
+  absl::StatusOr<std::unique_ptr<driver::WhyPlan>> bad = driver::PlanForWhy(
+      c, facts.get(), {Src() + "/examples/facts/linux-workspace.yaml", false}, "$NOPE/x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "PATH '$NOPE/x': ")) << bad.status();
+}
+
+// The policies a check runs, and a TOML config validated before any compile.
+TEST(DriverExpect, SubjectsAndConfigCheck) {
+  const std::string text =
+      "policy a {\n  expect read \"/etc\" allowed;\n}\npolicy b {\n  mode read-only;\n}\n";
+  ir::Expectation extra{ir::Expectation::Kind::kNetwork, "", false, {}, {}};
+  absl::StatusOr<std::vector<driver::CheckSubject>> all =
+      driver::DslSubjects(text, "p.cwsp", compiler::Layer::kUser, "", {extra});
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].name, "a");
+  EXPECT_EQ((*all)[0].where, "p.cwsp:1:8");
+  ASSERT_EQ((*all)[0].expectations.size(), 2u);  // its own, then --expect's
+  EXPECT_EQ((*all)[0].expectations[1], extra);
+  EXPECT_EQ((*all)[1].expectations.size(), 1u);
+  absl::StatusOr<std::vector<driver::CheckSubject>> b =
+      driver::DslSubjects(text, "p.cwsp", compiler::Layer::kUser, "b", {});
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_TRUE((*b)[0].expectations.empty());
+  EXPECT_FALSE(driver::DslSubjects(text, "p.cwsp", compiler::Layer::kUser, "c", {}).ok());
+  absl::StatusOr<std::vector<driver::CheckSubject>> none =
+      driver::DslSubjects("", "e.cwsp", compiler::Layer::kUser, "", {});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+
+  driver::ConfigCheck ok =
+      driver::CheckTomlConfig("sandbox_mode = \"read-only\"\n", "c.toml", compiler::Layer::kUser);
+  EXPECT_TRUE(ok.status.ok()) << ok.status;
+  EXPECT_EQ(ok.warnings, 0u);
+  driver::ConfigCheck launcher = driver::CheckTomlConfig("tool_launcher = [\"/usr/bin/env\"]\n",
+                                                         "m.toml", compiler::Layer::kManaged);
+  EXPECT_FALSE(launcher.status.ok());
+}
+
+}  // namespace
+}  // namespace cwsc
