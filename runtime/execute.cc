@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -145,8 +147,7 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
 absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& facts) {
   const PathInfo& s = facts.Path(m.source);
   bool ok = s.type != FileType::kMissing;
-  bool kernel = m.source == m.dest &&
-                (absl::StartsWith(m.source, "/proc/") || absl::StartsWith(m.source, "/sys/"));
+  bool kernel = m.source == m.dest && ir::IsKernelInterface(m.source.str());
   if (m.op == MountOp::kDeviceBind) {
     ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
   } else if (m.source != "/dev/null" && !kernel) {
@@ -197,17 +198,29 @@ absl::Status CheckSyscallFilter(const LaunchPlan& plan) {
   return absl::OkStatus();
 }
 
-// CheckKernelMasks: the kernel interfaces this host has are masked as the
-// compiler would mask them, for a command that runs as root here.
+// CheckKernelMasks: the kernel interfaces of ir/constants.h this host has
+// are masked, for a command that runs as root here: a mount of the plan at
+// the interface itself (a read-only bind, a /dev/null file, a tmpfs) or a
+// tmpfs above it decides what the sandbox sees there. What `--proc /proc`
+// or the root's bind shows is the kernel's own, in reach of root.
 absl::Status CheckKernelMasks(const LaunchPlan& plan, compiler::HostFacts& facts,
                               const backends::BwrapView& view) {
   if (plan.kind != PlanKind::kLinuxBwrap || facts.Uid() != 0) return absl::OkStatus();
-  for (const char* k : {"/proc/sys", "/proc/sysrq-trigger", "/proc/kcore", "/proc/keys",
-                        "/proc/timer_list", "/proc/sched_debug", "/sys/firmware"}) {
+  std::vector<const char*> kernel(std::begin(ir::kKernelReadOnly), std::end(ir::kKernelReadOnly));
+  kernel.insert(kernel.end(), std::begin(ir::kKernelMaskedFiles), std::end(ir::kKernelMaskedFiles));
+  kernel.insert(kernel.end(), std::begin(ir::kKernelMaskedDirs), std::end(ir::kKernelMaskedDirs));
+  for (const char* k : kernel) {
     if (facts.Path(k).type == FileType::kMissing) continue;
-    backends::Access a = view.Find(k).access;
-    if (a == backends::Access::kWritable ||
-        (a == backends::Access::kNone && absl::StartsWith(k, "/proc/"))) {
+    backends::Lookup seen = view.Find(k);
+    bool masked = false;
+    if (seen.layer >= 0 && static_cast<size_t>(seen.layer) < view.layers.size()) {
+      const backends::MountLayer& l = view.layers[static_cast<size_t>(seen.layer)];
+      bool hides =
+          seen.access == backends::Access::kHidden || seen.access == backends::Access::kPrivate;
+      masked = l.op != "--proc" && l.op != "--dev" &&
+               (l.dest == k ? hides || seen.access == backends::Access::kReadOnly : hides);
+    }
+    if (!masked) {
       return absl::FailedPreconditionError(
           absl::StrCat("the kernel interface ", k,
                        " exists on this host but the plan does not mask it; "
@@ -275,7 +288,7 @@ const char* FileKind(mode_t mode) {
 absl::Status CheckProtectedNameTypes(const LaunchPlan& plan) {
   for (const ir::Root& r : plan.roots) {
     if (!r.writable_bind || r.canonical.empty()) continue;
-    std::set<std::string> names = {".codewhale", ".deepseek"};
+    std::set<std::string> names(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames));
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     names.erase(".git");  // a worktree's .git is a file; worktree discovery judges it
     for (const std::string& name : names) {
@@ -283,7 +296,8 @@ absl::Status CheckProtectedNameTypes(const LaunchPlan& plan) {
       struct stat st {};
       if (lstat(path.c_str(), &st) != 0) continue;  // missing: a placeholder takes it
       if (S_ISDIR(st.st_mode)) continue;
-      bool builtin = name == ".codewhale" || name == ".deepseek";
+      bool builtin = std::find(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames),
+                               name) != std::end(ir::kConfigDirNames);
       if (S_ISREG(st.st_mode) && !builtin) continue;
       return absl::FailedPreconditionError(absl::StrCat(
           "the protected name ", path, " is ", FileKind(st.st_mode),
@@ -302,7 +316,7 @@ absl::Status CheckNewProtectedDirs(const LaunchPlan& plan, compiler::HostFacts& 
                                    const backends::BwrapView& view) {
   for (const ir::Root& r : plan.roots) {
     if (!r.writable_bind) continue;
-    std::set<std::string> names = {".codewhale", ".deepseek"};
+    std::set<std::string> names(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames));
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     for (const std::string& name : names) {
       std::string path = r.canonical + "/" + name;

@@ -10,6 +10,7 @@
 #include "compiler/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/constants.h"
 #include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 
@@ -282,6 +283,43 @@ TEST(RecheckTest, AnotherHomeRefuses) {
             "this user");
   yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/dev/\n"}});
   EXPECT_EQ(Recheck(plan, yaml), "ok");
+}
+
+// A root command's plan masks every kernel interface of ir/constants.h the
+// host has; one whose mask is gone (edited, or compiled where it was
+// missing) is refused for each of them, not only for some.
+TEST(RecheckTest, EveryKernelInterfaceLeftInReachRefuses) {
+  const std::string dir = Src("tests/golden/bwrap/root_kernel_masks");
+  std::string yaml = absl::StrReplaceAll(
+      testing::ReadFileOr(dir + "/facts.yaml"),
+      {{"paths:\n",
+        "paths:\n  /dev/null: {type: char-device, canonical: /dev/null, mode: \"0666\", "
+        "uid: 0, gid: 0}\n"}});
+  ASSERT_THAT(yaml, HasSubstr("/proc/acpi"));
+  ir::LaunchPlan plan = Compile(yaml, "ask", dir + "/config.toml");
+  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
+  EXPECT_EQ(Recheck(plan, yaml), "ok");
+  std::vector<std::string> masked;
+  for (const ir::Mount& m : plan.mounts) {
+    if (ir::IsKernelInterface(m.dest.str()) && m.op != ir::MountOp::kRemountReadOnly) {
+      masked.push_back(m.dest.str());
+    }
+  }
+  EXPECT_THAT(masked,
+              ::testing::UnorderedElementsAre("/proc/sys", "/proc/sysrq-trigger", "/proc/kcore",
+                                              "/proc/keys", "/proc/acpi", "/sys/firmware"));
+  for (const std::string& k : masked) {
+    ir::LaunchPlan edited = plan;
+    std::vector<ir::Mount> kept;
+    for (const ir::Mount& m : plan.mounts) {
+      if (m.dest != k) kept.push_back(m);
+    }
+    edited.mounts = kept;
+    EXPECT_EQ(Recheck(edited, yaml), "the kernel interface " + k +
+                                         " exists on this host but the plan does not mask it; "
+                                         "compile the plan again")
+        << k;
+  }
 }
 
 TEST(RecheckTest, MissingWorkingDirectoryRefusesForNone) {
