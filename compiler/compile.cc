@@ -10,6 +10,7 @@
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/facts/config_secrets.h"
+#include "compiler/facts/consulted.h"
 #include "compiler/file_text.h"
 #include "compiler/launcher.h"
 #include "compiler/layers.h"
@@ -156,8 +157,12 @@ void NoteMissingRoots(const ir::LaunchPlan& plan, std::vector<ir::Diagnostic>* n
 // CompileSpec compiles `merged` (the user layer of `parsed`, which it does
 // not read again) for `options`.
 absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig& parsed,
-                                          const CompileOptions& options, HostFacts* facts) {
+                                          const CompileOptions& options, HostFacts* host) {
   CompileResult result;
+  // Every answer the compile acts on is kept in the plan, for the recheck
+  // to ask again (compiler/facts/consulted.h).
+  ConsultedRecorder consulted(host);
+  HostFacts* facts = &consulted;
   std::optional<std::string> mode = NormalizeMode(options.mode);
   if (!mode) {
     return UsageError(
@@ -244,6 +249,7 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   }
   NoteMissingRoots(result.plan, &result.notes);
   result.plan.expectations = std::move(expectations);
+  result.plan.consulted = consulted.Take();
   result.merged = std::move(merged);
   return result;
 }

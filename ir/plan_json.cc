@@ -115,6 +115,31 @@ constexpr auto kLandlockFields =
                     Field("handled_net", &Landlock::handled_net),
                     Field("scoped", &Landlock::scoped), Field("rules", &Landlock::rules));
 
+constexpr auto kConsultedPathFields = std::make_tuple(
+    Field("path", &ConsultedPath::path), Field("type", &ConsultedPath::type),
+    Field("symlink", &ConsultedPath::symlink), Field("target", &ConsultedPath::target),
+    Field("canonical", &ConsultedPath::canonical), Field("mode", &ConsultedPath::mode),
+    Field("uid", &ConsultedPath::uid), Field("gid", &ConsultedPath::gid));
+
+constexpr auto kConsultedEnvFields =
+    std::make_tuple(Field("name", &ConsultedEnv::name), Field("value", &ConsultedEnv::value));
+
+constexpr auto kConsultedSecretFields =
+    std::make_tuple(Field("name", &ConsultedSecret::name), Field("set", &ConsultedSecret::set));
+
+constexpr auto kConsultedUserFields =
+    std::make_tuple(Field("uid", &ConsultedUser::uid), Field("gid", &ConsultedUser::gid),
+                    Field("groups", &ConsultedUser::groups), Field("name", &ConsultedUser::name),
+                    Field("home", &ConsultedUser::home));
+
+constexpr auto kConsultedProbeFields =
+    std::make_tuple(Field("name", &ConsultedProbe::name), Field("ok", &ConsultedProbe::ok));
+
+constexpr auto kConsultedFields = std::make_tuple(
+    Field("user", &Consulted::user), Field("env", &Consulted::env),
+    Field("secrets", &Consulted::secrets), Field("paths", &Consulted::paths),
+    Field("probes", &Consulted::probes), Field("landlock_abi", &Consulted::landlock_abi));
+
 // The plan's common part, in key order.
 constexpr auto kPlanFields = std::make_tuple(
     Field("schema_version", &LaunchPlan::schema_version), Field("kind", &LaunchPlan::kind),
@@ -126,7 +151,7 @@ constexpr auto kPlanFields = std::make_tuple(
     Field("roots", &LaunchPlan::roots), Field("denied_read", &LaunchPlan::denied_read),
     Field("env_allow", &LaunchPlan::env_allow), Field("env_set", &LaunchPlan::env_set),
     Field("skipped", &LaunchPlan::skipped), Field("warnings", &LaunchPlan::warnings),
-    Field("expectations", &LaunchPlan::expectations));
+    Field("expectations", &LaunchPlan::expectations), Field("consulted", &LaunchPlan::consulted));
 
 // The plan's launch part: the fields of one kind, under "launch".
 constexpr auto kLaunchFields = std::make_tuple(
@@ -164,6 +189,12 @@ static_assert(Covers<Remote, decltype(kRemoteFields)>(), "a Remote field is not 
 static_assert(Covers<LandlockRule, decltype(kLandlockRuleFields)>(),
               "LandlockRule table incomplete");
 static_assert(Covers<Landlock, decltype(kLandlockFields)>(), "Landlock table incomplete");
+static_assert(Covers<ConsultedPath, decltype(kConsultedPathFields)>(), "ConsultedPath table");
+static_assert(Covers<ConsultedEnv, decltype(kConsultedEnvFields)>(), "ConsultedEnv table");
+static_assert(Covers<ConsultedSecret, decltype(kConsultedSecretFields)>(), "ConsultedSecret");
+static_assert(Covers<ConsultedUser, decltype(kConsultedUserFields)>(), "ConsultedUser table");
+static_assert(Covers<ConsultedProbe, decltype(kConsultedProbeFields)>(), "ConsultedProbe table");
+static_assert(Covers<Consulted, decltype(kConsultedFields)>(), "Consulted table incomplete");
 static_assert(FieldCount<SyscallFilter>() == 1, "SyscallFilter is written by hand: update it");
 static_assert(FieldCount<Origin>() == 5, "Origin is written by hand: update it");
 static_assert(FieldCount<LaunchPlan>() == std::tuple_size_v<decltype(kPlanFields)> +
@@ -190,6 +221,12 @@ constexpr const auto& TableOf(const ApiKeySource*) { return kApiKeySourceFields;
 constexpr const auto& TableOf(const Remote*) { return kRemoteFields; }
 constexpr const auto& TableOf(const LandlockRule*) { return kLandlockRuleFields; }
 constexpr const auto& TableOf(const Landlock*) { return kLandlockFields; }
+constexpr const auto& TableOf(const ConsultedPath*) { return kConsultedPathFields; }
+constexpr const auto& TableOf(const ConsultedEnv*) { return kConsultedEnvFields; }
+constexpr const auto& TableOf(const ConsultedSecret*) { return kConsultedSecretFields; }
+constexpr const auto& TableOf(const ConsultedUser*) { return kConsultedUserFields; }
+constexpr const auto& TableOf(const ConsultedProbe*) { return kConsultedProbeFields; }
+constexpr const auto& TableOf(const Consulted*) { return kConsultedFields; }
 
 template <typename T>
 concept Tabled = requires {
@@ -580,8 +617,8 @@ absl::Status BadPlanError(const std::string& file, const std::string& pointer,
 }  // namespace
 
 std::string UnsupportedVersionMessage(int version) {
-  if (version == 1) {
-    return absl::StrCat("schema_version 1 is no longer read (this cwsc reads version ",
+  if (version >= 1 && version < kPlanSchemaVersion) {
+    return absl::StrCat("schema_version ", version, " is no longer read (this cwsc reads version ",
                         kPlanSchemaVersion, "); compile the plan again with this cwsc");
   }
   return absl::StrCat("unsupported schema_version ", version, " (this cwsc reads ",

@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -33,6 +35,7 @@
 #include "runtime/opensandbox.h"
 #include "runtime/protected_dirs.h"
 #include "runtime/protected_walk.h"
+#include "runtime/replay.h"
 
 extern char** environ;
 
@@ -75,51 +78,6 @@ bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKin
 // function per row, run in this order by CheckBwrapPlan. Each returns
 // FailedPrecondition with the reason the plan cannot run here.
 
-// CheckHome: the deny list hides credential stores under the home the plan
-// was compiled for; another home here would leave its own unmasked.
-absl::Status CheckHome(const LaunchPlan& plan, compiler::HostFacts& facts) {
-  std::string home = facts.Env("HOME").value_or("");
-  if (home.empty()) home = facts.User().home;
-  while (home.size() > 1 && home.back() == '/') home.pop_back();
-  if (!plan.home.empty() && !home.empty() && plan.home != home) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the plan's deny list was compiled for the home directory ", plan.home,
-                     ", but HOME here is ", home,
-                     ", whose credential stores it would not hide; compile the "
-                     "plan again as this user"));
-  }
-  return absl::OkStatus();
-}
-
-// CheckBwrapBinary: /usr/bin/bwrap is a regular executable file.
-absl::Status CheckBwrapBinary(compiler::HostFacts& facts) {
-  const PathInfo& bwrap = facts.Path(ir::kBwrapPath);
-  if (bwrap.type == FileType::kMissing) {
-    return absl::FailedPreconditionError(
-        "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
-  }
-  if (bwrap.type != FileType::kRegular || (bwrap.mode & 0111) == 0) {
-    return absl::FailedPreconditionError(
-        "the plan needs bubblewrap, but /usr/bin/bwrap is not a regular executable file");
-  }
-  return absl::OkStatus();
-}
-
-// CheckBwrapWorks: bubblewrap's probe passes. A launcher plan runs bwrap as
-// the launcher's user: its own probe decides (compiler/launcher.h), not the
-// engine user's bwrap probe.
-absl::Status CheckBwrapWorks(const LaunchPlan& plan, compiler::HostFacts& facts) {
-  if (plan.kind == PlanKind::kLauncherBwrap) return RecheckLauncher(plan, facts);
-  compiler::ProbeResult probe = facts.BwrapProbe();
-  if (!probe.ok) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the plan needs bubblewrap, but it does not work on this host: ",
-        probe.message.empty() ? absl::StrCat("probe exit status ", probe.exit_code) : probe.message,
-        " (run `cwsc doctor` for the cause)"));
-  }
-  return absl::OkStatus();
-}
-
 // CheckMaskDirectory: a tmpfs outside /tmp masks a directory that must
 // still be one, or a placeholder bwrap can create in a writable bind.
 absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFacts& facts,
@@ -138,33 +96,9 @@ absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFact
   return absl::OkStatus();
 }
 
-// CheckBindSource: a bind's source still exists as the kind of file bwrap
-// expects and resolves to itself (the plan holds canonical paths; a path
-// that became a symlink would move the mount elsewhere); a /dev/null mask
-// still covers a file.
-absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& facts) {
-  const PathInfo& s = facts.Path(m.source);
-  bool ok = s.type != FileType::kMissing;
-  bool kernel = m.source == m.dest &&
-                (absl::StartsWith(m.source, "/proc/") || absl::StartsWith(m.source, "/sys/"));
-  if (m.op == MountOp::kDeviceBind) {
-    ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
-  } else if (m.source != "/dev/null" && !kernel) {
-    ok = s.type == FileType::kDirectory;
-  }
-  if (!ok) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source.str(), ": ",
-                     m.why.str(), ") needs ", m.source.str(), ", which is now ",
-                     s.type == FileType::kMissing ? "missing" : compiler::FileTypeName(s.type),
-                     "; compile the plan again"));
-  }
-  if (m.source != "/dev/null" && s.canonical != m.source) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ", m.source.str(), ": ",
-                     m.why.str(), "): ", m.source.str(), " now resolves to ",
-                     s.canonical.empty() ? "nothing" : s.canonical, "; compile the plan again"));
-  }
+// CheckFileMask: a /dev/null mask still covers a file (bwrap cannot bind a
+// file over a directory).
+absl::Status CheckFileMask(size_t i, const ir::Mount& m, compiler::HostFacts& facts) {
   if (m.source == "/dev/null" && facts.Path(m.dest).type == FileType::kDirectory) {
     return absl::FailedPreconditionError(
         absl::StrCat("mount ", i + 1, " (", m.why.str(), ") masks the file ", m.dest.str(),
@@ -173,14 +107,15 @@ absl::Status CheckBindSource(size_t i, const ir::Mount& m, compiler::HostFacts& 
   return absl::OkStatus();
 }
 
-// CheckMounts runs CheckMaskDirectory or CheckBindSource on every mount.
+// CheckMounts runs CheckMaskDirectory or CheckFileMask on every mount; what
+// a bind's source is now, the replay of the plan's facts has asked.
 absl::Status CheckMounts(const LaunchPlan& plan, compiler::HostFacts& facts,
                          const backends::BwrapView& view) {
   for (size_t i = 0; i < plan.mounts.size(); ++i) {
     const ir::Mount& m = plan.mounts[i];
     absl::Status s = m.source.empty() || m.source == "/"  // "/" always exists
                          ? CheckMaskDirectory(i, m, facts, view)
-                         : CheckBindSource(i, m, facts);
+                         : CheckFileMask(i, m, facts);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
@@ -197,38 +132,33 @@ absl::Status CheckSyscallFilter(const LaunchPlan& plan) {
   return absl::OkStatus();
 }
 
-// CheckKernelMasks: the kernel interfaces this host has are masked as the
-// compiler would mask them, for a command that runs as root here.
+// CheckKernelMasks: the kernel interfaces of ir/constants.h this host has
+// are masked, for a command that runs as root here: a mount of the plan at
+// the interface itself (a read-only bind, a /dev/null file, a tmpfs) or a
+// tmpfs above it decides what the sandbox sees there. What `--proc /proc`
+// or the root's bind shows is the kernel's own, in reach of root.
 absl::Status CheckKernelMasks(const LaunchPlan& plan, compiler::HostFacts& facts,
                               const backends::BwrapView& view) {
   if (plan.kind != PlanKind::kLinuxBwrap || facts.Uid() != 0) return absl::OkStatus();
-  for (const char* k : {"/proc/sys", "/proc/sysrq-trigger", "/proc/kcore", "/proc/keys",
-                        "/proc/timer_list", "/proc/sched_debug", "/sys/firmware"}) {
+  std::vector<const char*> kernel(std::begin(ir::kKernelReadOnly), std::end(ir::kKernelReadOnly));
+  kernel.insert(kernel.end(), std::begin(ir::kKernelMaskedFiles), std::end(ir::kKernelMaskedFiles));
+  kernel.insert(kernel.end(), std::begin(ir::kKernelMaskedDirs), std::end(ir::kKernelMaskedDirs));
+  for (const char* k : kernel) {
     if (facts.Path(k).type == FileType::kMissing) continue;
-    backends::Access a = view.Find(k).access;
-    if (a == backends::Access::kWritable ||
-        (a == backends::Access::kNone && absl::StartsWith(k, "/proc/"))) {
+    backends::Lookup seen = view.Find(k);
+    bool masked = false;
+    if (seen.layer >= 0 && static_cast<size_t>(seen.layer) < view.layers.size()) {
+      const backends::MountLayer& l = view.layers[static_cast<size_t>(seen.layer)];
+      bool hides =
+          seen.access == backends::Access::kHidden || seen.access == backends::Access::kPrivate;
+      masked = l.op != "--proc" && l.op != "--dev" &&
+               (l.dest == k ? hides || seen.access == backends::Access::kReadOnly : hides);
+    }
+    if (!masked) {
       return absl::FailedPreconditionError(
           absl::StrCat("the kernel interface ", k,
                        " exists on this host but the plan does not mask it; "
                        "compile the plan again"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// CheckDeniedPaths: a denied path that was missing at compile time has no
-// mask: if it exists now and nothing above it is masked, it would be readable.
-absl::Status CheckDeniedPaths(const LaunchPlan& plan, compiler::HostFacts& facts,
-                              const backends::BwrapView& view) {
-  for (const ir::DeniedPath& d : plan.denied_read) {
-    backends::Access a = view.Find(d.path).access;
-    if (a == backends::Access::kHidden || a == backends::Access::kPrivate) continue;
-    if (facts.Path(d.path).type != FileType::kMissing) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the denied path ", d.path.str(), " (", d.rule,
-          ") was missing when the plan was compiled and exists now, so the plan does not hide "
-          "it; compile the plan again"));
     }
   }
   return absl::OkStatus();
@@ -275,7 +205,7 @@ const char* FileKind(mode_t mode) {
 absl::Status CheckProtectedNameTypes(const LaunchPlan& plan) {
   for (const ir::Root& r : plan.roots) {
     if (!r.writable_bind || r.canonical.empty()) continue;
-    std::set<std::string> names = {".codewhale", ".deepseek"};
+    std::set<std::string> names(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames));
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     names.erase(".git");  // a worktree's .git is a file; worktree discovery judges it
     for (const std::string& name : names) {
@@ -283,7 +213,8 @@ absl::Status CheckProtectedNameTypes(const LaunchPlan& plan) {
       struct stat st {};
       if (lstat(path.c_str(), &st) != 0) continue;  // missing: a placeholder takes it
       if (S_ISDIR(st.st_mode)) continue;
-      bool builtin = name == ".codewhale" || name == ".deepseek";
+      bool builtin = std::find(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames),
+                               name) != std::end(ir::kConfigDirNames);
       if (S_ISREG(st.st_mode) && !builtin) continue;
       return absl::FailedPreconditionError(absl::StrCat(
           "the protected name ", path, " is ", FileKind(st.st_mode),
@@ -302,7 +233,7 @@ absl::Status CheckNewProtectedDirs(const LaunchPlan& plan, compiler::HostFacts& 
                                    const backends::BwrapView& view) {
   for (const ir::Root& r : plan.roots) {
     if (!r.writable_bind) continue;
-    std::set<std::string> names = {".codewhale", ".deepseek"};
+    std::set<std::string> names(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames));
     for (const ir::Protected& p : r.protected_paths) names.insert(Base(p.path));
     for (const std::string& name : names) {
       std::string path = r.canonical + "/" + name;
@@ -361,19 +292,21 @@ absl::Status CheckWorkingDirectory(const LaunchPlan& plan, compiler::HostFacts& 
 }
 
 // CheckBwrapPlan re-checks what an emitted bwrap argv relies on, one row of
-// the recheck table at a time, against the view the argv would give.
+// the recheck table at a time, against the view the argv would give: first
+// the facts the compile consulted, asked again (runtime/replay.h), then the
+// checks of the plan against the host as it is.
 absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
-  CWSC_RETURN_IF_ERROR(CheckHome(plan, *facts));
-  CWSC_RETURN_IF_ERROR(CheckBwrapBinary(*facts));
-  CWSC_RETURN_IF_ERROR(CheckBwrapWorks(plan, *facts));
+  // A launcher plan runs bwrap as the launcher's user: its own probe
+  // decides (compiler/launcher.h), not the engine user's bwrap probe.
+  if (plan.kind == PlanKind::kLauncherBwrap) CWSC_RETURN_IF_ERROR(RecheckLauncher(plan, *facts));
   absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
   if (!argv.ok()) return argv.status();
   absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
   if (!view.ok()) return view.status();
+  CWSC_RETURN_IF_ERROR(ReplayConsulted(plan, *facts, &*view));
   CWSC_RETURN_IF_ERROR(CheckMounts(plan, *facts, *view));
   CWSC_RETURN_IF_ERROR(CheckSyscallFilter(plan));
   CWSC_RETURN_IF_ERROR(CheckKernelMasks(plan, *facts, *view));
-  CWSC_RETURN_IF_ERROR(CheckDeniedPaths(plan, *facts, *view));
   CWSC_RETURN_IF_ERROR(CheckDeniedHardLinks(plan));
   CWSC_RETURN_IF_ERROR(CheckProtectedNameTypes(plan));
   CWSC_RETURN_IF_ERROR(CheckNewProtectedDirs(plan, *facts, *view));
@@ -430,13 +363,10 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
     if (!pinned.ok()) return pinned;
   }
   if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);
-  if (plan.kind == PlanKind::kLinuxLandlock) {
-    // The ruleset leaves out the credential stores of the plan's home.
-    absl::Status home = CheckHome(plan, *facts);
-    if (!home.ok()) return home;
-    absl::Status links = CheckDeniedHardLinks(plan);
-    if (!links.ok()) return links;
-  }
+  // A Landlock ruleset and an unconfined run: no path the compile asked
+  // about may have changed, and (Landlock) no denied file has a second name.
+  CWSC_RETURN_IF_ERROR(ReplayConsulted(plan, *facts, nullptr));
+  if (plan.kind == PlanKind::kLinuxLandlock) CWSC_RETURN_IF_ERROR(CheckDeniedHardLinks(plan));
   if (plan.kind == PlanKind::kNone || plan.kind == PlanKind::kLinuxLandlock) {
     const PathInfo& cwd = facts->Path(plan.cwd);
     if (cwd.type != FileType::kDirectory) {

@@ -176,7 +176,26 @@ RecentGateTimes& GateTimes() {
   return *times;
 }
 
+std::mutex metrics_mu;
+GateMetrics last_metrics;
+
 }  // namespace
+
+GateSchedule::GateSchedule(double shortest_seconds) : learned(shortest_seconds > 0) {
+  if (learned) first_wait_us = static_cast<long>(shortest_seconds * 0.8 * 1e6);
+}
+
+long GateSchedule::PauseAfter(int looks) const {
+  if (learned) return looks <= 20 ? 100 : 200;
+  return looks == 1 ? 50 : looks == 2 ? 100 : 200;
+}
+
+GateMetrics LastGateMetrics() {
+  std::lock_guard<std::mutex> lock(metrics_mu);
+  return last_metrics;
+}
+
+double RecentGateShortest() { return GateTimes().Shortest(); }
 
 absl::StatusOr<MountGate> MountGate::Open() {
   MountGate g;
@@ -234,17 +253,17 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
   const std::string proc = absl::StrCat("/proc/", pid);
   const std::string at_gate = absl::StrCat(SYS_read, " 0x", absl::Hex(block_number), " ");
   // Each look costs a wake-up; the first waits for most of the time this
-  // process's recent sandboxes took to reach the gate.
+  // process's recent sandboxes took to reach the gate (GateSchedule).
   const double started = Now();
-  const double expected = GateTimes().Shortest();
-  if (expected > 0) Pause(static_cast<long>(expected * 0.8 * 1e6));
-  // Then every 100 us for a while (the sandbox is near), and less often if
-  // it takes longer than its predecessors did. Without predecessors (a
-  // first launch, `cwsc run`): 50, 100, then every 200 us.
-  long pause = expected > 0 ? 100 : 50;
+  GateMetrics metrics;
+  metrics.shortest_seconds = GateTimes().Shortest();
+  const GateSchedule schedule(metrics.shortest_seconds);
+  metrics.first_wait_us = schedule.first_wait_us;
+  if (schedule.first_wait_us > 0) Pause(schedule.first_wait_us);
   int err = 0;
   for (int looks = 1;; ++looks) {
     std::string now = ReadSmall(proc + "/syscall", &err);
+    metrics.looks = looks;
     if (err == ENOENT || err == ESRCH) return absl::OkStatus();  // bwrap ended: nothing ran
     if (absl::StartsWith(now, at_gate)) {
       GateTimes().Add(Now() - started);
@@ -255,9 +274,11 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
           "bubblewrap's sandbox did not reach the point where its mounts are checked within ",
           kGateSeconds, " s (", err != 0 ? strerror(err) : "still setting up", "); nothing ran"));
     }
-    Pause(pause);
-    if (expected == 0 && pause < 200) pause *= 2;  // 50, 100, 200
-    if (expected > 0 && looks == 20) pause = 200;
+    Pause(schedule.PauseAfter(looks));
+  }
+  {
+    std::lock_guard<std::mutex> lock(metrics_mu);
+    last_metrics = metrics;
   }
   std::string mountinfo = ReadSmall(proc + "/mountinfo", &err);
   if (err != 0 || mountinfo.empty()) {

@@ -34,6 +34,32 @@ absl::Status CheckSandboxMounts(const ir::LaunchPlan& plan, absl::string_view mo
 // \011, \012, \134).
 std::string UnescapeMountPath(absl::string_view field);
 
+// GateSchedule: when MountGate::Release looks whether the sandbox has
+// reached the gate. Each look costs a wake-up and a read of
+// /proc/PID/syscall, so the first waits for 80% of `shortest`, the shortest
+// time this process's recent sandboxes took to reach it; then it looks
+// every 100 us, every 200 us after 20 looks. Without predecessors
+// (`shortest` 0: a first launch, `cwsc run`): at once, then after 50, 100
+// and every 200 us.
+struct GateSchedule {
+  explicit GateSchedule(double shortest_seconds);
+  long first_wait_us = 0;
+  // The pause after look number `looks` (1-based).
+  long PauseAfter(int looks) const;
+  bool learned = false;
+};
+
+// GateMetrics: what the last Release of this process did (tests, bench/).
+struct GateMetrics {
+  double shortest_seconds = 0;  // what its schedule started from
+  long first_wait_us = 0;
+  int looks = 0;  // reads of /proc/PID/syscall
+};
+GateMetrics LastGateMetrics();
+// RecentGateShortest: the shortest time to the gate of this process's last
+// eight sandboxes (seconds), the next schedule's start; 0 before any.
+double RecentGateShortest();
+
 // MountGate holds a bwrap run at its gate: bwrap is given `--info-fd` (it
 // writes the sandbox's pid there) and `--block-fd` (its sandbox reads one
 // byte from it after every mount, before the working directory and the

@@ -745,6 +745,8 @@ class Spawner {
 // it; the clone is made here, without the spawner thread's two wake-ups.
 bool CloneFromHere() { return syscall(SYS_gettid) == getpid(); }
 
+std::atomic<uint64_t> clones_on_main{0}, clones_on_spawner{0};
+
 // CloneBlocked is CloneAndExec with every signal blocked in this thread
 // meanwhile, as on the spawner thread: the child starts with them blocked,
 // so no handler of the embedding program runs in it before its exec.
@@ -758,6 +760,11 @@ absl::StatusOr<Launched> CloneBlocked(ChildSetup& setup) {
 }
 
 }  // namespace
+
+StartPaths StartPathCounts() {
+  return {clones_on_main.load(std::memory_order_relaxed),
+          clones_on_spawner.load(std::memory_order_relaxed)};
+}
 
 absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& request,
                                                          const ChildStdio& stdio,
@@ -789,8 +796,9 @@ absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& req
   setup.confine = &request.confine;
   setup.reset_all_signals = true;
   sigemptyset(&setup.mask);
-  absl::StatusOr<Launched> launched =
-      CloneFromHere() ? CloneBlocked(setup) : Spawner::Get().Clone(setup);
+  const bool here = CloneFromHere();
+  (here ? clones_on_main : clones_on_spawner).fetch_add(1, std::memory_order_relaxed);
+  absl::StatusOr<Launched> launched = here ? CloneBlocked(setup) : Spawner::Get().Clone(setup);
   err_w.Reset();
   if (!launched.ok()) return launched.status();
   if (launched->failure) return StartFailure(request, *launched->failure, error);

@@ -173,12 +173,23 @@ class StartedChild {
 
 // StartChild starts `request`'s command with `stdio` and returns once it has
 // exec'd; errors as SpawnAndWait's. It ignores after_start (the caller
-// calls it). The clone is made on a thread of the library that lives as long
-// as the process, because the parent-death signal of the child (and bwrap's
-// --die-with-parent) fires when the thread that made it exits.
+// calls it). The parent-death signal of the child (and bwrap's
+// --die-with-parent) fires when the thread that made it exits, so the clone
+// is made on a thread that lives as long as the process: the calling thread
+// when it is the main one, else the library's spawner thread. Either way
+// with every signal blocked meanwhile, and the command starts with default
+// dispositions and nothing blocked.
 absl::StatusOr<std::unique_ptr<StartedChild>> StartChild(const SpawnRequest& request,
                                                          const ChildStdio& stdio,
                                                          SpawnError* error = nullptr);
+
+// StartPaths counts where this process's StartChild clones were made (for
+// tests and bench/): on the calling main thread, or on the spawner thread.
+struct StartPaths {
+  uint64_t on_main_thread = 0;
+  uint64_t on_spawner_thread = 0;
+};
+StartPaths StartPathCounts();
 
 // RunCaptured runs a short helper program for a probe (the bwrap probe, the
 // launcher's `id` and wrapped `/bin/true`), started as SpawnAndWait starts

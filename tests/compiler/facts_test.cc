@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/facts/consulted.h"
 #include "compiler/facts/forwarding_facts.h"
 #include "compiler/facts/host_facts.h"
+#include "ir/plan_json.h"
 #include "runtime/host/live_facts.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -389,6 +391,47 @@ TEST(Recorder, SecretsAreRecordedAsPresenceOnly) {
   EXPECT_EQ(yaml.find("do-not-leak-4242"), std::string::npos);
   EXPECT_NE(yaml.find("CWSC_TEST_SECRET_KEY: true"), std::string::npos) << yaml;
   unsetenv("CWSC_TEST_SECRET_KEY");
+}
+
+// The plan's record of what its compile asked (compiler/facts/consulted.h)
+// keeps no secret: an API key variable's presence only, and a URL's user
+// information withheld; the answers it keeps are the compile's.
+TEST(Consulted, KeepsTheAnswersAndNoSecret) {
+  setenv("CWSC_TEST_SECRET_KEY", "do-not-leak-4242", 1);
+  setenv("CWSC_TEST_URL", "https://alice:hunter2@sandbox.invalid:8080/v1?x=1", 1);
+  auto live = runtime::MakeLiveFacts();
+  ConsultedRecorder rec(live.get());
+  EXPECT_TRUE(rec.EnvIsSet("CWSC_TEST_SECRET_KEY"));
+  EXPECT_EQ(rec.Env("CWSC_TEST_URL"), "https://alice:hunter2@sandbox.invalid:8080/v1?x=1")
+      << "the compile sees the value";
+  EXPECT_EQ(rec.Env("CWSC_SURELY_UNSET_VARIABLE"), std::nullopt);
+  TempDir t;
+  WriteFile(t / "f", "x");
+  const PathInfo& f = rec.Path(t / "f");
+  ir::LaunchPlan plan;
+  plan.consulted = rec.Take();
+  const ir::Consulted& c = *plan.consulted;
+  ASSERT_EQ(c.secrets.size(), 1u);
+  EXPECT_EQ(c.secrets[0].name, "CWSC_TEST_SECRET_KEY");
+  EXPECT_TRUE(c.secrets[0].set);
+  ASSERT_EQ(c.env.size(), 2u);
+  EXPECT_EQ(c.env[0].name, "CWSC_SURELY_UNSET_VARIABLE");
+  EXPECT_EQ(c.env[0].value, std::nullopt);
+  EXPECT_EQ(c.env[1].value, "https://(withheld)@sandbox.invalid:8080/v1?x=1");
+  ASSERT_EQ(c.paths.size(), 1u);
+  EXPECT_EQ(c.paths[0], ConsultedPathOf(t / "f", f));
+  EXPECT_EQ(c.paths[0].type, "file");
+  EXPECT_EQ(c.paths[0].mode.size(), 4u);
+  std::string json = *ir::PlanToJson(plan);
+  EXPECT_EQ(json.find("do-not-leak-4242"), std::string::npos);
+  EXPECT_EQ(json.find("hunter2"), std::string::npos);
+  EXPECT_EQ(json.find("alice"), std::string::npos);
+  EXPECT_EQ(ConsultedEnvValue("a=http://u@h and ftp://p:q@g/x"),
+            "a=http://(withheld)@h and ftp://(withheld)@g/x");
+  EXPECT_EQ(ConsultedEnvValue("mailto:me@example.com"), "mailto:me@example.com");
+  EXPECT_EQ(ConsultedEnvValue("https://host/path@x"), "https://host/path@x");
+  unsetenv("CWSC_TEST_SECRET_KEY");
+  unsetenv("CWSC_TEST_URL");
 }
 
 }  // namespace

@@ -294,7 +294,14 @@ TEST(PlanJson, Version1PlanIsRefusedByName) {
           .status()
           .message(),
       "old.json: error: bad plan at '/schema_version': schema_version 1 is no longer read "
-      "(this cwsc reads version 2); compile the plan again with this cwsc\n");
+      "(this cwsc reads version 3); compile the plan again with this cwsc\n");
+  // Version 2 had no record of the facts its compile consulted, which the
+  // exec-time recheck replays: it is refused the same way.
+  EXPECT_EQ(PlanFromJson("{\"schema_version\": 2, \"kind\": \"linux-bwrap\"}", "v2.json")
+                .status()
+                .message(),
+            "v2.json: error: bad plan at '/schema_version': schema_version 2 is no longer read "
+            "(this cwsc reads version 3); compile the plan again with this cwsc\n");
 }
 
 // Every plan golden reads back to the same bytes (JSON -> plan -> JSON).
@@ -318,7 +325,7 @@ TEST(PlanJson, EveryGoldenPlanRoundTrips) {
 
 TEST(PlanJson, KeyOrderIsStable) {
   std::string text = *PlanToJson(FullPlan());
-  EXPECT_EQ(text.find("{\n  \"schema_version\": 2,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
+  EXPECT_EQ(text.find("{\n  \"schema_version\": 3,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
   EXPECT_EQ(text.back(), '\n');
 }
 
@@ -339,7 +346,7 @@ TEST(PlanJson, NumberOverflowNamesLineAndColumn) {
 // An integer outside int's range is rejected, not truncated (2^32 + 1 would read as 1).
 TEST(PlanJson, IntegerOutOfRangeIsRejected) {
   std::string text = *PlanToJson(FullPlan());
-  text.replace(text.find("\"schema_version\": 2"), 19, "\"schema_version\": 4294967297");
+  text.replace(text.find("\"schema_version\": 3"), 19, "\"schema_version\": 4294967297");
   absl::StatusOr<LaunchPlan> r = PlanFromJson(text, "p.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
@@ -364,10 +371,10 @@ TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
   EXPECT_EQ(PlanFromJson(k, "p.json").status().message(),
             "p.json: error: bad plan at '/kind': unknown value 'docker'\n");
   std::string v = text;
-  v.replace(v.find("\"schema_version\": 2"), 19, "\"schema_version\": 9");
+  v.replace(v.find("\"schema_version\": 3"), 19, "\"schema_version\": 9");
   EXPECT_EQ(PlanFromJson(v, "p.json").status().message(),
             "p.json: error: bad plan at '/schema_version': unsupported schema_version 9 (this cwsc "
-            "reads 2)\n");
+            "reads 3)\n");
   EXPECT_EQ(PlanFromJson("[]", "p.json").status().message(),
             "p.json: error: bad plan at '': expected an object\n");
 }
@@ -392,7 +399,7 @@ TEST(PlanJson, UnknownFieldsAreRejectedEverywhere) {
     j[ptr]["future_restriction"] = true;
     EXPECT_EQ(PlanFromJson(j.dump(2), "p.json").status().message(),
               "p.json: error: bad plan at '" + where +
-                  "/future_restriction': unknown field (schema_version 2 has no such field)\n");
+                  "/future_restriction': unknown field (schema_version 3 has no such field)\n");
   }
 }
 

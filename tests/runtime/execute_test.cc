@@ -3,6 +3,7 @@
 // recorded host facts and re-checked against changed facts.
 #include "runtime/execute.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "compiler/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/constants.h"
 #include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 
@@ -151,13 +153,15 @@ TEST(RecheckTest, BwrapMissingOrNotExecutable) {
                                               "/usr/bin/bwrap, mode: \"0755\", uid: 0, gid: 0}\n",
                                               ""}});
   EXPECT_EQ(Recheck(plan, gone),
-            "the plan needs bubblewrap, but /usr/bin/bwrap is missing on this host");
+            "/usr/bin/bwrap was a file when the plan was compiled and is missing now; compile the "
+            "plan again");
   std::string noexec = absl::StrReplaceAll(
       WorkspaceFacts(),
       {{"/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0755\"",
         "/usr/bin/bwrap: {type: file, canonical: /usr/bin/bwrap, mode: \"0644\""}});
   EXPECT_EQ(Recheck(plan, noexec),
-            "the plan needs bubblewrap, but /usr/bin/bwrap is not a regular executable file");
+            "/usr/bin/bwrap was of mode 0755 when the plan was compiled and is of mode 0644 now; "
+            "compile the plan again");
 }
 
 TEST(RecheckTest, ProbeFailureRefusesWithBwrapsMessage) {
@@ -185,18 +189,18 @@ TEST(RecheckTest, WritableRootGoneOrMoved) {
       {{"/home/dev/proj: {type: directory, canonical: /home/dev/proj,",
         "/home/dev/proj: {type: directory, symlink: true, canonical: /srv/other,"}});
   EXPECT_EQ(Recheck(plan, moved),
-            "mount " + std::to_string(index) +
-                " (--bind /home/dev/proj: writable root (configured)): /home/dev/proj now "
-                "resolves to /srv/other; compile the plan again");
+            "/home/dev/proj (mount " + std::to_string(index) +
+                ": writable root (configured)) was a directory when the plan was compiled and is "
+                "a symlink to a directory now; compile the plan again");
   std::string gone = absl::StrReplaceAll(
       WorkspaceFacts(),
       {{"  /home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\", uid: 1000, "
         "gid: 1000}\n",
         ""}});
   EXPECT_EQ(Recheck(plan, gone),
-            "mount " + std::to_string(index) +
-                " (--bind /home/dev/proj: writable root (configured)) needs /home/dev/proj, which "
-                "is now missing; compile the plan again");
+            "/home/dev/proj (mount " + std::to_string(index) +
+                ": writable root (configured)) was a directory when the plan was compiled and is "
+                "missing now; compile the plan again");
 }
 
 TEST(RecheckTest, DeniedPathThatAppearedRefuses) {
@@ -207,8 +211,8 @@ TEST(RecheckTest, DeniedPathThatAppearedRefuses) {
               "paths:\n  /home/dev/.aws: {type: directory, canonical: /home/dev/.aws, "
               "mode: \"0700\", uid: 1000, gid: 1000}\n"}});
   EXPECT_EQ(Recheck(plan, yaml),
-            "the denied path /home/dev/.aws (~/.aws) was missing when the plan was compiled and "
-            "exists now, so the plan does not hide it; compile the plan again");
+            "/home/dev/.aws (denied path ~/.aws) was missing when the plan was compiled and is a "
+            "directory now; compile the plan again");
 }
 
 TEST(RecheckTest, ProtectedDirectoryThatAppearedRefuses) {
@@ -231,8 +235,8 @@ TEST(RecheckTest, ProtectedDirectoryThatAppearedRefuses) {
   ASSERT_LT(kept.size(), plan.mounts.size());
   plan.mounts = kept;
   EXPECT_EQ(Recheck(plan, WorkspaceFacts()),
-            "the protected directory /home/dev/proj/.codewhale appeared after the plan was "
-            "compiled and would be writable; compile the plan again");
+            "/home/dev/proj/.codewhale was missing when the plan was compiled and is a directory "
+            "now; compile the plan again");
 }
 
 TEST(RecheckTest, MaskTargetChangedType) {
@@ -277,11 +281,148 @@ TEST(RecheckTest, AnotherHomeRefuses) {
       absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/eve\n"}});
   ASSERT_NE(yaml, WorkspaceFacts());
   EXPECT_EQ(Recheck(plan, yaml),
-            "the plan's deny list was compiled for the home directory /home/dev, but HOME here "
-            "is /home/eve, whose credential stores it would not hide; compile the plan again as "
-            "this user");
+            "the environment variable HOME was '/home/dev' when the plan was compiled and is "
+            "'/home/eve' now; compile the plan again");
+  // The answer is replayed as given: another spelling is another answer.
   yaml = absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: /home/dev/\n"}});
+  EXPECT_EQ(Recheck(plan, yaml),
+            "the environment variable HOME was '/home/dev' when the plan was compiled and is "
+            "'/home/dev/' now; compile the plan again");
+}
+
+// The recheck replays every question the compile asked (runtime/replay.h):
+// each kind of answer, changed alone, refuses with the old and new answer.
+TEST(RecheckTest, EveryConsultedAnswerIsAskedAgain) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  ASSERT_TRUE(plan.consulted.has_value());
+  const ir::Consulted& c = *plan.consulted;
+  ASSERT_TRUE(c.user.has_value());
+  EXPECT_GT(c.paths.size(), 20u);
+  EXPECT_TRUE(std::is_sorted(c.paths.begin(), c.paths.end(),
+                             [](const auto& a, const auto& b) { return a.path < b.path; }));
+  size_t ws = 0;
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    if (plan.mounts[i].source == "/home/dev/proj") ws = i + 1;
+  }
+  ASSERT_GT(ws, 0u);
+  struct Case {
+    std::string from, to, refusal;
+  };
+  const std::vector<Case> cases = {
+      {"user: {uid: 1000, gid: 1000, groups: [1000, 27]",
+       "user: {uid: 1001, gid: 1000, groups: [1000, 27]",
+       "the user's uid was 1000 when the plan was compiled and is 1001 now"},
+      {"groups: [1000, 27]", "groups: [1000]",
+       "the user's group list was [1000,27] when the plan was compiled and is [1000] now"},
+      {"  TMPDIR: /var/tmp/dev\n", "  TMPDIR: /var/tmp/eve\n",
+       "the environment variable TMPDIR was '/var/tmp/dev' when the plan was compiled and is "
+       "'/var/tmp/eve' now"},
+      {"/home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\"",
+       "/home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0777\"",
+       "/home/dev/proj (mount " + std::to_string(ws) +
+           ": writable root (configured)) was of mode 0755 when the plan was compiled and is of "
+           "mode 0777 now"},
+      {"/home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\", uid: 1000",
+       "/home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\", uid: 0",
+       "/home/dev/proj (mount " + std::to_string(ws) +
+           ": writable root (configured)) was owned by 1000:1000 when the plan was compiled and "
+           "is owned by 0:1000 now"},
+  };
+  for (const Case& k : cases) {
+    std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{k.from, k.to}});
+    ASSERT_NE(yaml, WorkspaceFacts()) << k.from;
+    std::string got = Recheck(plan, yaml);
+    EXPECT_THAT(got, ::testing::StartsWith(k.refusal)) << k.from;
+    EXPECT_THAT(got, ::testing::EndsWith("; compile the plan again")) << k.from;
+  }
+  // An API key variable: set or unset, never its value.
+  std::string keyed =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"secrets_set: {CODEWHALE_SANDBOX_API_KEY: false}",
+                                              "secrets_set: {CODEWHALE_SANDBOX_API_KEY: true}"}});
+  ASSERT_NE(keyed, WorkspaceFacts());
+  EXPECT_EQ(Recheck(plan, keyed),
+            "the environment variable CODEWHALE_SANDBOX_API_KEY was unset when the plan was "
+            "compiled and is set now; compile the plan again");
+  // A plan without the record (made by hand) is not run.
+  ir::LaunchPlan bare = plan;
+  bare.consulted.reset();
+  EXPECT_EQ(Recheck(bare, WorkspaceFacts()),
+            "the plan records none of the facts its compile consulted (made by hand or edited); "
+            "compile the plan again");
+}
+
+// A path the sandbox cannot see may change: below a tmpfs mask (a credential
+// file appearing in a masked ~/.ssh) or at the mask itself (its mode), what
+// the host holds there is not what the sandbox sees; the same change where
+// the sandbox sees it refuses.
+TEST(RecheckTest, AChangeTheSandboxCannotSeeIsLetThrough) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  auto with_asked = [&](const std::string& path) {
+    ir::LaunchPlan p = plan;
+    ir::ConsultedPath missing;
+    missing.path = path;
+    missing.type = "missing";
+    p.consulted->paths.push_back(missing);
+    std::sort(p.consulted->paths.begin(), p.consulted->paths.end(),
+              [](const auto& a, const auto& b) { return a.path < b.path; });
+    return p;
+  };
+  auto appeared = [](const std::string& path) {
+    return absl::StrReplaceAll(
+        WorkspaceFacts(), {{"paths:\n", "paths:\n  " + path + ": {type: file, canonical: " + path +
+                                            ", mode: \"0600\", uid: 1000, gid: 1000}\n"}});
+  };
+  EXPECT_EQ(Recheck(with_asked("/home/dev/.ssh/id_rsa"), appeared("/home/dev/.ssh/id_rsa")), "ok")
+      << "hidden by the tmpfs on ~/.ssh";
+  std::string ssh_mode = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"/home/dev/.ssh: {type: directory, canonical: /home/dev/.ssh, mode: "
+                          "\"0700\"",
+                          "/home/dev/.ssh: {type: directory, canonical: /home/dev/.ssh, mode: "
+                          "\"0755\""}});
+  ASSERT_NE(ssh_mode, WorkspaceFacts());
+  EXPECT_EQ(Recheck(plan, ssh_mode), "ok") << "the tmpfs on ~/.ssh is what the sandbox sees";
+  // The workspace is seen (bound writable): a file appearing there that the
+  // compile asked about refuses.
+  EXPECT_EQ(Recheck(with_asked("/home/dev/proj/notes"), appeared("/home/dev/proj/notes")),
+            "/home/dev/proj/notes was missing when the plan was compiled and is a file now; "
+            "compile the plan again");
+}
+
+// A root command's plan masks every kernel interface of ir/constants.h the
+// host has; one whose mask is gone (edited, or compiled where it was
+// missing) is refused for each of them, not only for some.
+TEST(RecheckTest, EveryKernelInterfaceLeftInReachRefuses) {
+  const std::string dir = Src("tests/golden/bwrap/root_kernel_masks");
+  std::string yaml = absl::StrReplaceAll(
+      testing::ReadFileOr(dir + "/facts.yaml"),
+      {{"paths:\n",
+        "paths:\n  /dev/null: {type: char-device, canonical: /dev/null, mode: \"0666\", "
+        "uid: 0, gid: 0}\n"}});
+  ASSERT_THAT(yaml, HasSubstr("/proc/acpi"));
+  ir::LaunchPlan plan = Compile(yaml, "ask", dir + "/config.toml");
+  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
   EXPECT_EQ(Recheck(plan, yaml), "ok");
+  std::vector<std::string> masked;
+  for (const ir::Mount& m : plan.mounts) {
+    if (ir::IsKernelInterface(m.dest.str()) && m.op != ir::MountOp::kRemountReadOnly) {
+      masked.push_back(m.dest.str());
+    }
+  }
+  EXPECT_THAT(masked,
+              ::testing::UnorderedElementsAre("/proc/sys", "/proc/sysrq-trigger", "/proc/kcore",
+                                              "/proc/keys", "/proc/acpi", "/sys/firmware"));
+  for (const std::string& k : masked) {
+    ir::LaunchPlan edited = plan;
+    std::vector<ir::Mount> kept;
+    for (const ir::Mount& m : plan.mounts) {
+      if (m.dest != k) kept.push_back(m);
+    }
+    edited.mounts = kept;
+    EXPECT_EQ(Recheck(edited, yaml), "the kernel interface " + k +
+                                         " exists on this host but the plan does not mask it; "
+                                         "compile the plan again")
+        << k;
+  }
 }
 
 TEST(RecheckTest, MissingWorkingDirectoryRefusesForNone) {

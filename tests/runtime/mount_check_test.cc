@@ -14,6 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_join.h"
+#include "compiler/compile.h"
+#include "runtime/execute.h"
+#include "runtime/host/probe_cache.h"
 #include "runtime/protected_dirs.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -124,6 +127,58 @@ TEST(MountGateRun, AMountAwayFromThePlanStopsTheRunBeforeTheCommand) {
                        " that the plan does not make (a directory on the way to a bind source "
                        "was swapped while bubblewrap mounted it); nothing ran\n");
   EXPECT_FALSE(cwsc::testing::Exists(ws + "/ran"));
+}
+
+// The gate's looks: without predecessors at once, then after 50, 100 and
+// every 200 us; after them, the first after 80% of the shortest recent time
+// to the gate, then every 100 us, every 200 us after 20 looks.
+TEST(GateScheduleTest, FirstLaunchAndLearned) {
+  GateSchedule first(0);
+  EXPECT_FALSE(first.learned);
+  EXPECT_EQ(first.first_wait_us, 0);
+  EXPECT_EQ(first.PauseAfter(1), 50);
+  EXPECT_EQ(first.PauseAfter(2), 100);
+  EXPECT_EQ(first.PauseAfter(3), 200);
+  EXPECT_EQ(first.PauseAfter(40), 200);
+  GateSchedule learned(0.002);
+  EXPECT_TRUE(learned.learned);
+  EXPECT_EQ(learned.first_wait_us, 1600);
+  EXPECT_EQ(learned.PauseAfter(1), 100);
+  EXPECT_EQ(learned.PauseAfter(20), 100);
+  EXPECT_EQ(learned.PauseAfter(21), 200);
+}
+
+// Two launches in one process: the second's first look waits for what the
+// first took to reach the gate (80% of it), and its check still ran (a
+// look found the sandbox at the gate; the command ran after it).
+TEST(MountGateRun, TheNextLaunchWaitsForWhatTheLastOnesTook) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "no bwrap";
+  cwsc::testing::TempDir t("/var/tmp");
+  std::string ws = t / "ws";
+  ASSERT_EQ(mkdir(ws.c_str(), 0755), 0);
+  cwsc::testing::WriteFile(t / "c.toml", "");
+  std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
+  compiler::CompileOptions o;
+  o.config_path = t / "c.toml";
+  o.cwd = ws;
+  o.read_project_config = false;
+  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(o, facts.get());
+  ASSERT_TRUE(r.ok()) << r.status();
+  if (r->plan.kind != ir::PlanKind::kLinuxBwrap) GTEST_SKIP() << "bwrap does not work here";
+  ExecRequest req;
+  req.program = {"/bin/sh", "-c", "echo ran >> ran"};
+  ExecOutcome once = ExecutePlan(r->plan, req, facts.get());
+  ASSERT_EQ(once.cwsc_exit_code, 0) << once.refusal << once.error;
+  const double shortest = RecentGateShortest();
+  ASSERT_GT(shortest, 0) << "the first launch's time to the gate was kept";
+  ExecOutcome twice = ExecutePlan(r->plan, req, facts.get());
+  ASSERT_EQ(twice.cwsc_exit_code, 0) << twice.refusal << twice.error;
+  GateMetrics m = LastGateMetrics();
+  EXPECT_EQ(m.shortest_seconds, shortest);
+  EXPECT_EQ(m.first_wait_us, static_cast<long>(shortest * 0.8 * 1e6));
+  EXPECT_GT(m.first_wait_us, 0);
+  EXPECT_GE(m.looks, 1);
+  EXPECT_EQ(cwsc::testing::ReadFileOr(ws + "/ran"), "ran\nran\n");
 }
 
 }  // namespace

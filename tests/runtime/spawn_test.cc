@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -176,6 +177,54 @@ TEST(SpawnTest, InheritedIgnoredSignalsAndBlockedSetAreResetForTheCommand) {
   EXPECT_EQ(f.Wait(), 0);
   EXPECT_EQ(ReadFileOr(d / "out"), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
   EXPECT_EQ(ReadFileOr(d / "err"), "");
+}
+
+// StartChild from the main thread clones there, from any other thread on
+// the spawner thread; in both, the command starts with default dispositions
+// and nothing blocked although the caller ignores SIGPIPE, blocks SIGUSR1
+// and handles SIGHUP. Run in a forked helper, whose only thread is its main.
+TEST(SpawnTest, StartChildClonesOnTheMainThreadOrTheSpawnerAndResetsSignals) {
+  TempDir d;
+  auto f = Fork(
+      [&] {
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGHUP, [](int) {});
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+        SpawnRequest r;
+        r.argv = {"/bin/grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"};
+        r.env = kEnv;
+        auto start = [&](const std::string& out) {
+          int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+          ChildStdio io;
+          io.out = fd;
+          absl::StatusOr<std::unique_ptr<StartedChild>> c = StartChild(r, io);
+          close(fd);
+          if (!c.ok()) return 1;
+          (*c)->Wait(-1);
+          return (*c)->result().exit_code;
+        };
+        StartPaths before = StartPathCounts();
+        int rc = start(d / "main");
+        StartPaths after_main = StartPathCounts();
+        std::thread([&] { rc |= start(d / "thread"); }).join();
+        StartPaths after_thread = StartPathCounts();
+        WriteFile(
+            d / "paths",
+            std::to_string(after_main.on_main_thread - before.on_main_thread) + " " +
+                std::to_string(after_main.on_spawner_thread - before.on_spawner_thread) + " " +
+                std::to_string(after_thread.on_main_thread - after_main.on_main_thread) + " " +
+                std::to_string(after_thread.on_spawner_thread - after_main.on_spawner_thread));
+        return rc;
+      },
+      "/dev/null", d / "out", d / "err");
+  EXPECT_EQ(f.Wait(), 0) << ReadFileOr(d / "err");
+  EXPECT_EQ(ReadFileOr(d / "paths"), "1 0 0 1") << "main thread: here; other: the spawner";
+  const std::string clean = "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n";
+  EXPECT_EQ(ReadFileOr(d / "main"), clean);
+  EXPECT_EQ(ReadFileOr(d / "thread"), clean);
 }
 
 TEST(SpawnTest, StdinPipedThrough) {

@@ -165,7 +165,7 @@ def broken_cases():
     del p["launch"]["refusal"]
     yield "a refused plan without its refusal", p
     p = copy.deepcopy(base)
-    p["schema_version"] = 3
+    p["schema_version"] = 4
     yield "another schema_version", p
     p = copy.deepcopy(base)
     p["launch"]["mounts"][0]["dest"] = "relative/path"

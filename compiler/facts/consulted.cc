@@ -1,0 +1,109 @@
+// The recorder of what a compile consulted (compiler/facts/consulted.h).
+#include "compiler/facts/consulted.h"
+
+#include "absl/strings/str_format.h"
+
+namespace cwsc::compiler {
+
+UserInfo ConsultedRecorder::User() {
+  if (!user_) user_ = inner().User();
+  return *user_;
+}
+
+// The uid is recorded with the rest of the user: one question, one answer.
+uint32_t ConsultedRecorder::Uid() {
+  if (!user_) user_ = inner().User();
+  return inner().Uid();
+}
+
+std::optional<std::string> ConsultedRecorder::Env(absl::string_view name) {
+  std::optional<std::string> v = inner().Env(name);
+  env_.insert_or_assign(std::string(name), ConsultedEnvValue(v));
+  return v;
+}
+
+std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& value) {
+  if (!value) return value;
+  std::string v = *value;
+  size_t scheme = v.find("://");
+  while (scheme != std::string::npos) {
+    size_t start = scheme + 3;
+    size_t end = v.find_first_of("/?#", start);
+    size_t at = v.rfind('@', end == std::string::npos ? std::string::npos : end);
+    if (at != std::string::npos && at >= start && (end == std::string::npos || at < end)) {
+      v.replace(start, at - start, "(withheld)");
+    }
+    scheme = v.find("://", start);
+  }
+  return v;
+}
+
+bool ConsultedRecorder::EnvIsSet(absl::string_view name) {
+  bool set = inner().EnvIsSet(name);
+  secrets_.insert_or_assign(std::string(name), set);
+  return set;
+}
+
+const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
+  const PathInfo& info = inner().Path(path);
+  auto it = paths_.find(path);
+  if (it == paths_.end()) {
+    paths_.emplace(std::string(path), info);
+  } else {
+    it->second = info;  // the last answer is the one the compile acted on
+  }
+  return info;
+}
+
+ProbeResult ConsultedRecorder::BwrapProbe() {
+  ProbeResult r = inner().BwrapProbe();
+  bwrap_ = r.ok;
+  return r;
+}
+
+int ConsultedRecorder::LandlockAbi() {
+  landlock_ = inner().LandlockAbi();
+  return *landlock_;
+}
+
+ProbeResult ConsultedRecorder::SeatbeltProbe() {
+  ProbeResult r = inner().SeatbeltProbe();
+  seatbelt_ = r.ok;
+  return r;
+}
+
+ir::ConsultedPath ConsultedPathOf(const std::string& path, const PathInfo& info) {
+  ir::ConsultedPath p;
+  p.path = path;
+  p.type = FileTypeName(info.type);
+  p.symlink = info.is_symlink;
+  p.target = info.target;
+  p.canonical = info.canonical;
+  if (info.type != FileType::kMissing) p.mode = absl::StrFormat("%04o", info.mode);
+  p.uid = static_cast<int>(info.uid);
+  p.gid = static_cast<int>(info.gid);
+  return p;
+}
+
+ir::Consulted ConsultedRecorder::Take() {
+  ir::Consulted c;
+  if (user_) {
+    ir::ConsultedUser u;
+    u.uid = static_cast<int>(user_->uid);
+    u.gid = static_cast<int>(user_->gid);
+    for (uint32_t g : user_->groups) u.groups.push_back(static_cast<int>(g));
+    u.name = user_->name;
+    u.home = user_->home;
+    c.user = std::move(u);
+  }
+  for (auto& [name, value] : env_) c.env.push_back({name, value});
+  for (auto& [name, set] : secrets_) c.secrets.push_back({name, set});
+  c.paths.reserve(paths_.size());
+  for (auto& [path, info] : paths_) c.paths.push_back(ConsultedPathOf(path, info));
+  if (bwrap_) c.probes.push_back({"bwrap", *bwrap_});
+  if (seatbelt_) c.probes.push_back({"seatbelt", *seatbelt_});
+  c.landlock_abi = landlock_;
+  return c;
+}
+
+}  // namespace cwsc::compiler

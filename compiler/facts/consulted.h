@@ -1,0 +1,61 @@
+// ConsultedRecorder passes every question of a compile on and keeps the
+// answers the plan records (ir::Consulted): the user, the environment
+// variables read, whether API key variables are set, every path asked
+// about, the bwrap and Seatbelt probes (a launcher plan's own probe is
+// asked again by runtime/launcher_check.h, with its argv). The exec-time
+// recheck asks the same questions again (runtime/replay.h). No file content
+// and no secret is kept: an API key variable is recorded as set or not, and
+// a URL's user information is withheld (ConsultedEnvValue).
+//
+//   ConsultedRecorder rec(facts);
+//   ... compile against &rec ...
+//   plan.consulted = rec.Take();
+#ifndef CWSC_COMPILER_FACTS_CONSULTED_H_
+#define CWSC_COMPILER_FACTS_CONSULTED_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/facts/forwarding_facts.h"
+#include "ir/plan.h"
+
+namespace cwsc::compiler {
+
+class ConsultedRecorder : public ForwardingFacts {
+ public:
+  using ForwardingFacts::ForwardingFacts;
+
+  UserInfo User() override;
+  uint32_t Uid() override;
+  std::optional<std::string> Env(absl::string_view name) override;
+  bool EnvIsSet(absl::string_view name) override;
+  const PathInfo& Path(absl::string_view path) override;
+  ProbeResult BwrapProbe() override;
+  int LandlockAbi() override;
+  ProbeResult SeatbeltProbe() override;
+
+  // Take returns what was asked, sorted (paths by path, variables by name).
+  ir::Consulted Take();
+
+ private:
+  std::optional<UserInfo> user_;
+  std::map<std::string, std::optional<std::string>, std::less<>> env_;
+  std::map<std::string, bool, std::less<>> secrets_;
+  std::map<std::string, PathInfo, std::less<>> paths_;
+  std::optional<bool> bwrap_, seatbelt_;
+  std::optional<int> landlock_;
+};
+
+// ConsultedEnvValue is the plan's record of a variable's value: the value,
+// with the user information of a URL in it ("https://user:pw@host")
+// replaced by "(withheld)"; the replay compares the live value the same way.
+std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& value);
+
+// ConsultedPathOf is the plan's record of one answer.
+ir::ConsultedPath ConsultedPathOf(const std::string& path, const PathInfo& info);
+
+}  // namespace cwsc::compiler
+
+#endif  // CWSC_COMPILER_FACTS_CONSULTED_H_
