@@ -11,6 +11,7 @@
 #include "compiler/facts/config_secrets.h"
 #include "compiler/modes.h"
 #include "compiler/paths.h"
+#include "ir/constants.h"
 #include "ir/diagnostics.h"
 #include "ir/status_macros.h"
 
@@ -182,7 +183,7 @@ bool ProjectModeAllowed(const std::optional<std::string>& current, const std::st
 absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicySpec& merged,
                                std::vector<Diagnostic>* notes) {
   std::string path;
-  for (const char* dir : {".codewhale", ".deepseek"}) {
+  for (const char* dir : ir::kConfigDirNames) {
     std::string p = JoinPath(JoinPath(cwd, dir), "config.toml");
     if (facts.Path(p).type != FileType::kMissing || facts.Path(p).is_symlink) {
       path = p;

@@ -18,6 +18,7 @@
 #include "compiler/resolver.h"
 #include "compiler/spec_paths.h"
 #include "compiler/worktree.h"
+#include "ir/constants.h"
 #include "ir/status_macros.h"
 
 namespace cwsc::compiler::resolve_internal {
@@ -25,16 +26,6 @@ namespace {
 
 constexpr size_t kMountWarnThreshold = 50;
 constexpr char kDenyPinWhy[] = "pins the way to a denied path (a mount point cannot be renamed)";
-
-// Kernel interfaces of the OCI runtime defaults (docs/decisions.md):
-// read-only in place, masked files, masked directories.
-const char* const kKernelReadOnly[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
-                                       "/proc/sysrq-trigger"};
-const char* const kKernelMaskedFiles[] = {"/proc/kcore",         "/proc/keys",
-                                          "/proc/latency_stats", "/proc/timer_list",
-                                          "/proc/timer_stats",   "/proc/sched_debug"};
-const char* const kKernelMaskedDirs[] = {"/proc/acpi", "/proc/asound", "/proc/scsi",
-                                         "/sys/firmware"};
 
 }  // namespace
 
@@ -364,15 +355,15 @@ void Resolver::AddKernelMasks() {
   uint32_t uid = launcher_user_ ? launcher_user_->uid : facts_.Uid();
   if (uid != 0) return;
   Origin o = Origin::Default("kernel interfaces stay out of reach (OCI default masks)");
-  for (const char* p : kKernelReadOnly) {
+  for (const char* p : ir::kKernelReadOnly) {
     if (facts_.Path(p).type == FileType::kMissing) continue;
     AddMount(MountOp::kReadOnlyBind, p, p, "kernel interface stays read-only", o);
   }
-  for (const char* p : kKernelMaskedFiles) {
+  for (const char* p : ir::kKernelMaskedFiles) {
     if (facts_.Path(p).type != FileType::kRegular) continue;
     AddMount(MountOp::kReadOnlyBind, "/dev/null", p, "kernel interface masked", o);
   }
-  for (const char* p : kKernelMaskedDirs) {
+  for (const char* p : ir::kKernelMaskedDirs) {
     if (facts_.Path(p).type != FileType::kDirectory) continue;
     AddMount(MountOp::kTmpfs, "", p, "kernel interface masked", o);
     AddMount(MountOp::kRemountReadOnly, "", p, "the mask is read-only", o);

@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/constants.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -52,7 +53,7 @@ std::vector<std::string> NotEnforced(const PolicySpec& spec, const ir::LaunchPla
         "writes limited to the writable roots (",
         pol.writable_roots.empty() ? std::string("none") : absl::StrJoin(pol.writable_roots, ", "),
         "; the remote side decides what the command may write)"));
-    std::vector<std::string> names = {".codewhale", ".deepseek"};
+    std::vector<std::string> names(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames));
     if (spec.sandbox_protected_names) {
       for (const auto& n : spec.sandbox_protected_names->value) names.push_back(n.value);
     }

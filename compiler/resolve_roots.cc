@@ -13,6 +13,7 @@
 #include "compiler/resolver.h"
 #include "compiler/spec_paths.h"
 #include "compiler/worktree.h"
+#include "ir/constants.h"
 #include "ir/status_macros.h"
 
 namespace cwsc::compiler::resolve_internal {
@@ -35,7 +36,7 @@ absl::Status Resolver::AddConfiguredRoots() {
 }
 
 std::vector<std::string> Resolver::ProtectedNames() const {
-  std::vector<std::string> names = {".codewhale", ".deepseek"};
+  std::vector<std::string> names(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames));
   if (in_.spec.sandbox_protected_names) {
     for (const auto& n : in_.spec.sandbox_protected_names->value) {
       if (std::find(names.begin(), names.end(), n.value) == names.end()) names.push_back(n.value);
@@ -325,7 +326,9 @@ void Resolver::AddPlaceholder(ir::Root& r, const std::string& name, std::string 
       r.source == ir::RootSource::kWorktreeCommonDir) {
     return;
   }
-  if (name != ".codewhale" && name != ".deepseek" && name != ".git") {
+  bool config_dir = std::find(std::begin(ir::kConfigDirNames), std::end(ir::kConfigDirNames),
+                              name) != std::end(ir::kConfigDirNames);
+  if (!config_dir && name != ".git") {
     // A name of the policy's own may be meant as a file (.env): a
     // directory there would be in the way; say it stays creatable.
     if (r.writable_bind) {

@@ -24,10 +24,9 @@ constexpr char kAgain[] = "; compile the plan again";
 
 absl::Status Changed(const std::string& what, const std::string& then, const std::string& now,
                      const std::string& use = "") {
-  return absl::FailedPreconditionError(absl::StrCat(what, use.empty() ? "" : " (" + use + ")",
-                                                    " was ", then,
-                                                    " when the plan was compiled and is ", now,
-                                                    " now", kAgain));
+  return absl::FailedPreconditionError(
+      absl::StrCat(what, use.empty() ? "" : " (" + use + ")", " was ", then,
+                   " when the plan was compiled and is ", now, " now", kAgain));
 }
 
 std::string Quoted(const std::optional<std::string>& v) {
@@ -45,8 +44,7 @@ absl::Status ReplayUser(const ir::ConsultedUser& then, const compiler::UserInfo&
   std::vector<int> groups;
   for (uint32_t g : now.groups) groups.push_back(static_cast<int>(g));
   if (then.groups != groups) {
-    return Changed("the user's group list",
-                   absl::StrCat("[", absl::StrJoin(then.groups, ","), "]"),
+    return Changed("the user's group list", absl::StrCat("[", absl::StrJoin(then.groups, ","), "]"),
                    absl::StrCat("[", absl::StrJoin(groups, ","), "]"));
   }
   if (then.home != now.home) return Changed("the user's home directory", then.home, now.home);
@@ -181,8 +179,7 @@ absl::Status Unrecorded(const ir::LaunchPlan& plan, compiler::HostFacts& facts,
     if (facts.Path(d.path.str()).type != FileType::kMissing) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the denied path ", d.path.str(), " (", d.rule,
-          ") exists, and the plan neither hides it nor records what it was when compiled",
-          kAgain));
+          ") exists, and the plan neither hides it nor records what it was when compiled", kAgain));
     }
   }
   return absl::OkStatus();
@@ -205,8 +202,7 @@ absl::Status ReplayConsulted(const ir::LaunchPlan& plan, compiler::HostFacts& fa
   if (c.landlock_abi) {
     int now = facts.LandlockAbi();
     if (now != *c.landlock_abi) {
-      return Changed("the host's Landlock ABI", absl::StrCat(*c.landlock_abi),
-                     absl::StrCat(now));
+      return Changed("the host's Landlock ABI", absl::StrCat(*c.landlock_abi), absl::StrCat(now));
     }
   }
   if (c.user) CWSC_RETURN_IF_ERROR(ReplayUser(*c.user, facts.User()));
