@@ -380,7 +380,7 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
 
 bool RefusedForWantOfASandbox(const LaunchPlan& plan) {
   if (plan.kind != PlanKind::kRefused || !plan.refusal) return false;
-  // The refusal's origin is the setting that asked for it (compiler/resolve.cc,
+  // The refusal's origin is the setting that asked for it (compiler/resolve_wrapper.cc,
   // RefuseUnconfinedIfRequired): the key in a config, or the flag.
   const ir::Origin& o = plan.refusal->origin;
   if (o.kind == ir::Origin::Kind::kCli) return o.detail == "--require-sandbox";

@@ -46,7 +46,7 @@ ProtectedDirs::ProtectedDirs(const ir::LaunchPlan& plan) {
     for (const ir::Protected& p : r.protected_paths) {
       if (!p.applied) continue;
       // A placeholder is mounted at the name under the root's canonical
-      // path (compiler/resolve.cc), a protected directory at its own.
+      // path (compiler/resolve_roots.cc), a protected directory at its own.
       const std::string at_name = compiler::JoinPath(r.canonical.str(), Basename(p.path));
       std::string path = p.placeholder ? at_name : p.canonical;
       if (path.empty() || !seen.insert(path).second) continue;

@@ -226,10 +226,9 @@ absl::Status ReplayConsulted(const ir::LaunchPlan& plan, compiler::HostFacts& fa
   facts.ExpectPaths(c.paths.size());
   for (const ir::ConsultedPath& then : c.paths) {
     const PathInfo& info = facts.Path(then.path);
-    ir::ConsultedPath now = compiler::ConsultedPathOf(then.path, info);
-    if (now == then) continue;
+    if (compiler::SameAnswer(then, info)) continue;
     if (view != nullptr && Unseen(plan, *view, then.path)) continue;
-    return ComparePath(plan, then, now);
+    return ComparePath(plan, then, compiler::ConsultedPathOf(then.path, info));
   }
   return Unrecorded(plan, facts, view, known);
 }

@@ -1,7 +1,9 @@
 // The recorder of what a compile consulted (compiler/facts/consulted.h).
 #include "compiler/facts/consulted.h"
 
-#include "absl/strings/str_format.h"
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace cwsc::compiler {
 
@@ -46,12 +48,7 @@ bool ConsultedRecorder::EnvIsSet(absl::string_view name) {
 
 const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
   const PathInfo& info = inner().Path(path);
-  auto it = paths_.find(path);
-  if (it == paths_.end()) {
-    paths_.emplace(std::string(path), info);
-  } else {
-    it->second = info;  // the last answer is the one the compile acted on
-  }
+  paths_.insert_or_assign(path, &info);
   return info;
 }
 
@@ -72,17 +69,41 @@ ProbeResult ConsultedRecorder::SeatbeltProbe() {
   return r;
 }
 
-ir::ConsultedPath ConsultedPathOf(const std::string& path, const PathInfo& info) {
+namespace {
+
+// The permission bits as four octal digits, "0755".
+std::string ModeText(uint32_t mode) {
+  const uint32_t m = mode & 07777;
+  return {static_cast<char>('0' + ((m >> 9) & 7)), static_cast<char>('0' + ((m >> 6) & 7)),
+          static_cast<char>('0' + ((m >> 3) & 7)), static_cast<char>('0' + (m & 7))};
+}
+
+}  // namespace
+
+ir::ConsultedPath ConsultedPathOf(absl::string_view path, const PathInfo& info) {
   ir::ConsultedPath p;
-  p.path = path;
+  p.path = std::string(path);
   p.type = FileTypeName(info.type);
   p.symlink = info.is_symlink;
   p.target = info.target;
   p.canonical = info.canonical;
-  if (info.type != FileType::kMissing) p.mode = absl::StrFormat("%04o", info.mode);
+  if (info.type != FileType::kMissing) p.mode = ModeText(info.mode);
   p.uid = static_cast<int>(info.uid);
   p.gid = static_cast<int>(info.gid);
   return p;
+}
+
+bool SameAnswer(const ir::ConsultedPath& recorded, const PathInfo& info) {
+  if (recorded.type != FileTypeName(info.type) || recorded.symlink != info.is_symlink ||
+      recorded.target != info.target || recorded.canonical != info.canonical ||
+      recorded.uid != static_cast<int>(info.uid) || recorded.gid != static_cast<int>(info.gid)) {
+    return false;
+  }
+  if (info.type == FileType::kMissing) return recorded.mode.empty();
+  const std::string& r = recorded.mode;
+  const int m = static_cast<int>(info.mode & 07777);
+  return r.size() == 4 && r[0] - '0' == ((m >> 9) & 7) && r[1] - '0' == ((m >> 6) & 7) &&
+         r[2] - '0' == ((m >> 3) & 7) && r[3] - '0' == (m & 7);
 }
 
 ir::Consulted ConsultedRecorder::Take() {
@@ -98,8 +119,11 @@ ir::Consulted ConsultedRecorder::Take() {
   }
   for (auto& [name, value] : env_) c.env.push_back({name, value});
   for (auto& [name, set] : secrets_) c.secrets.push_back({name, set});
-  c.paths.reserve(paths_.size());
-  for (auto& [path, info] : paths_) c.paths.push_back(ConsultedPathOf(path, info));
+  std::vector<std::pair<absl::string_view, const PathInfo*>> asked(paths_.begin(), paths_.end());
+  std::sort(asked.begin(), asked.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  c.paths.reserve(asked.size());
+  for (const auto& [path, info] : asked) c.paths.push_back(ConsultedPathOf(path, *info));
   if (bwrap_) c.probes.push_back({"bwrap", *bwrap_});
   if (seatbelt_) c.probes.push_back({"seatbelt", *seatbelt_});
   c.landlock_abi = landlock_;

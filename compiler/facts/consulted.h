@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "compiler/facts/forwarding_facts.h"
 #include "ir/plan.h"
 
@@ -43,7 +44,9 @@ class ConsultedRecorder : public ForwardingFacts {
   std::optional<UserInfo> user_;
   std::map<std::string, std::optional<std::string>, std::less<>> env_;
   std::map<std::string, bool, std::less<>> secrets_;
-  std::map<std::string, PathInfo, std::less<>> paths_;
+  // Each path asked, with the inner facts' answer (which stays valid while
+  // they live: HostFacts::Path); copied into the record only by Take.
+  absl::flat_hash_map<std::string, const PathInfo*> paths_;
   std::optional<bool> bwrap_, seatbelt_;
   std::optional<int> landlock_;
 };
@@ -54,7 +57,11 @@ class ConsultedRecorder : public ForwardingFacts {
 std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& value);
 
 // ConsultedPathOf is the plan's record of one answer.
-ir::ConsultedPath ConsultedPathOf(const std::string& path, const PathInfo& info);
+ir::ConsultedPath ConsultedPathOf(absl::string_view path, const PathInfo& info);
+
+// SameAnswer: `info` is the answer `recorded` keeps (ConsultedPathOf's
+// fields), compared without building a record.
+bool SameAnswer(const ir::ConsultedPath& recorded, const PathInfo& info);
 
 }  // namespace cwsc::compiler
 

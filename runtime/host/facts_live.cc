@@ -209,7 +209,7 @@ class LiveFacts : public HostFacts {
   // (compiler::ResolvePath): each component's answer is the one Path gives
   // for it, and a symlink leads where the target read with its answer
   // says. A path resolved once and walked again later in the same compile
-  // (PlantedSymlink in compiler/resolve.cc) therefore meets the same
+  // (PlantedSymlink in compiler/resolve_symlinks.cc) therefore meets the same
   // symlinks, even while a command swaps a directory for one. For an
   // absolute path spelled plainly (no "//", ".", ".." or trailing slash)
   // whose last component is no symlink, that is the parent's canonical path
