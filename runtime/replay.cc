@@ -126,9 +126,12 @@ bool AtOrBelow(const std::string& path, const std::string& dir) {
                          path[dir.size()] == '/');
 }
 
-// Unseen: the sandbox cannot see `path` (see the header), so a change there
-// does not change what it sees.
-bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, const std::string& path) {
+// Unseen: the sandbox cannot see `path` (see the header), so its change to
+// `now` does not change what the sandbox sees. At a mask's own mount point
+// bwrap mounts by name and follows a symlink there, so the point must still
+// be itself: not a symlink, and resolving to itself where it exists.
+bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, const std::string& path,
+            const PathInfo& now) {
   for (const ir::Mount& m : plan.mounts) {
     if (!m.source.empty() && m.source != "/" && m.source != "/dev/null" &&
         AtOrBelow(m.source.str(), path)) {
@@ -136,7 +139,14 @@ bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, const s
     }
   }
   backends::Lookup seen = view.Find(path);
-  return seen.access == backends::Access::kHidden || seen.access == backends::Access::kPrivate;
+  if (seen.access != backends::Access::kHidden && seen.access != backends::Access::kPrivate) {
+    return false;
+  }
+  if (seen.layer >= 0 && static_cast<size_t>(seen.layer) < view.layers.size() &&
+      view.layers[static_cast<size_t>(seen.layer)].dest == path) {
+    return !now.is_symlink && (now.type == FileType::kMissing || now.canonical == path);
+  }
+  return true;
 }
 
 // Unrecorded: a mount source or denied path the compile did not ask about
@@ -227,7 +237,7 @@ absl::Status ReplayConsulted(const ir::LaunchPlan& plan, compiler::HostFacts& fa
   for (const ir::ConsultedPath& then : c.paths) {
     const PathInfo& info = facts.Path(then.path);
     if (compiler::SameAnswer(then, info)) continue;
-    if (view != nullptr && Unseen(plan, *view, then.path)) continue;
+    if (view != nullptr && Unseen(plan, *view, then.path, info)) continue;
     return ComparePath(plan, then, compiler::ConsultedPathOf(then.path, info));
   }
   return Unrecorded(plan, facts, view, known);

@@ -7,8 +7,9 @@
 //
 // A changed path is let through only where the sandbox cannot see it: a
 // bwrap plan's view hides it (below a tmpfs or a /dev/null mask, or at a
-// tmpfs placeholder the plan mounts there, whose own kind the checks of the
-// plan's mounts judge) and no mount's source is at or below it. What the
+// mask's own mount point while that is still itself: not a symlink, and
+// resolving to itself where it exists; its kind the checks of the plan's
+// mounts judge) and no mount's source is at or below it. What the
 // plan relies on and the record lacks under that spelling (a worktree's
 // metadata found through its .git file; an edited plan) is judged as it is
 // now: a bind's source still exists as the kind bwrap binds and resolves to

@@ -381,6 +381,22 @@ TEST(RecheckTest, AChangeTheSandboxCannotSeeIsLetThrough) {
                           "\"0755\""}});
   ASSERT_NE(ssh_mode, WorkspaceFacts());
   EXPECT_EQ(Recheck(plan, ssh_mode), "ok") << "the tmpfs on ~/.ssh is what the sandbox sees";
+  // The mask's own mount point turned into a symlink: bwrap would follow it
+  // and mask what it names, leaving the keys moved elsewhere in sight.
+  size_t ssh = 0;
+  for (size_t i = 0; i < plan.mounts.size(); ++i) {
+    if (plan.mounts[i].dest == "/home/dev/.ssh") ssh = i + 1;
+  }
+  ASSERT_GT(ssh, 0u);
+  std::string ssh_link = absl::StrReplaceAll(
+      WorkspaceFacts(), {{"/home/dev/.ssh: {type: directory, canonical: /home/dev/.ssh,",
+                          "/home/dev/.ssh: {type: directory, symlink: true, target: /home/dev/x, "
+                          "canonical: /home/dev/x,"}});
+  ASSERT_NE(ssh_link, WorkspaceFacts());
+  EXPECT_EQ(Recheck(plan, ssh_link),
+            "/home/dev/.ssh (mount " + std::to_string(ssh) +
+                ": deny read ~/.ssh) was a directory when the plan was compiled and is a symlink "
+                "to a directory now; compile the plan again");
   // The workspace is seen (bound writable): a file appearing there that the
   // compile asked about refuses.
   EXPECT_EQ(Recheck(with_asked("/home/dev/proj/notes"), appeared("/home/dev/proj/notes")),
