@@ -420,7 +420,7 @@ struct Consulted {
   std::optional<ConsultedUser> user;
   std::vector<ConsultedEnv> env;         // sorted by name
   std::vector<ConsultedSecret> secrets;  // sorted by name
-  std::vector<ConsultedPath> paths;      // sorted by path
+  std::vector<ConsultedPath> paths;      // in the order first asked
   std::vector<ConsultedProbe> probes;    // in the order above
   std::optional<int> landlock_abi;
   bool operator==(const Consulted&) const = default;

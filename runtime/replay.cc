@@ -234,11 +234,24 @@ absl::Status ReplayConsulted(const ir::LaunchPlan& plan, compiler::HostFacts& fa
   known.reserve(c.paths.size());
   for (const ir::ConsultedPath& p : c.paths) known.insert(p.path);
   facts.ExpectPaths(c.paths.size());
-  for (const ir::ConsultedPath& then : c.paths) {
+  auto changed = [&](const ir::ConsultedPath& then) {
     const PathInfo& info = facts.Path(then.path);
-    if (compiler::SameAnswer(then, info)) continue;
-    if (view != nullptr && Unseen(plan, *view, then.path, info)) continue;
-    return ComparePath(plan, then, compiler::ConsultedPathOf(then.path, info));
+    return !compiler::SameAnswer(then, info) &&
+           (view == nullptr || !Unseen(plan, *view, then.path, info));
+  };
+  for (const ir::ConsultedPath& then : c.paths) {
+    if (!changed(then)) continue;
+    // The records are in the order the compile asked: name the outermost
+    // changed path above this one (a moved root, not a file below it).
+    const ir::ConsultedPath* first = &then;
+    for (const ir::ConsultedPath& other : c.paths) {
+      if (other.path.size() < first->path.size() && AtOrBelow(then.path, other.path) &&
+          changed(other)) {
+        first = &other;
+      }
+    }
+    return ComparePath(plan, *first,
+                       compiler::ConsultedPathOf(first->path, facts.Path(first->path)));
   }
   return Unrecorded(plan, facts, view, known);
 }

@@ -20,7 +20,8 @@ uint32_t ConsultedRecorder::Uid() {
 
 std::optional<std::string> ConsultedRecorder::Env(absl::string_view name) {
   std::optional<std::string> v = inner().Env(name);
-  env_.insert_or_assign(std::string(name), ConsultedEnvValue(v));
+  // The facts answer a variable the same way each time: kept once.
+  if (env_.find(name) == env_.end()) env_.emplace(std::string(name), ConsultedEnvValue(v));
   return v;
 }
 
@@ -42,13 +43,23 @@ std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& v
 
 bool ConsultedRecorder::EnvIsSet(absl::string_view name) {
   bool set = inner().EnvIsSet(name);
-  secrets_.insert_or_assign(std::string(name), set);
+  if (secrets_.find(name) == secrets_.end()) secrets_.emplace(std::string(name), set);
   return set;
 }
 
 const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
   const PathInfo& info = inner().Path(path);
-  paths_.insert_or_assign(path, &info);
+  if (asked_.empty()) {
+    asked_.reserve(128);  // a workspace compile asks about 80 paths
+    by_answer_.reserve(128);
+  }
+  auto [it, first] = by_answer_.try_emplace(&info, asked_.size());
+  if (first) {
+    asked_.push_back({std::string(path), &info});
+  } else if (asked_[it->second].path != path && !shared_.contains(path)) {
+    shared_.emplace(path);  // another path with the same shared answer
+    asked_.push_back({std::string(path), &info});
+  }
   return info;
 }
 
@@ -119,11 +130,14 @@ ir::Consulted ConsultedRecorder::Take() {
   }
   for (auto& [name, value] : env_) c.env.push_back({name, value});
   for (auto& [name, set] : secrets_) c.secrets.push_back({name, set});
-  std::vector<std::pair<absl::string_view, const PathInfo*>> asked(paths_.begin(), paths_.end());
-  std::sort(asked.begin(), asked.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  c.paths.reserve(asked.size());
-  for (const auto& [path, info] : asked) c.paths.push_back(ConsultedPathOf(path, *info));
+  by_answer_.clear();
+  shared_.clear();
+  c.paths.reserve(asked_.size());
+  for (Asked& a : asked_) {
+    c.paths.push_back(ConsultedPathOf("", *a.info));
+    c.paths.back().path = std::move(a.path);
+  }
+  asked_.clear();
   if (bwrap_) c.probes.push_back({"bwrap", *bwrap_});
   if (seatbelt_) c.probes.push_back({"seatbelt", *seatbelt_});
   c.landlock_abi = landlock_;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "compiler/facts/forwarding_facts.h"
 #include "ir/plan.h"
 
@@ -37,16 +38,27 @@ class ConsultedRecorder : public ForwardingFacts {
   int LandlockAbi() override;
   ProbeResult SeatbeltProbe() override;
 
-  // Take returns what was asked, sorted (paths by path, variables by name).
+  // Take returns what was asked: variables sorted by name, paths in the
+  // order the compile first asked about them (the same for the same
+  // inputs). The recorder is spent afterwards.
   ir::Consulted Take();
 
  private:
   std::optional<UserInfo> user_;
   std::map<std::string, std::optional<std::string>, std::less<>> env_;
   std::map<std::string, bool, std::less<>> secrets_;
-  // Each path asked, with the inner facts' answer (which stays valid while
-  // they live: HostFacts::Path); copied into the record only by Take.
-  absl::flat_hash_map<std::string, const PathInfo*> paths_;
+  // Each path asked, in order, with the inner facts' answer (which stays
+  // valid while they live: HostFacts::Path); copied into the record only by
+  // Take. Found again by its answer's address (one hash of a pointer per
+  // question); facts that share one answer among paths (recorded facts'
+  // unlisted paths) are told apart by name in `shared_`.
+  struct Asked {
+    std::string path;
+    const PathInfo* info;
+  };
+  std::vector<Asked> asked_;
+  absl::flat_hash_map<const PathInfo*, size_t> by_answer_;
+  absl::flat_hash_set<std::string> shared_;
   std::optional<bool> bwrap_, seatbelt_;
   std::optional<int> landlock_;
 };
