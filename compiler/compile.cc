@@ -19,6 +19,7 @@
 #include "compiler/spec_paths.h"
 #include "ir/diagnostics.h"
 #include "ir/status_macros.h"
+#include "ir/validate.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -251,6 +252,14 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   result.plan.expectations = std::move(expectations);
   result.plan.consulted = consulted.Take();
   result.merged = std::move(merged);
+#ifndef NDEBUG
+  // Debug builds (the sanitizer suites among them) hold every plan the
+  // compiler makes to the rules `cwsc exec` reads plans by (ir/validate.h).
+  if (std::vector<ir::PlanProblem> problems = ir::Validate(result.plan); !problems.empty()) {
+    return absl::InternalError(absl::StrCat(
+        "the compiler made an invalid plan: ", problems[0].pointer, ": ", problems[0].message));
+  }
+#endif
   return result;
 }
 

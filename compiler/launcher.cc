@@ -221,7 +221,7 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
             ir::MountOp::kTmpfs, "", *top,
             absl::StrCat("deny read ", d.rule, " (masked at ", *top, ": the launcher's user uid ",
                          launcher_user->uid, " cannot search it)"),
-            d.origin});
+            d.origin, ir::MountRole::kDenyMask});
         continue;
       }
     }
@@ -235,21 +235,14 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
     // The mask shares the denied path's text, and every file mask one "/dev/null".
     static const ir::SharedString* const kDevNull = new ir::SharedString("/dev/null");
     if (info.type == FileType::kDirectory) {
-      out.push_back(ir::Mount{ir::MountOp::kTmpfs, {}, d.path, std::move(why), d.origin});
+      out.push_back(ir::Mount{
+          ir::MountOp::kTmpfs, {}, d.path, std::move(why), d.origin, ir::MountRole::kDenyMask});
     } else {
-      out.push_back(
-          ir::Mount{ir::MountOp::kReadOnlyBind, *kDevNull, d.path, std::move(why), d.origin});
+      out.push_back(ir::Mount{ir::MountOp::kReadOnlyBind, *kDevNull, d.path, std::move(why),
+                              d.origin, ir::MountRole::kDenyMask});
     }
   }
   return out;
-}
-
-bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i) {
-  const ir::Mount& m = mounts[i];
-  bool remounted = i + 1 < mounts.size() && mounts[i + 1].op == ir::MountOp::kRemountReadOnly &&
-                   mounts[i + 1].dest == m.dest;
-  return (m.op == ir::MountOp::kTmpfs && m.dest != "/tmp" && !remounted) ||
-         (m.op == ir::MountOp::kReadOnlyBind && m.source == "/dev/null");
 }
 
 namespace {

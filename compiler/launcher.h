@@ -81,11 +81,6 @@ std::vector<ir::Mount> DenyMasks(HostFacts& facts, const std::vector<ir::DeniedP
 // (a directory above it it cannot search), or "" when it can.
 std::string UnreachableReason(HostFacts& facts, const std::string& source, const Identity& user);
 
-// IsMaskMount tells the deny masks apart from the other mounts of a plan
-// (`mounts[i]`): a tmpfs made read-only by the next mount is a placeholder
-// for a protected name or a kernel mask, not a deny mask.
-bool IsMaskMount(const std::vector<ir::Mount>& mounts, size_t i);
-
 // LauncherProbeBwrapArgv is the docs/behavior.md B-40 probe argv with `masks` before --chdir.
 std::vector<std::string> LauncherProbeBwrapArgv(const std::vector<ir::Mount>& masks);
 

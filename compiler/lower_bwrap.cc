@@ -24,6 +24,8 @@
 namespace cwsc::compiler::resolve_internal {
 namespace {
 
+using Role = ir::MountRole;
+
 constexpr size_t kMountWarnThreshold = 50;
 constexpr char kDenyPinWhy[] = "pins the way to a denied path (a mount point cannot be renamed)";
 
@@ -50,11 +52,11 @@ absl::Status Resolver::BuildMounts() {
   for (const ir::Root& r : plan_.roots) protected_count += r.protected_paths.size();
   plan_.mounts.reserve(32 + plan_.roots.size() + 2 * protected_count + plan_.denied_read.size());
   Origin base = Origin::Default("bwrap base view");
-  AddMount(MountOp::kReadOnlyBind, "/", "/", "read-only root view", base);
-  AddMount(MountOp::kDev, "", "/dev", "private /dev", base);
-  AddMount(MountOp::kProc, "", "/proc", "private /proc", base);
+  AddMount(Role::kBase, MountOp::kReadOnlyBind, "/", "/", "read-only root view", base);
+  AddMount(Role::kBase, MountOp::kDev, "", "/dev", "private /dev", base);
+  AddMount(Role::kBase, MountOp::kProc, "", "/proc", "private /proc", base);
   AddKernelMasks();
-  AddMount(MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
+  AddMount(Role::kBase, MountOp::kTmpfs, "", "/tmp", "private /tmp", base);
   CWSC_RETURN_IF_ERROR(AddDeviceRoots());
   AddWritableBinds();
   AddProtectedMounts();
@@ -98,7 +100,7 @@ void Resolver::AddDenyPins(const std::vector<ir::Mount>& masks) {
       const PathInfo& info = facts_.Path(dir);
       if (info.type != FileType::kDirectory || info.is_symlink) break;
       if (!fixed.insert(dir).second) continue;
-      AddMount(MountOp::kWritableBind, dir, dir, kDenyPinWhy, mask.origin);
+      AddMount(Role::kDenyPin, MountOp::kWritableBind, dir, dir, kDenyPinWhy, mask.origin);
     }
   }
 }
@@ -138,7 +140,8 @@ absl::Status Resolver::AddDeviceRoots() {
     const PathInfo& info = facts_.Path(p);
     if ((info.type == FileType::kCharDevice || info.type == FileType::kBlockDevice) &&
         LauncherCanReach(info.canonical, SkipKind::kSetting, "bwrap_dev_roots", d.origin)) {
-      AddMount(MountOp::kDeviceBind, info.canonical, info.canonical, "device root", d.origin);
+      AddMount(Role::kDevice, MountOp::kDeviceBind, info.canonical, info.canonical, "device root",
+               d.origin);
     } else {
       AddSkipped(SkipKind::kSetting, "bwrap_dev_roots", p,
                  info.type == FileType::kMissing ? "missing" : "not a character or block device",
@@ -184,7 +187,8 @@ void Resolver::AddWritableBinds() {
     sorted_writable_.push_back(r);
     if (!LauncherCanReach(r->canonical, SkipKind::kWritableRoot, "writable root", r->origin))
       continue;
-    AddMount(MountOp::kWritableBind, r->canonical, r->canonical, WritableRootWhy(r->source),
+    AddMount(Role::kRootBind, MountOp::kWritableBind, r->canonical, r->canonical,
+             WritableRootWhy(r->source),
              r->origin);  // one copy of the path, shared
     writable_mounted_[i] = true;
   }
@@ -284,15 +288,16 @@ void Resolver::AddProtectedMounts() {
     if (last != nullptr && last->path == p.path) continue;  // once per path
     last = &p;
     if (p.placeholder) {  // both mounts share the placeholder's path
-      AddMount(MountOp::kTmpfs, {}, *p.text, placeholder_why, *p.origin);
-      AddMount(MountOp::kRemountReadOnly, {}, *p.text, read_only_why, *p.origin);
+      AddMount(Role::kPlaceholder, MountOp::kTmpfs, {}, *p.text, placeholder_why, *p.origin);
+      AddMount(Role::kPlaceholder, MountOp::kRemountReadOnly, {}, *p.text, read_only_why,
+               *p.origin);
       continue;
     }
     std::string path(p.path);
     if (!LauncherCanReach(path, SkipKind::kWritableRoot, "protected descendant", *p.origin))
       continue;
     ir::SharedString shared(std::move(path));
-    AddMount(MountOp::kReadOnlyBind, shared, shared, protected_why, *p.origin);
+    AddMount(Role::kProtected, MountOp::kReadOnlyBind, shared, shared, protected_why, *p.origin);
   }
 }
 
@@ -303,7 +308,7 @@ void Resolver::AddProtectedMounts() {
 void Resolver::AddReadOnlyTmpCwd() {
   std::string canon = facts_.Path(in_.cwd).canonical;
   if (!canon.empty() && PathStartsWith(canon, "/tmp")) {
-    AddMount(MountOp::kReadOnlyBind, canon, canon,
+    AddMount(Role::kTmpView, MountOp::kReadOnlyBind, canon, canon,
              "working directory under /tmp stays visible (read-only) over the private /tmp",
              Origin::Fact(absl::StrCat("working directory ", in_.cwd, " is under /tmp")));
   }
@@ -314,7 +319,7 @@ void Resolver::AddReadOnlyTmpCwd() {
     bool covered = !canon.empty() && PathStartsWith(p, canon) && PathStartsWith(canon, "/tmp");
     for (const std::string& q : shown) covered = covered || PathStartsWith(p, q);
     if (!PathStartsWith(p, "/tmp") || covered) continue;
-    AddMount(MountOp::kReadOnlyBind, p, p,
+    AddMount(Role::kTmpView, MountOp::kReadOnlyBind, p, p,
              "git worktree metadata under /tmp stays visible (read-only) over the private /tmp",
              Origin::Fact(absl::StrCat("git worktree ", wt.dot_git)));
     shown.push_back(p);
@@ -337,8 +342,8 @@ absl::Status Resolver::AddReadOnlyRoots() {
     } else if (info.canonical == "/") {
       AddSkipped(SkipKind::kSetting, "bwrap_ro_roots", p, "canonicalizes to /", r.origin);
     } else if (LauncherCanReach(info.canonical, SkipKind::kSetting, "bwrap_ro_roots", r.origin)) {
-      AddMount(MountOp::kReadOnlyBind, info.canonical, info.canonical, "extra read-only root",
-               r.origin);
+      AddMount(Role::kReadOnlyRoot, MountOp::kReadOnlyBind, info.canonical, info.canonical,
+               "extra read-only root", r.origin);
     }
   }
   return absl::OkStatus();
@@ -357,16 +362,18 @@ void Resolver::AddKernelMasks() {
   Origin o = Origin::Default("kernel interfaces stay out of reach (OCI default masks)");
   for (const char* p : ir::kKernelReadOnly) {
     if (facts_.Path(p).type == FileType::kMissing) continue;
-    AddMount(MountOp::kReadOnlyBind, p, p, "kernel interface stays read-only", o);
+    AddMount(Role::kKernelReadOnly, MountOp::kReadOnlyBind, p, p,
+             "kernel interface stays read-only", o);
   }
   for (const char* p : ir::kKernelMaskedFiles) {
     if (facts_.Path(p).type != FileType::kRegular) continue;
-    AddMount(MountOp::kReadOnlyBind, "/dev/null", p, "kernel interface masked", o);
+    AddMount(Role::kKernelMask, MountOp::kReadOnlyBind, "/dev/null", p, "kernel interface masked",
+             o);
   }
   for (const char* p : ir::kKernelMaskedDirs) {
     if (facts_.Path(p).type != FileType::kDirectory) continue;
-    AddMount(MountOp::kTmpfs, "", p, "kernel interface masked", o);
-    AddMount(MountOp::kRemountReadOnly, "", p, "the mask is read-only", o);
+    AddMount(Role::kKernelMask, MountOp::kTmpfs, "", p, "kernel interface masked", o);
+    AddMount(Role::kKernelMask, MountOp::kRemountReadOnly, "", p, "the mask is read-only", o);
   }
 }
 

@@ -121,9 +121,9 @@ class Resolver {
   // a mount made from a root's or a placeholder's path copies no text.
   // Braces, not emplace_back's parentheses: clang 14 has no parenthesized
   // aggregate initialization.
-  void AddMount(MountOp op, ir::SharedString src, ir::SharedString dest,
+  void AddMount(ir::MountRole role, MountOp op, ir::SharedString src, ir::SharedString dest,
                 const ir::SharedString& why, const Origin& origin) {
-    plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), why, origin});
+    plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), why, origin, role});
   }
 
   void AddSkipped(ir::SkipKind kind, std::string what, std::string path, std::string reason,

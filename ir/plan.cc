@@ -161,6 +161,34 @@ const char* MountOpName(MountOp op) {
   return "read-only-bind";
 }
 
+const char* MountRoleName(MountRole role) {
+  switch (role) {
+    case MountRole::kBase:
+      return "base";
+    case MountRole::kKernelReadOnly:
+      return "kernel-read-only";
+    case MountRole::kKernelMask:
+      return "kernel-mask";
+    case MountRole::kDevice:
+      return "device";
+    case MountRole::kRootBind:
+      return "root-bind";
+    case MountRole::kProtected:
+      return "protected";
+    case MountRole::kPlaceholder:
+      return "placeholder";
+    case MountRole::kTmpView:
+      return "tmp-view";
+    case MountRole::kReadOnlyRoot:
+      return "read-only-root";
+    case MountRole::kDenyPin:
+      return "deny-pin";
+    case MountRole::kDenyMask:
+      return "deny-mask";
+  }
+  return "base";
+}
+
 bool MountOpHasSource(MountOp op) {
   return op == MountOp::kReadOnlyBind || op == MountOp::kWritableBind || op == MountOp::kDeviceBind;
 }

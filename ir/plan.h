@@ -18,7 +18,7 @@
 
 namespace cwsc::ir {
 
-inline constexpr int kPlanSchemaVersion = 3;
+inline constexpr int kPlanSchemaVersion = 4;
 
 // PlanKind is how a command will be confined; spelled as Codewhale reports it.
 enum class PlanKind {
@@ -126,6 +126,25 @@ const char* MountOpName(MountOp op);  // "read-only-bind", "writable-bind", ...
 // remount-read-only have none.
 bool MountOpHasSource(MountOp op);
 
+// MountRole is what a mount is for; every consumer reads it instead of
+// guessing from the operation and the paths. ir::Validate checks that a
+// role agrees with its operation and paths (docs/plan.md "Mount roles"), so
+// an edited plan cannot relabel a mount to slip past a check.
+enum class MountRole {
+  kBase,            // the read-only root view, /dev, /proc, the private /tmp
+  kKernelReadOnly,  // a kernel interface bound read-only onto itself
+  kKernelMask,      // a kernel interface hidden (/dev/null file, read-only tmpfs)
+  kDevice,          // a bwrap_dev_roots device bound onto itself
+  kRootBind,        // a writable root bound writable onto itself
+  kProtected,       // a protected name in a writable root bound read-only
+  kPlaceholder,     // the empty read-only directory at a missing protected name
+  kTmpView,         // the working directory or worktree metadata under /tmp, read-only
+  kReadOnlyRoot,    // a bwrap_ro_roots directory bound read-only
+  kDenyPin,         // a directory on the way to a deny mask bound onto itself
+  kDenyMask,        // a denied path hidden (tmpfs, or /dev/null for a file)
+};
+const char* MountRoleName(MountRole role);  // "base", "kernel-read-only", ...
+
 // Mount is one mount of the sandbox, in emission order. `source` is empty
 // for dev/proc/tmpfs/remount-read-only. `why` is a short human reason.
 // The paths are shared strings: a bind's source and destination, a root's
@@ -137,6 +156,7 @@ struct Mount {
   SharedString dest;
   SharedString why;
   Origin origin;
+  MountRole role = MountRole::kBase;
   bool operator==(const Mount&) const = default;
 };
 

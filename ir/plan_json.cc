@@ -40,8 +40,8 @@ constexpr auto kRootFields =
                     Field("protected", &Root::protected_paths), Field("origin", &Root::origin));
 
 constexpr auto kMountFields = std::make_tuple(
-    Field("op", &Mount::op), Field("source", &Mount::source), Field("dest", &Mount::dest),
-    Field("why", &Mount::why), Field("origin", &Mount::origin));
+    Field("op", &Mount::op), Field("role", &Mount::role), Field("source", &Mount::source),
+    Field("dest", &Mount::dest), Field("why", &Mount::why), Field("origin", &Mount::origin));
 
 constexpr auto kDeniedPathFields =
     std::make_tuple(Field("path", &DeniedPath::path), Field("rule", &DeniedPath::rule),
@@ -264,6 +264,10 @@ CWSC_ENUM_SPELLING(RootSkip, RootSkipName, RootSkip::kNone, RootSkip::kMissing,
 CWSC_ENUM_SPELLING(MountOp, MountOpName, MountOp::kReadOnlyBind, MountOp::kWritableBind,
                    MountOp::kDeviceBind, MountOp::kDev, MountOp::kProc, MountOp::kTmpfs,
                    MountOp::kRemountReadOnly);
+CWSC_ENUM_SPELLING(MountRole, MountRoleName, MountRole::kBase, MountRole::kKernelReadOnly,
+                   MountRole::kKernelMask, MountRole::kDevice, MountRole::kRootBind,
+                   MountRole::kProtected, MountRole::kPlaceholder, MountRole::kTmpView,
+                   MountRole::kReadOnlyRoot, MountRole::kDenyPin, MountRole::kDenyMask);
 CWSC_ENUM_SPELLING(Expectation::Kind, ExpectationKindName, Expectation::Kind::kRead,
                    Expectation::Kind::kWrite, Expectation::Kind::kNetwork, Expectation::Kind::kExec,
                    Expectation::Kind::kCreate);

@@ -1,6 +1,7 @@
 #include "ir/validate.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/constants.h"
 
 namespace cwsc::ir {
 namespace {
@@ -130,7 +131,49 @@ class Checker {
         Problem(absl::StrCat(at, "/source"),
                 absl::StrCat("a ", MountOpName(m.op), " mount has no source"));
       }
+      if (!RoleFits(m)) {
+        Problem(absl::StrCat(at, "/role"),
+                absl::StrCat("a ", MountRoleName(m.role), " mount cannot be a ", MountOpName(m.op),
+                             m.source.empty() ? "" : absl::StrCat(" of '", m.source.str(), "'"),
+                             " at '", m.dest.str(), "'"));
+      }
     }
+  }
+
+  // RoleFits: the operation and paths a role allows (docs/plan.md "Mount
+  // roles"). The runtime picks the masks it checks by role, so a role that
+  // lies about a mount is refused here.
+  static bool RoleFits(const Mount& m) {
+    const bool self = m.source == m.dest;
+    const bool ro_self = m.op == MountOp::kReadOnlyBind && self;
+    const bool ro_tmpfs = m.op == MountOp::kTmpfs || m.op == MountOp::kRemountReadOnly;
+    switch (m.role) {
+      case MountRole::kBase:
+        return (ro_self && m.dest == "/") || (m.op == MountOp::kDev && m.dest == "/dev") ||
+               (m.op == MountOp::kProc && m.dest == "/proc") ||
+               (m.op == MountOp::kTmpfs && m.dest == "/tmp");
+      case MountRole::kKernelReadOnly:
+        return ro_self && IsKernelInterface(m.dest.str());
+      case MountRole::kKernelMask:
+        return IsKernelInterface(m.dest.str()) &&
+               (ro_tmpfs || (m.op == MountOp::kReadOnlyBind && m.source == "/dev/null"));
+      case MountRole::kDevice:
+        return m.op == MountOp::kDeviceBind && self;
+      case MountRole::kRootBind:
+      case MountRole::kDenyPin:
+        return m.op == MountOp::kWritableBind && self;
+      case MountRole::kProtected:
+      case MountRole::kReadOnlyRoot:
+        return ro_self;
+      case MountRole::kTmpView:
+        return ro_self && (m.dest == "/tmp" || m.dest.str().rfind("/tmp/", 0) == 0);
+      case MountRole::kPlaceholder:
+        return ro_tmpfs;
+      case MountRole::kDenyMask:
+        return m.op == MountOp::kTmpfs ||
+               (m.op == MountOp::kReadOnlyBind && m.source == "/dev/null");
+    }
+    return false;
   }
 
   void CheckSyscallFilter(const SyscallFilter& f) {

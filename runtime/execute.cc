@@ -78,11 +78,13 @@ bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKin
 // function per row, run in this order by CheckBwrapPlan. Each returns
 // FailedPrecondition with the reason the plan cannot run here.
 
-// CheckMaskDirectory: a tmpfs outside /tmp masks a directory that must
-// still be one, or a placeholder bwrap can create in a writable bind.
+// CheckMaskDirectory: a masking tmpfs (a deny mask, a kernel mask, a
+// placeholder: every tmpfs but the base view's /tmp, which ir::Validate
+// holds to /tmp) masks a directory that must still be one, or a
+// placeholder bwrap can create in a writable bind.
 absl::Status CheckMaskDirectory(size_t i, const ir::Mount& m, compiler::HostFacts& facts,
                                 const backends::BwrapView& view) {
-  if (m.op != MountOp::kTmpfs || m.dest == "/tmp") return absl::OkStatus();
+  if (m.op != MountOp::kTmpfs || m.role == ir::MountRole::kBase) return absl::OkStatus();
   const PathInfo& d = facts.Path(m.dest);
   bool creatable = d.type == FileType::kMissing && !d.is_symlink &&
                    view.Find(ParentOf(m.dest)).access == backends::Access::kWritable;

@@ -40,8 +40,8 @@ absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
                      who.message.empty() ? std::string("no reason given") : who.message));
   }
   std::vector<ir::Mount> masks;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (compiler::IsMaskMount(plan.mounts, i)) masks.push_back(plan.mounts[i]);
+  for (const ir::Mount& m : plan.mounts) {
+    if (m.role == ir::MountRole::kDenyMask) masks.push_back(m);
   }
   ProbeResult probe = facts.LauncherProbe(plan.launcher, compiler::LauncherProbeBwrapArgv(masks));
   if (!probe.ok) {

@@ -165,7 +165,7 @@ absl::Status Unrecorded(const ir::LaunchPlan& plan, compiler::HostFacts& facts,
     bool ok = s.type == FileType::kDirectory;
     if (m.op == ir::MountOp::kDeviceBind) {
       ok = s.type == FileType::kCharDevice || s.type == FileType::kBlockDevice;
-    } else if (m.source == m.dest && ir::IsKernelInterface(m.source.str())) {
+    } else if (m.role == ir::MountRole::kKernelReadOnly) {
       ok = s.type != FileType::kMissing;
     }
     const std::string what = absl::StrCat("mount ", i + 1, " (", backends::MountOpFlag(m.op), " ",

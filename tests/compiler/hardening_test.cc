@@ -8,10 +8,12 @@
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "backends/bwrap.h"
 #include "backends/verify/bwrap_interp.h"
 #include "compiler/worktree.h"
 #include "gmock/gmock.h"
+#include "ir/validate.h"
 #include "tests/compiler/test_facts.h"
 
 namespace cwsc::compiler {
@@ -376,6 +378,72 @@ TEST(Hardening, SetuidBitsAreRefusedWhateverTheNetwork) {
                     [](const ir::SyscallRule& r) { return r.syscall == "socketpair"; });
     EXPECT_EQ(socketpair, std::string(mode) == "plan") << mode;
   }
+}
+
+// Every mount says what it is for, and the role is the one its lowering
+// gave it: the runtime picks the masks it checks and the launcher probe's
+// masks by role, never by guessing from the operation and the paths.
+TEST(Hardening, EveryMountCarriesTheRoleItsLoweringGaveIt) {
+  FactsBuilder f;
+  f.AsRoot()
+      .Dir("/proc/sys")
+      .File("/proc/kcore")
+      .Dir("/proc/acpi")
+      .Dir("/home/dev/ws/.codewhale")
+      .Dir("/home/dev/ws/.config")
+      .Dir("/home/dev/ws/.config/keys")
+      .Dir("/home/dev/.ssh")
+      .File("/home/dev/.netrc")
+      .Dir("/srv/ro")
+      .Device("/dev/kvm");
+  auto r = CompileText(
+      "sandbox_read_denylist_defaults = false\n"
+      "sandbox_denied_read_paths = [\"~/.ssh\", \"~/.netrc\", \"/home/dev/ws/.config/keys\"]\n"
+      "bwrap_ro_roots = [\"/srv/ro\"]\n"
+      "bwrap_dev_roots = [\"/dev/kvm\"]\n",
+      f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> got;
+  for (const ir::Mount& m : r->plan.mounts) {
+    got.push_back(
+        absl::StrCat(ir::MountRoleName(m.role), " ", ir::MountOpName(m.op), " ", m.dest.str()));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "base read-only-bind /",
+                     "base dev /dev",
+                     "base proc /proc",
+                     "kernel-read-only read-only-bind /proc/sys",
+                     "kernel-mask read-only-bind /proc/kcore",
+                     "kernel-mask tmpfs /proc/acpi",
+                     "kernel-mask remount-read-only /proc/acpi",
+                     "base tmpfs /tmp",
+                     "device device-bind /dev/kvm",
+                     "root-bind writable-bind /home/dev/ws",
+                     "root-bind writable-bind /tmp",
+                     "protected read-only-bind /home/dev/ws/.codewhale",
+                     "placeholder tmpfs /home/dev/ws/.deepseek",
+                     "placeholder remount-read-only /home/dev/ws/.deepseek",
+                     "placeholder tmpfs /tmp/.codewhale",
+                     "placeholder remount-read-only /tmp/.codewhale",
+                     "placeholder tmpfs /tmp/.deepseek",
+                     "placeholder remount-read-only /tmp/.deepseek",
+                     "read-only-root read-only-bind /srv/ro",
+                     "deny-pin writable-bind /home/dev/ws/.config",
+                     "deny-mask tmpfs /home/dev/.ssh",
+                     "deny-mask read-only-bind /home/dev/.netrc",
+                     "deny-mask tmpfs /home/dev/ws/.config/keys",
+                 }));
+  EXPECT_EQ(ir::Validate(r->plan), std::vector<ir::PlanProblem>{});
+  // A read-only plan whose working directory is under /tmp shows it read-only.
+  FactsBuilder tmp;
+  tmp.Dir("/tmp/ws").Cwd("/tmp/ws");
+  r = CompileText("sandbox_mode = \"read-only\"\n", tmp);
+  ASSERT_TRUE(r.ok()) << r.status();
+  bool shown = false;
+  for (const ir::Mount& m : r->plan.mounts) {
+    if (m.dest == "/tmp/ws") shown = m.role == ir::MountRole::kTmpView;
+  }
+  EXPECT_TRUE(shown);
 }
 
 }  // namespace

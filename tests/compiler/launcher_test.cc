@@ -257,7 +257,7 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   std::vector<std::string> masks;
   for (size_t i = 0; i < p.mounts.size(); ++i) {
     const ir::Mount& m = p.mounts[i];
-    if (IsMaskMount(p.mounts, i))
+    if (m.role == ir::MountRole::kDenyMask)
       masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.dest + " | " +
                       m.why.str());
   }
@@ -301,7 +301,7 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   ASSERT_EQ(q.kind, PlanKind::kLinuxBwrap);
   std::vector<std::string> plain_masks;
   for (size_t i = 0; i < q.mounts.size(); ++i) {
-    if (IsMaskMount(q.mounts, i)) plain_masks.push_back(q.mounts[i].dest);
+    if (q.mounts[i].role == ir::MountRole::kDenyMask) plain_masks.push_back(q.mounts[i].dest);
   }
   EXPECT_EQ(plain_masks,
             (std::vector<std::string>{"/home/dev/.ssh", "/home/dev/.aws", "/home/dev/.netrc"}));

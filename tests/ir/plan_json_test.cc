@@ -72,7 +72,8 @@ LaunchPlan BwrapPlan() {
   p.kind = PlanKind::kLinuxBwrap;
   p.mounts.push_back({MountOp::kReadOnlyBind, "/", "/", "root", Origin::Default("base")});
   p.mounts.push_back({MountOp::kTmpfs, "", "/tmp", "tmp", Origin::Default("base")});
-  p.mounts.push_back({MountOp::kRemountReadOnly, "", "/tmp", "ro", Origin::Default("base")});
+  p.mounts.push_back({MountOp::kRemountReadOnly, "", "/tmp", "ro", Origin::Default("base"),
+                      MountRole::kPlaceholder});
   SyscallFilter f;
   f.rules.push_back({"ioctl", {{1, 0xffffffff, 0x5412}}, 1, "TIOCSTI", Origin::Default("t")});
   p.syscall_filter = f;
@@ -275,6 +276,47 @@ TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
   EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/execd_port", "expected 1 to 65535"}));
 }
 
+// A mount's role must fit its operation and paths: the runtime picks the
+// masks it checks by role, so an edited plan cannot relabel a deny mask as
+// the base view's /tmp, or a writable bind as a protected name.
+TEST(Validate, AMountsRoleMustFitIt) {
+  LaunchPlan p = BwrapPlan();
+  p.mounts[1].dest = "/home/dev/.ssh";  // a tmpfs mask claiming to be the private /tmp
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/1/role",
+                                   "a base mount cannot be a tmpfs at '/home/dev/.ssh'"}));
+  p = BwrapPlan();
+  p.mounts[1].role = MountRole::kKernelMask;
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/1/role",
+                                   "a kernel-mask mount cannot be a tmpfs at '/tmp'"}));
+  p = BwrapPlan();
+  p.mounts.push_back({MountOp::kWritableBind, "/w", "/w", "w", {}, MountRole::kProtected});
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/3/role",
+                                   "a protected mount cannot be a writable-bind of '/w' at '/w'"}));
+  p = BwrapPlan();
+  p.mounts.push_back({MountOp::kWritableBind, "/etc", "/w", "w", {}, MountRole::kRootBind});
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/mounts/3/role",
+                         "a root-bind mount cannot be a writable-bind of '/etc' at '/w'"}));
+  p = BwrapPlan();
+  p.mounts.push_back({MountOp::kReadOnlyBind, "/w", "/w", "w", {}, MountRole::kTmpView});
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/3/role",
+                                   "a tmp-view mount cannot be a read-only-bind of '/w' at '/w'"}));
+  p = BwrapPlan();
+  p.mounts.push_back({MountOp::kReadOnlyBind, "/w", "/w", "w", {}, MountRole::kDenyMask});
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/launch/mounts/3/role",
+                         "a deny-mask mount cannot be a read-only-bind of '/w' at '/w'"}));
+  // What the compiler makes fits.
+  p = BwrapPlan();
+  p.mounts.push_back({MountOp::kReadOnlyBind, "/dev/null", "/w/k", "w", {}, MountRole::kDenyMask});
+  p.mounts.push_back({MountOp::kTmpfs, "", "/w/d", "w", {}, MountRole::kDenyMask});
+  p.mounts.push_back(
+      {MountOp::kReadOnlyBind, "/dev/null", "/proc/kcore", "k", {}, MountRole::kKernelMask});
+  p.mounts.push_back(
+      {MountOp::kReadOnlyBind, "/proc/sys", "/proc/sys", "k", {}, MountRole::kKernelReadOnly});
+  EXPECT_EQ(Validate(p), std::vector<PlanProblem>{});
+}
+
 // The example: kind refused with "refusal": null is refused on read.
 TEST(Validate, RunsOnEveryPlanRead) {
   std::string text = *PlanToJson(RefusedPlan());
@@ -294,14 +336,21 @@ TEST(PlanJson, Version1PlanIsRefusedByName) {
           .status()
           .message(),
       "old.json: error: bad plan at '/schema_version': schema_version 1 is no longer read "
-      "(this cwsc reads version 3); compile the plan again with this cwsc\n");
+      "(this cwsc reads version 4); compile the plan again with this cwsc\n");
   // Version 2 had no record of the facts its compile consulted, which the
   // exec-time recheck replays: it is refused the same way.
   EXPECT_EQ(PlanFromJson("{\"schema_version\": 2, \"kind\": \"linux-bwrap\"}", "v2.json")
                 .status()
                 .message(),
             "v2.json: error: bad plan at '/schema_version': schema_version 2 is no longer read "
-            "(this cwsc reads version 3); compile the plan again with this cwsc\n");
+            "(this cwsc reads version 4); compile the plan again with this cwsc\n");
+  // Version 3 had no mount roles, which the runtime reads to pick the masks
+  // it checks: refused the same way.
+  EXPECT_EQ(PlanFromJson("{\"schema_version\": 3, \"kind\": \"linux-bwrap\"}", "v3.json")
+                .status()
+                .message(),
+            "v3.json: error: bad plan at '/schema_version': schema_version 3 is no longer read "
+            "(this cwsc reads version 4); compile the plan again with this cwsc\n");
 }
 
 // Every plan golden reads back to the same bytes (JSON -> plan -> JSON).
@@ -325,7 +374,7 @@ TEST(PlanJson, EveryGoldenPlanRoundTrips) {
 
 TEST(PlanJson, KeyOrderIsStable) {
   std::string text = *PlanToJson(FullPlan());
-  EXPECT_EQ(text.find("{\n  \"schema_version\": 3,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
+  EXPECT_EQ(text.find("{\n  \"schema_version\": 4,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
   EXPECT_EQ(text.back(), '\n');
 }
 
@@ -346,7 +395,7 @@ TEST(PlanJson, NumberOverflowNamesLineAndColumn) {
 // An integer outside int's range is rejected, not truncated (2^32 + 1 would read as 1).
 TEST(PlanJson, IntegerOutOfRangeIsRejected) {
   std::string text = *PlanToJson(FullPlan());
-  text.replace(text.find("\"schema_version\": 3"), 19, "\"schema_version\": 4294967297");
+  text.replace(text.find("\"schema_version\": 4"), 19, "\"schema_version\": 4294967297");
   absl::StatusOr<LaunchPlan> r = PlanFromJson(text, "p.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
@@ -371,10 +420,10 @@ TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
   EXPECT_EQ(PlanFromJson(k, "p.json").status().message(),
             "p.json: error: bad plan at '/kind': unknown value 'docker'\n");
   std::string v = text;
-  v.replace(v.find("\"schema_version\": 3"), 19, "\"schema_version\": 9");
+  v.replace(v.find("\"schema_version\": 4"), 19, "\"schema_version\": 9");
   EXPECT_EQ(PlanFromJson(v, "p.json").status().message(),
             "p.json: error: bad plan at '/schema_version': unsupported schema_version 9 (this cwsc "
-            "reads 3)\n");
+            "reads 4)\n");
   EXPECT_EQ(PlanFromJson("[]", "p.json").status().message(),
             "p.json: error: bad plan at '': expected an object\n");
 }
@@ -399,7 +448,7 @@ TEST(PlanJson, UnknownFieldsAreRejectedEverywhere) {
     j[ptr]["future_restriction"] = true;
     EXPECT_EQ(PlanFromJson(j.dump(2), "p.json").status().message(),
               "p.json: error: bad plan at '" + where +
-                  "/future_restriction': unknown field (schema_version 3 has no such field)\n");
+                  "/future_restriction': unknown field (schema_version 4 has no such field)\n");
   }
 }
 

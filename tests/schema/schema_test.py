@@ -165,8 +165,19 @@ def broken_cases():
     del p["launch"]["refusal"]
     yield "a refused plan without its refusal", p
     p = copy.deepcopy(base)
-    p["schema_version"] = 4
+    p["schema_version"] = 5
     yield "another schema_version", p
+    p = copy.deepcopy(base)
+    p["launch"]["mounts"][0]["role"] = "guard"
+    yield "an unknown mount role", p
+    p = copy.deepcopy(base)
+    del p["launch"]["mounts"][0]["role"]
+    yield "a mount without its role", p
+    p = copy.deepcopy(base)
+    p["launch"]["mounts"].append({"op": "writable-bind", "role": "protected", "source": "/w",
+                                  "dest": "/w", "why": "w",
+                                  "origin": {"kind": "default", "detail": "x"}})
+    yield "a writable bind labelled protected", p
     p = copy.deepcopy(base)
     p["launch"]["mounts"][0]["dest"] = "relative/path"
     yield "a relative mount destination", p
