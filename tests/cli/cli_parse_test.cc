@@ -11,9 +11,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/cli_docs.h"
 #include "cli/cli_help.h"
 #include "cli/command_table.h"
+#include "gendoc/docs.h"
 
 namespace cwsc::cli {
 namespace {
@@ -181,6 +181,8 @@ TEST(CommandTable, EnvironmentAndExamplesAreWellFormed) {
 }
 
 TEST(ManPage, EnvironmentAndExamples) {
+  using gendoc::MainManPage;
+  using gendoc::ManPage;
   std::string compile = ManPage(*FindCommand("compile"), "0.1.0");
   EXPECT_NE(compile.find(".SH EXIT STATUS\n0 ok, 2 bad input or usage, 3 plan refused, 4 target "
                          "not applicable to the plan.\n.SH ENVIRONMENT\n.TP\n\\fBHOME\\fR\nThe "

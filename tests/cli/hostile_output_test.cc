@@ -479,7 +479,6 @@ TEST(ReportWriters, CliWritesOnlyThroughTheWriters) {
       {"cmd_fmt.cc", 3},      // two lines naming a file, escaped; the formatted file
       {"cmd_run.cc", 2},      // a hardening warning, escaped; --json-fd's number
       {"cwsc_main.cc", 4},    // help and version
-      {"gendoc_main.cc", 3},  // the documentation generator
       {"json_report.cc", 1},  // the JSON report (TerminalSafeJson)
   };
   const std::regex write(R"(\b(fputs|puts|printf|fprintf|fwrite)\(|std::cout|std::cerr)");

@@ -1,15 +1,15 @@
 // cwsc-gendoc: writes the man pages and shell completions of cwsc from the
-// command table (cli/cli_docs.h). Run by the build (cli/man/meson.build,
-// cli/completions/meson.build); not installed.
+// command table (gendoc/docs.h). Run by the build (gendoc/man/meson.build,
+// gendoc/completions/meson.build); not installed.
 //   cwsc-gendoc man DIR         cwsc.1 and cwsc-COMMAND.1 for every command
 //   cwsc-gendoc bash|zsh|fish FILE
 #include <cstdio>
 #include <fstream>
 #include <string>
 
-#include "cli/cli_docs.h"
 #include "cli/command_table.h"
 #include "cli/version.h"
+#include "gendoc/docs.h"
 
 namespace {
 
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   }
   std::string what = argv[1], where = argv[2];
   using namespace cwsc::cli;
+  using namespace cwsc::gendoc;
   if (what == "man") {
     if (!Write(where + "/cwsc.1", MainManPage(kVersion))) return 1;
     for (const Command& c : Commands()) {

@@ -1,4 +1,4 @@
-#include "cli/cli_docs.h"
+#include "gendoc/docs.h"
 
 #include <vector>
 
@@ -9,8 +9,20 @@
 #include "absl/strings/str_split.h"
 #include "cli/cli_help.h"
 
-namespace cwsc::cli {
+namespace cwsc::gendoc {
 namespace {
+
+using cli::Choice;
+using cli::Command;
+using cli::Commands;
+using cli::EnvironmentVariable;
+using cli::EnvironmentVariables;
+using cli::Example;
+using cli::Flag;
+using cli::HelpFlag;
+using cli::Positional;
+using cli::ProgramDescription;
+using cli::ValueKind;
 
 constexpr char kGenerated[] = "generated from cli/command_table.cc by cwsc-gendoc; do not edit";
 
@@ -420,4 +432,4 @@ std::string FishCompletion() {
   return out;
 }
 
-}  // namespace cwsc::cli
+}  // namespace cwsc::gendoc
