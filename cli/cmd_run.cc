@@ -1,16 +1,10 @@
 // `cwsc run` (compile against the live host, then execute) and `cwsc exec`
 // (execute a plan compiled earlier). docs/runtime.md documents both.
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
@@ -21,6 +15,7 @@
 #include "runtime/execute.h"
 #include "runtime/hardening.h"
 #include "runtime/host/probe_cache.h"
+#include "runtime/result_channel.h"
 
 namespace cwsc::cli {
 namespace {
@@ -35,107 +30,29 @@ absl::StatusOr<double> ParseTimeout(const std::optional<std::string>& text) {
   return v;
 }
 
-std::optional<std::string> Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::optional<std::string>(v) : std::nullopt;
-}
-
-// Harden applies docs/behavior.md B-80 to cwsc before it spawns anything.
+// Harden applies docs/behavior.md B-80 to cwsc before it spawns anything
+// (runtime/hardening.h) and reports a step that failed.
 void Harden(const std::optional<std::string>& startup_mode, bool launcher_plan) {
-  std::optional<std::string> mode = Env("CODEWHALE_SANDBOX_MODE");
-  if (!mode) mode = startup_mode;
-  runtime::NoNewPrivsDecision d =
-      runtime::DecideNoNewPrivs(Env("CODEWHALE_NO_NEW_PRIVS"), mode, launcher_plan);
-  runtime::HardeningReport r = runtime::HardenProcess(d);
-  for (const std::string& w : r.Warnings()) {
+  for (const std::string& w : runtime::HardenLaunch(startup_mode, launcher_plan)) {
     std::string shown = ir::Displayable(w);
     if (JsonReport* report = ActiveReport()) report->Add({"warning", "", shown, "", 0, 0});
     std::fprintf(stderr, "cwsc: warning: %s\n", shown.c_str());
   }
 }
 
-// ResultChannel is where --json writes: a directory opened before the
-// command starts (so the command cannot move the file elsewhere by swapping
-// a path component) and a name in it, or a descriptor of the caller's.
-struct ResultChannel {
-  int dir_fd = -1;
-  std::string name;
-  std::string path;  // as given, for messages
-  int fd = -1;
-};
-
-bool WriteAllTo(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-absl::StatusOr<ResultChannel> OpenResultChannel(const CommonOptions& o) {
-  ResultChannel c;
-  if (!o.json) return c;
-  if (o.json_fd) {
-    int fd = -1;
-    if (!absl::SimpleAtoi(*o.json_fd, &fd) || fd < 3) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--json-fd: expected a descriptor number of 3 or more (0, 1 and 2 are the command's "
-          "own), got '",
-          *o.json_fd, "'"));
-    }
-    if (fcntl(fd, F_GETFD) < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--json-fd ", fd, ": not an open descriptor"));
-    }
-    fcntl(fd, F_SETFD, FD_CLOEXEC);  // never the command's
-    c.fd = fd;
-    return c;
-  }
-  const std::string& path = *o.output;
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  c.name = slash == std::string::npos ? path : path.substr(slash + 1);
-  c.path = path;
-  if (c.name.empty() || c.name == "." || c.name == "..") {
-    return absl::InvalidArgumentError(absl::StrCat("-o ", path, ": not a file name"));
-  }
-  c.dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (c.dir_fd < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("-o ", path, ": cannot open the directory ", dir, ": ", strerror(errno)));
-  }
-  return c;
-}
-
-// WriteResult writes the line into a new file beside the target and renames
-// it over the target: a symlink planted at the name is replaced, never
-// followed.
-void WriteResult(const ResultChannel& c, const std::string& line) {
+// WriteResult writes the report's line into the channel (runtime/result_channel.h)
+// and says what failed.
+void WriteResult(const runtime::ResultChannel& c, const std::string& line) {
+  int err = 0;
+  if (runtime::WriteResult(c, line, &err)) return;
   if (c.fd >= 0) {
-    if (!WriteAllTo(c.fd, line)) {
-      std::fprintf(stderr, "cwsc: error: cannot write the result to --json-fd %d: %s\n", c.fd,
-                   strerror(errno));
-    }
+    std::fprintf(stderr, "cwsc: error: cannot write the result to --json-fd %d: %s\n", c.fd,
+                 strerror(err));
     return;
   }
-  std::string tmp = absl::StrCat(".", c.name, ".cwsc-", getpid());
-  int fd =
-      openat(c.dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  bool ok = fd >= 0 && WriteAllTo(fd, line);
-  int err = errno;
-  if (fd >= 0) close(fd);
-  if (ok && renameat(c.dir_fd, tmp.c_str(), c.dir_fd, c.name.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    if (fd >= 0) unlinkat(c.dir_fd, tmp.c_str(), 0);
-    ir::Text line;
-    line << "cwsc: error: cannot write " << c.path << ": " << strerror(err) << "\n";
-    PrintErrText(line);
-  }
+  ir::Text text;
+  text << "cwsc: error: cannot write " << c.path << ": " << strerror(err) << "\n";
+  PrintErrText(text);
 }
 
 int Finish(const runtime::ExecOutcome& out) {
@@ -150,7 +67,7 @@ int Finish(const runtime::ExecOutcome& out) {
 
 // DeliverTo sends the --json report to the channel once it is open: from
 // then on, errors are reported there too.
-void DeliverTo(const ResultChannel& channel) {
+void DeliverTo(const runtime::ResultChannel& channel) {
   if (JsonReport* report = ActiveReport()) {
     report->SetDelivery([channel](const std::string& line) { WriteResult(channel, line); });
   }
@@ -187,7 +104,8 @@ int CmdRun(const Args& args) {
   if (!timeout.ok()) {
     return PrintUsageError("run", timeout.status().message());
   }
-  absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
+  absl::StatusOr<runtime::ResultChannel> channel =
+      runtime::OpenResultChannel(o->output, o->json_fd);
   if (!channel.ok()) {
     PrintError(channel.status());
     return kExitUsage;
@@ -228,7 +146,8 @@ int CmdExec(const Args& args) {
   if (!timeout.ok()) {
     return PrintUsageError("exec", timeout.status().message());
   }
-  absl::StatusOr<ResultChannel> channel = OpenResultChannel(*o);
+  absl::StatusOr<runtime::ResultChannel> channel =
+      runtime::OpenResultChannel(o->output, o->json_fd);
   if (!channel.ok()) {
     PrintError(channel.status());
     return kExitUsage;
@@ -258,12 +177,7 @@ int CmdExec(const Args& args) {
   }
   // The startup posture of a plan: danger-full-access decided by a
   // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
-  std::optional<std::string> startup_mode;
-  if (plan->policy.type == ir::PolicyType::kDangerFullAccess &&
-      absl::StrContains(plan->policy.origin.detail.str(), "sandbox_mode")) {
-    startup_mode = "danger-full-access";
-  }
-  Harden(startup_mode, plan->kind == ir::PlanKind::kLauncherBwrap);
+  Harden(runtime::PlanStartupMode(*plan), plan->kind == ir::PlanKind::kLauncherBwrap);
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeRuntimeFacts();
   runtime::ExecRequest req;
   req.program = o->program;

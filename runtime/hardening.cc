@@ -4,9 +4,11 @@
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace cwsc::runtime {
@@ -66,6 +68,22 @@ HardeningReport HardenProcess(const NoNewPrivsDecision& no_new_privs) {
   rlimit zero{0, 0};
   r.core_limit = Step(setrlimit(RLIMIT_CORE, &zero));
   return r;
+}
+
+std::vector<std::string> HardenLaunch(std::optional<std::string> startup_mode, bool launcher_plan) {
+  if (const char* mode = std::getenv("CODEWHALE_SANDBOX_MODE")) startup_mode = mode;
+  const char* nnp = std::getenv("CODEWHALE_NO_NEW_PRIVS");
+  NoNewPrivsDecision d = DecideNoNewPrivs(nnp ? std::optional<std::string>(nnp) : std::nullopt,
+                                          startup_mode, launcher_plan);
+  return HardenProcess(d).Warnings();
+}
+
+std::optional<std::string> PlanStartupMode(const ir::LaunchPlan& plan) {
+  if (plan.policy.type == ir::PolicyType::kDangerFullAccess &&
+      absl::StrContains(plan.policy.origin.detail.str(), "sandbox_mode")) {
+    return "danger-full-access";
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> HardeningReport::Warnings() const {

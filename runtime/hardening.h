@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/plan.h"
+
 namespace cwsc::runtime {
 
 // NoNewPrivsDecision says whether PR_SET_NO_NEW_PRIVS is applied and why.
@@ -54,6 +56,17 @@ struct HardeningReport {
 
 // HardenProcess applies the three steps to the calling process.
 HardeningReport HardenProcess(const NoNewPrivsDecision& no_new_privs);
+
+// HardenLaunch applies B-80 to cwsc before `cwsc run` or `cwsc exec` spawns
+// anything: CODEWHALE_SANDBOX_MODE, when set, is the startup mode over
+// `startup_mode`, and CODEWHALE_NO_NEW_PRIVS decides over both. It returns
+// the warnings of the steps that failed (HardeningReport::Warnings).
+std::vector<std::string> HardenLaunch(std::optional<std::string> startup_mode, bool launcher_plan);
+
+// PlanStartupMode is the startup posture of a plan read back for `cwsc exec`:
+// "danger-full-access" when a sandbox_mode key decided a danger-full-access
+// policy, else none.
+std::optional<std::string> PlanStartupMode(const ir::LaunchPlan& plan);
 
 // NoNewPrivsActive reads PR_GET_NO_NEW_PRIVS; nullopt when it cannot be read.
 std::optional<bool> NoNewPrivsActive();

@@ -5,6 +5,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+#include <cstdlib>
+
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -75,6 +77,43 @@ TEST(HardeningTest, FailureIsReportedNotFatal) {
   r.core_limit.error = "Operation not permitted";
   ASSERT_EQ(r.Warnings().size(), 1u);
   EXPECT_EQ(r.Warnings()[0], "hardening: RLIMIT_CORE=0 failed: Operation not permitted");
+}
+
+// The startup posture `cwsc exec` reads off a plan: only a sandbox_mode key
+// that decided danger-full-access counts.
+TEST(HardeningTest, PlanStartupMode) {
+  ir::LaunchPlan plan;
+  plan.policy.type = ir::PolicyType::kDangerFullAccess;
+  plan.policy.origin = ir::Origin::Config("sandbox_mode", "c.toml", 1, 16);
+  EXPECT_EQ(PlanStartupMode(plan), "danger-full-access");
+  plan.policy.origin = ir::Origin::Cli("--mode full-access");
+  EXPECT_EQ(PlanStartupMode(plan), std::nullopt);
+  plan.policy.type = ir::PolicyType::kWorkspaceWrite;
+  plan.policy.origin = ir::Origin::Config("sandbox_mode", "c.toml", 1, 16);
+  EXPECT_EQ(PlanStartupMode(plan), std::nullopt);
+}
+
+// HardenLaunch: CODEWHALE_SANDBOX_MODE is the startup mode over the one
+// given, CODEWHALE_NO_NEW_PRIVS decides over both (in a child: it hardens).
+TEST(HardeningTest, HardenLaunchReadsTheEnvironment) {
+  auto nnp_after = [](const char* mode_env, const char* nnp_env,
+                      std::optional<std::string> startup) {
+    return testing::Fork([=] {
+             mode_env ? setenv("CODEWHALE_SANDBOX_MODE", mode_env, 1)
+                      : unsetenv("CODEWHALE_SANDBOX_MODE");
+             nnp_env ? setenv("CODEWHALE_NO_NEW_PRIVS", nnp_env, 1)
+                     : unsetenv("CODEWHALE_NO_NEW_PRIVS");
+             if (!HardenLaunch(startup, false).empty()) return 10;
+             std::optional<bool> nnp = NoNewPrivsActive();
+             return nnp.has_value() ? (*nnp ? 1 : 0) : 11;
+           })
+        .Wait();
+  };
+  EXPECT_EQ(nnp_after(nullptr, nullptr, "workspace-write"), 1);
+  EXPECT_EQ(nnp_after(nullptr, nullptr, "danger-full-access"), 0);
+  EXPECT_EQ(nnp_after("danger-full-access", nullptr, "workspace-write"), 0);
+  EXPECT_EQ(nnp_after("read-only", nullptr, "danger-full-access"), 1);
+  EXPECT_EQ(nnp_after("danger-full-access", "1", std::nullopt), 1);
 }
 
 }  // namespace
