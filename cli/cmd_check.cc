@@ -4,10 +4,8 @@
 // Seatbelt profile through the SBPL evaluator. Each verdict names the rule
 // that decided it and the plan element (config line) that emitted the rule.
 #include <cstdio>
-#include <fstream>
-#include <map>
+#include <memory>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,10 +15,8 @@
 #include "cli/commands.h"
 #include "cli/driver.h"
 #include "cli/json_report.h"
-#include "compiler/config_toml.h"
-#include "compiler/dsl_frontend.h"
-#include "compiler/paths.h"
-#include "compiler/resolve.h"
+#include "compiler/dsl_text.h"
+#include "compiler/modes.h"
 #include "ir/diagnostics.h"
 #include "ir/display.h"
 #include "nlohmann/json.hpp"
@@ -78,14 +74,6 @@ struct CheckOptions {
   bool strict = false;  // a warning about the config's keys fails the check
 };
 
-// A policy to check: its name ("" for a TOML config), position and expectations.
-struct Subject {
-  std::string name;
-  std::string where;  // "file:line:col" of the policy, or the file
-  std::vector<ir::Expectation> expectations;
-  bool header = true;  // print "config (FILE): N expectations" first
-};
-
 struct Counts {
   int passed = 0, failed = 0, unchecked = 0;
 };
@@ -102,7 +90,7 @@ struct Report {
 };
 
 // RenderVerdict adds one expectation's verdict in one mode to the report.
-void RenderVerdict(const Subject& s, const ir::Expectation& e, const ExpectVerdict& v,
+void RenderVerdict(const CheckSubject& s, const ir::Expectation& e, const ExpectVerdict& v,
                    Report* report) {
   ir::Text& text = report->text;
   const Decision& d = v.decision;
@@ -170,8 +158,9 @@ void RenderVerdict(const Subject& s, const ir::Expectation& e, const ExpectVerdi
 // RunChecks runs the expectations of `s` (compiler/driver/expect.h) and
 // renders what they found; the setting notes of each mode compiled are
 // printed as they come, before an error that stopped the run.
-int RunChecks(const ExpectOptions& c, const Subject& s, compiler::HostFacts* facts,
+int RunChecks(const ExpectOptions& c, const CheckedPolicy& cp, compiler::HostFacts* facts,
               Report* report) {
+  const CheckSubject& s = cp.subject;
   ExpectRun run = RunExpectations(c, s.name, s.expectations, facts);
   for (const auto& mp : run.plans) {
     for (const ir::Diagnostic& n : SettingNotes(mp->result.plan)) {
@@ -193,7 +182,7 @@ int RunChecks(const ExpectOptions& c, const Subject& s, compiler::HostFacts* fac
       return kExitUsage;
   }
   ir::Text& text = report->text;
-  if (s.header) {
+  if (cp.header) {
     if (s.name.empty()) {
       text << "config";
     } else {
@@ -314,7 +303,6 @@ int CmdCheck(const Args& args) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
   const std::string file = InputName(o->config);
-  bool dsl = o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp");
   if (o->input && *o->input != "dsl" && *o->input != "toml") {
     PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
     return kExitUsage;
@@ -324,22 +312,35 @@ int CmdCheck(const Args& args) {
     PrintError(read.status());
     return kExitUsage;
   }
-  const std::string& text = *read;
-  compiler::Layer layer = c.managed ? compiler::Layer::kManaged : compiler::Layer::kUser;
-  std::vector<ir::Expectation> extra;
+  driver::CheckInput in{
+      file,      *std::move(read), o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp"),
+      c.managed, o->policy,        {},
+      c.lint};
   if (c.expect_file) {
     absl::StatusOr<std::vector<ir::Expectation>> e = ExpectationsOf(*c.expect_file);
     if (!e.ok()) {
       PrintError(e.status());
       return kExitUsage;
     }
-    extra = *std::move(e);
+    in.extra = *std::move(e);
   }
-
-  std::vector<Subject> subjects;
-  size_t warnings = 0;  // the config's warnings (an ignored look-alike key, ...)
+  // What runs (compiler/driver/check.h): the config read and validated as
+  // every compile reads it, then each policy's checks.
+  const driver::CheckPlan plan = driver::PlanCheck(in);
+  PrintNotes(plan.notes);
+  if (!plan.status.ok()) {
+    PrintError(plan.status);
+    return kExitUsage;
+  }
+  const size_t warnings = plan.warnings;
   std::unique_ptr<compiler::HostFacts> facts;
-  auto run = [&](const CheckOptions& opts, const Subject& s, Report* r) {
+  Report r;
+  for (const CheckedPolicy& cp : plan.policies) {
+    if (!cp.run) {
+      r.text << "policy " << cp.subject.name << " (" << cp.subject.where
+             << "): valid, no expectations\n";
+      continue;
+    }
     if (!facts) {
       absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
       if (!f.ok()) {
@@ -356,61 +357,18 @@ int CmdCheck(const Args& args) {
     ExpectOptions e;
     e.compile = *std::move(copts);
     e.facts_rule = {o->facts, o->unlisted_as_missing};
-    e.modes = opts.modes;
-    e.targets = opts.targets;
-    e.lint = opts.lint;
-    if (opts.live) e.live = LiveRun{o->config, o->cwd, o->input, o->no_project_config};
-    return RunChecks(e, s, facts.get(), r);
-  };
-  if (!dsl) {
-    if (!o->policy.empty()) {
-      PrintError(ir::ErrorAt(file, 0, 0, "--policy selects a policy of a .cwsp file"));
-      return kExitUsage;
-    }
-    // Read and validated as every compile would (compiler/driver/expect.h).
-    ConfigCheck cc = CheckTomlConfig(text, file, layer);
-    PrintNotes(cc.notes);
-    if (!cc.status.ok()) {
-      PrintError(cc.status);
-      return kExitUsage;
-    }
-    warnings = cc.warnings;
-    if (extra.empty()) {
-      // Without expectations, every mode is still compiled for its setting
-      // notes and lints, as `compile` shows them. A managed layer alone is not
-      // the config a compile reads: it is only validated.
-      Report r;
-      if (!c.managed) {
-        CheckOptions every_mode = c;
-        every_mode.lint = true;
-        if (int rc = run(every_mode, Subject{"", file, {}, false}, &r); rc != kExitOk) return rc;
-      }
-      return Valid(file, ValidLine(warnings, c.strict), r, warnings,
-                   c.strict && warnings > 0 ? kExitCheckFailed : kExitOk);
-    }
-    subjects.push_back({"", file, extra});
-  } else {
-    absl::StatusOr<std::vector<CheckSubject>> policies =
-        DslSubjects(text, file, layer, o->policy, extra);
-    if (!policies.ok()) {
-      PrintError(policies.status());
-      return kExitUsage;
-    }
-    if (policies->empty()) {
-      return Valid(file, "valid, but defines no policy", Report{}, 0, kExitOk);
-    }
-    for (CheckSubject& p : *policies) {
-      subjects.push_back({p.name, p.where, std::move(p.expectations)});
-    }
+    e.modes = c.modes;
+    e.targets = c.targets;
+    e.lint = cp.lint;
+    if (c.live) e.live = LiveRun{o->config, o->cwd, o->input, o->no_project_config};
+    if (int rc = RunChecks(e, cp, facts.get(), &r); rc != kExitOk) return rc;
   }
-
-  Report r;
-  for (const Subject& s : subjects) {
-    if (s.expectations.empty() && !c.lint) {
-      r.text << "policy " << s.name << " (" << s.where << "): valid, no expectations\n";
-      continue;
-    }
-    if (int rc = run(c, s, &r); rc != kExitOk) return rc;
+  if (plan.shape == driver::CheckShape::kConfigOnly) {
+    return Valid(file, ValidLine(warnings, c.strict), r, warnings,
+                 c.strict && warnings > 0 ? kExitCheckFailed : kExitOk);
+  }
+  if (plan.shape == driver::CheckShape::kNoPolicy) {
+    return Valid(file, "valid, but defines no policy", r, 0, kExitOk);
   }
   const bool strict_failed = c.strict && warnings > 0;
   int rc = r.counts.failed > 0 || strict_failed ? kExitCheckFailed : kExitOk;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/driver/audit.h"
+#include "compiler/driver/check.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/diff.h"
 #include "compiler/driver/emit.h"
@@ -24,14 +25,12 @@ namespace cwsc::cli {
 using driver::AccessChange;
 using driver::Artifact;
 using driver::ArtifactOf;
+using driver::CheckedPolicy;
 using driver::CheckSubject;
-using driver::CheckTomlConfig;
 using driver::CompileChecked;
-using driver::ConfigCheck;
 using driver::DecideOn;
 using driver::Decision;
 using driver::DiffPlans;
-using driver::DslSubjects;
 using driver::EmitCheckedSeccompBpf;
 using driver::ExpectationResult;
 using driver::ExpectationsOf;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "compiler/driver/audit.h"
+#include "compiler/driver/check.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/diff.h"
 #include "compiler/driver/emit.h"
@@ -333,6 +334,68 @@ TEST(DriverExpect, SubjectsAndConfigCheck) {
   driver::ConfigCheck launcher = driver::CheckTomlConfig("tool_launcher = [\"/usr/bin/env\"]\n",
                                                          "m.toml", compiler::Layer::kManaged);
   EXPECT_FALSE(launcher.status.ok());
+}
+
+// What `cwsc check` runs for a file: each policy with its expectations (or
+// only its "valid" line), a TOML config's shape with and without --expect,
+// and the errors that stop it before any compile.
+TEST(DriverCheck, WhatRunsForAFile) {
+  const std::string dsl =
+      "policy a {\n  expect read \"/etc\" allowed;\n}\npolicy b {\n  mode read-only;\n}\n";
+  driver::CheckInput in{"p.cwsp", dsl, true, false, "", {}, false};
+  driver::CheckPlan p = driver::PlanCheck(in);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.shape, driver::CheckShape::kPolicies);
+  ASSERT_EQ(p.policies.size(), 2u);
+  EXPECT_EQ(p.policies[0].subject.name, "a");
+  EXPECT_TRUE(p.policies[0].run);
+  EXPECT_TRUE(p.policies[0].header);
+  EXPECT_FALSE(p.policies[0].lint);
+  EXPECT_EQ(p.policies[1].subject.name, "b");
+  EXPECT_FALSE(p.policies[1].run);  // no expectations, no --lint: only valid
+  in.lint = true;
+  p = driver::PlanCheck(in);
+  ASSERT_EQ(p.policies.size(), 2u);
+  EXPECT_TRUE(p.policies[1].run);
+  EXPECT_TRUE(p.policies[1].lint);
+  in.policy = "b";
+  p = driver::PlanCheck(in);
+  ASSERT_EQ(p.policies.size(), 1u);
+  EXPECT_EQ(p.policies[0].subject.where, "p.cwsp:4:8");
+  in.policy = "c";
+  EXPECT_EQ(driver::PlanCheck(in).status.message(), "p.cwsp: error: no policy named 'c'\n");
+  EXPECT_EQ(driver::PlanCheck({"e.cwsp", "", true, false, "", {}, false}).shape,
+            driver::CheckShape::kNoPolicy);
+
+  // A TOML config without expectations: compiled in every mode for its lints,
+  // with no header; a managed layer alone is only validated.
+  const std::string toml = "sandbox_mode = \"read-only\"\nsandbox_permissions = 1\n";
+  driver::CheckInput cfg{"c.toml", toml, false, false, "", {}, false};
+  p = driver::PlanCheck(cfg);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.shape, driver::CheckShape::kConfigOnly);
+  EXPECT_EQ(p.warnings, 1u);
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_EQ(p.notes[0].line, 2);
+  ASSERT_EQ(p.policies.size(), 1u);
+  EXPECT_EQ(p.policies[0].subject.name, "");
+  EXPECT_FALSE(p.policies[0].header);
+  EXPECT_TRUE(p.policies[0].lint);
+  cfg.managed = true;
+  p = driver::PlanCheck(cfg);
+  EXPECT_EQ(p.shape, driver::CheckShape::kConfigOnly);
+  EXPECT_TRUE(p.policies.empty());
+  cfg.managed = false;
+  cfg.extra = {ir::Expectation{ir::Expectation::Kind::kNetwork, "", false, {}, {}}};
+  p = driver::PlanCheck(cfg);
+  EXPECT_EQ(p.shape, driver::CheckShape::kPolicies);
+  ASSERT_EQ(p.policies.size(), 1u);
+  EXPECT_EQ(p.policies[0].subject.expectations, cfg.extra);
+  EXPECT_TRUE(p.policies[0].header);
+  cfg.policy = "a";
+  p = driver::PlanCheck(cfg);
+  EXPECT_EQ(p.status.message(), "c.toml: error: --policy selects a policy of a .cwsp file\n");
+  EXPECT_TRUE(p.notes.empty());
 }
 
 }  // namespace

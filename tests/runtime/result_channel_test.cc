@@ -56,8 +56,7 @@ TEST(ResultChannelTest, ReplacesAPlantedSymlink) {
 TEST(ResultChannelTest, WritesOntoTheDescriptorAndSaysWhyNot) {
   int p[2];
   ASSERT_EQ(pipe(p), 0);
-  absl::StatusOr<ResultChannel> c =
-      OpenResultChannel(std::nullopt, std::to_string(p[1]));
+  absl::StatusOr<ResultChannel> c = OpenResultChannel(std::nullopt, std::to_string(p[1]));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(fcntl(p[1], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);  // never the command's
   int err = 0;
