@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/config_key_table.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/facts/config_secrets.h"
@@ -56,19 +57,14 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
 constexpr size_t kMaxListEntries = 50000;
 
 absl::Status CheckPolicySize(const PolicySpec& spec) {
-  const std::pair<const char*, const std::optional<Setting<PathList>>*> lists[] = {
-      {"bwrap_ro_roots", &spec.bwrap_ro_roots},
-      {"bwrap_dev_roots", &spec.bwrap_dev_roots},
-      {"sandbox_denied_read_paths", &spec.sandbox_denied_read_paths},
-      {"sandbox_read_denylist_exempt", &spec.sandbox_read_denylist_exempt},
-      {"sandbox_writable_roots", &spec.sandbox_writable_roots},
-      {"sandbox_protected_names", &spec.sandbox_protected_names},
-  };
-  for (const auto& [key, list] : lists) {
-    if (!*list || (*list)->value.size() <= kMaxListEntries) continue;
-    const ir::Origin& o = (*list)->origin;
+  for (const ConfigKey& k : ConfigKeys()) {  // every list key, in the table's order
+    const auto* member = std::get_if<std::optional<Setting<PathList>> PolicySpec::*>(&k.field);
+    if (member == nullptr) continue;
+    const std::optional<Setting<PathList>>& list = spec.**member;
+    if (!list || list->value.size() <= kMaxListEntries) continue;
+    const ir::Origin& o = list->origin;
     return ir::ErrorAt(o.file, o.line, o.col,
-                       absl::StrCat("'", key, "' has ", (*list)->value.size(),
+                       absl::StrCat("'", std::string(k.name), "' has ", list->value.size(),
                                     " entries; a policy list holds at most ", kMaxListEntries),
                        "");
   }

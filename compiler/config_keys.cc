@@ -1,6 +1,6 @@
-// The keys the TOML frontend reads (docs/behavior.md B-1 and the cwsc
-// extensions): one handler per key with its camelCase alias, and the
-// warnings for unknown keys that look like sandbox settings.
+// How the TOML frontend reads each key of the config-key table
+// (compiler/config_key_table.h), by the row's type, and the warnings for
+// unknown keys that look like sandbox settings.
 #include "compiler/config_keys.h"
 
 #include <utility>
@@ -14,133 +14,122 @@
 namespace cwsc::compiler::toml_read {
 namespace {
 
-template <typename T, typename F>
-auto Store(std::optional<Setting<T>> PolicySpec::*field, F read) {
-  return [field, read](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-    auto v = (r.*read)(key, n);
-    if (v) spec.*field = std::move(*v);
-  };
+// Store puts a read value into the row's field (the table's static_assert
+// holds each field to its type).
+template <typename T>
+void Store(PolicySpec& spec, const ConfigKey& k, std::optional<Setting<T>> v) {
+  if (!v) return;
+  auto* member = std::get_if<std::optional<Setting<T>> PolicySpec::*>(&k.field);
+  if (member != nullptr) spec.** member = std::move(*v);
 }
 
-const std::vector<KeyHandler>& Handlers() {
-  static const std::vector<KeyHandler> handlers = {
-      {"sandbox_mode", "sandboxMode",
-       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         auto v = r.String(key, n);
-         if (!v) return;
-         if (!NormalizeSandboxMode(v->value)) {
-           r.Error(n, InvalidSandboxModeMessage(v->value));
-           return;
-         }
-         spec.sandbox_mode = *v;
-       }},
-      {"prefer_bwrap", "preferBwrap", Store(&PolicySpec::prefer_bwrap, &Reader::Bool)},
-      {"bwrap_ro_roots", "bwrapRoRoots", Store(&PolicySpec::bwrap_ro_roots, &Reader::Paths)},
-      {"bwrap_dev_roots", "bwrapDevRoots", Store(&PolicySpec::bwrap_dev_roots, &Reader::Paths)},
-      {"sandbox_backend", "sandboxBackend", Store(&PolicySpec::sandbox_backend, &Reader::String)},
-      {"sandbox_url", "sandboxUrl", Store(&PolicySpec::sandbox_url, &Reader::String)},
-      {"sandbox_api_key", "sandboxApiKey", Store(&PolicySpec::sandbox_api_key, &Reader::String)},
-      {"sandbox_network_access", "sandboxNetworkAccess",
-       Store(&PolicySpec::sandbox_network_access, &Reader::Bool)},
-      {"managed_config_path", "managedConfigPath",
-       Store(&PolicySpec::managed_config_path, &Reader::String)},
-      {"requirements_path", "requirementsPath",
-       Store(&PolicySpec::requirements_path, &Reader::String)},
-      {"sandbox_read_denylist_defaults", "sandboxReadDenylistDefaults",
-       Store(&PolicySpec::sandbox_read_denylist_defaults, &Reader::Bool)},
-      {"sandbox_denied_read_paths", "sandboxDeniedReadPaths",
-       Store(&PolicySpec::sandbox_denied_read_paths, &Reader::Paths)},
-      {"sandbox_read_denylist_exempt", "sandboxReadDenylistExempt",
-       Store(&PolicySpec::sandbox_read_denylist_exempt, &Reader::Paths)},
-      {"tool_launcher", "toolLauncher",
-       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         if (r.layer() == Layer::kUser || r.in_profile()) {
-           r.Error(n,
-                   "'tool_launcher' is only honored from a trusted managed config; it cannot be "
-                   "set in a user config or profile");
-           return;
-         }
-         auto v = r.Argv(key, n);
-         if (v) spec.tool_launcher = std::move(*v);
-       }},
-      {"sandbox_writable_roots", "sandboxWritableRoots",
-       Store(&PolicySpec::sandbox_writable_roots, &Reader::Paths)},
-      {"sandbox_exclude_tmpdir", "sandboxExcludeTmpdir",
-       Store(&PolicySpec::sandbox_exclude_tmpdir, &Reader::Bool)},
-      {"sandbox_exclude_slash_tmp", "sandboxExcludeSlashTmp",
-       Store(&PolicySpec::sandbox_exclude_slash_tmp, &Reader::Bool)},
-      {"sandbox_require", "sandboxRequire", Store(&PolicySpec::sandbox_require, &Reader::Bool)},
-      {"sandbox_linux_backend", "sandboxLinuxBackend",
-       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         auto v = r.String(key, n);
-         if (!v) return;
-         std::string b = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v->value));
-         if (b != "auto" && b != "bwrap" && b != "landlock") {
-           r.Error(n, absl::StrCat("'", key, "' must be \"auto\", \"bwrap\" or \"landlock\", not '",
-                                   v->value, "'"));
-           return;
-         }
-         v->value = b;
-         spec.sandbox_linux_backend = std::move(*v);
-       }},
-      {"sandbox_protected_names", "sandboxProtectedNames",
-       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         auto v = r.Paths(key, n);
-         if (!v) return;
-         for (const auto& name : v->value) {
-           if (name.value.find('/') != std::string::npos || name.value == "." ||
-               name.value == "..") {
-             // The entry's own position is not kept by Paths(); report on the list.
-             r.Error(n, absl::StrCat("'", key, "' entries are single names like \".git\", not '",
-                                     name.value, "'"));
-             return;
-           }
-         }
-         spec.sandbox_protected_names = std::move(*v);
-       }},
-      // Native OpenSandbox API settings (docs/opensandbox.md).
-      {"sandbox_opensandbox_api", "sandboxOpensandboxApi",
-       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         auto v = r.String(key, n);
-         if (!v) return;
-         std::string api = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v->value));
-         if (api != "codewhale" && api != "execd" && api != "lifecycle") {
-           r.Error(n, absl::StrCat("'", key,
-                                   "' must be \"codewhale\", \"execd\" or "
-                                   "\"lifecycle\", not '",
-                                   v->value, "'"));
-           return;
-         }
-         spec.sandbox_opensandbox_api = *v;
-       }},
-      {"sandbox_execd_url", "sandboxExecdUrl",
-       Store(&PolicySpec::sandbox_execd_url, &Reader::String)},
-      {"sandbox_image", "sandboxImage", Store(&PolicySpec::sandbox_image, &Reader::String)},
-      {"sandbox_execd_port", "sandboxExecdPort",
-       [](Reader& r, PolicySpec& spec, const std::string& key, const toml::node& n) {
-         const auto* i = n.as_integer();
-         if (i == nullptr || i->get() < 1 || i->get() > 65535) {
-           r.Error(n, absl::StrCat("'", key, "' must be a port number from 1 to 65535"));
-           return;
-         }
-         spec.sandbox_execd_port = Setting<int>{static_cast<int>(i->get()), r.OriginOf(key, n)};
-       }},
-      {"sandbox_keep", "sandboxKeep", Store(&PolicySpec::sandbox_keep, &Reader::Bool)},
-      {"sandbox_remote_cwd", "sandboxRemoteCwd",
-       Store(&PolicySpec::sandbox_remote_cwd, &Reader::String)},
-  };
-  return handlers;
+// OneOf: the value, trimmed and lower-cased, is one of `names`.
+bool OneOf(const std::string& value, std::initializer_list<const char*> names) {
+  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
+  for (const char* n : names) {
+    if (v == n) return true;
+  }
+  return false;
 }
+
+}  // namespace
+
+void ReadKey(Reader& r, PolicySpec& spec, const ConfigKey& k, const std::string& key,
+             const toml::node& n) {
+  if ((r.layer() == Layer::kUser || r.in_profile()) && !k.AllowedIn(Layer::kUser)) {
+    r.Error(n, absl::StrCat("'", std::string(k.name),
+                            "' is only honored from a trusted managed config; it cannot be "
+                            "set in a user config or profile"));
+    return;
+  }
+  switch (k.type) {
+    case KeyType::kString:
+    case KeyType::kSecret:
+      Store(spec, k, r.String(key, n));
+      return;
+    case KeyType::kBool:
+      Store(spec, k, r.Bool(key, n));
+      return;
+    case KeyType::kPaths:
+      Store(spec, k, r.Paths(key, n));
+      return;
+    case KeyType::kArgv:
+      Store(spec, k, r.Argv(key, n));
+      return;
+    case KeyType::kSandboxMode: {
+      auto v = r.String(key, n);
+      if (!v) return;
+      if (!NormalizeSandboxMode(v->value)) {
+        r.Error(n, InvalidSandboxModeMessage(v->value));
+        return;
+      }
+      Store(spec, k, std::move(v));
+      return;
+    }
+    case KeyType::kLinuxBackend: {
+      auto v = r.String(key, n);
+      if (!v) return;
+      if (!OneOf(v->value, {"auto", "bwrap", "landlock"})) {
+        r.Error(n, absl::StrCat("'", key, "' must be \"auto\", \"bwrap\" or \"landlock\", not '",
+                                v->value, "'"));
+        return;
+      }
+      v->value = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v->value));
+      Store(spec, k, std::move(v));
+      return;
+    }
+    case KeyType::kOpenSandboxApi: {
+      auto v = r.String(key, n);
+      if (!v) return;
+      if (!OneOf(v->value, {"codewhale", "execd", "lifecycle"})) {
+        r.Error(n, absl::StrCat("'", key,
+                                "' must be \"codewhale\", \"execd\" or "
+                                "\"lifecycle\", not '",
+                                v->value, "'"));
+        return;
+      }
+      Store(spec, k, std::move(v));
+      return;
+    }
+    case KeyType::kNames: {
+      auto v = r.Paths(key, n);
+      if (!v) return;
+      for (const auto& name : v->value) {
+        if (name.value.find('/') != std::string::npos || name.value == "." || name.value == "..") {
+          // The entry's own position is not kept by Paths(); report on the list.
+          r.Error(n, absl::StrCat("'", key, "' entries are single names like \".git\", not '",
+                                  name.value, "'"));
+          return;
+        }
+      }
+      Store(spec, k, std::move(v));
+      return;
+    }
+    case KeyType::kPort: {
+      const auto* i = n.as_integer();
+      if (i == nullptr || i->get() < 1 || i->get() > 65535) {
+        r.Error(n, absl::StrCat("'", key, "' must be a port number from 1 to 65535"));
+        return;
+      }
+      Store(spec, k,
+            std::optional<Setting<int>>(
+                Setting<int>{static_cast<int>(i->get()), r.OriginOf(key, n)}));
+      return;
+    }
+  }
+}
+
+namespace {
 
 // NearMiss returns the known key an unknown one is probably a misspelling of
 // (at most 2 edits, case ignored, and a third of the key's length), or "".
 std::string NearMiss(const std::string& key) {
   // Every known name and alias ("sandboxMode"), lower-cased once.
-  static const std::vector<std::pair<std::string, const char*>>* const kLowered = [] {
-    auto* v = new std::vector<std::pair<std::string, const char*>>;
-    for (const KeyHandler& h : Handlers()) {
-      for (const char* name : {h.name, h.alias}) {
-        if (name != nullptr) v->emplace_back(absl::AsciiStrToLower(name), name);
+  static const std::vector<std::pair<std::string, std::string_view>>* const kLowered = [] {
+    auto* v = new std::vector<std::pair<std::string, std::string_view>>;
+    for (const ConfigKey& k : ConfigKeys()) {
+      for (std::string_view name : {k.name, k.alias}) {
+        v->emplace_back(absl::AsciiStrToLower(std::string(name)), name);
       }
     }
     return v;
@@ -161,19 +150,9 @@ std::string NearMiss(const std::string& key) {
 }  // namespace
 
 // Keys that look like sandbox settings but sit in a table Codewhale ignores.
-bool IsSandboxKeyName(const std::string& key) {
-  for (const KeyHandler& h : Handlers()) {
-    if (key == h.name || (h.alias && key == h.alias)) return true;
-  }
-  return false;
-}
+bool IsSandboxKeyName(const std::string& key) { return FindConfigKey(key) != nullptr; }
 
-const KeyHandler* HandlerFor(const std::string& key) {
-  for (const KeyHandler& h : Handlers()) {
-    if (key == h.name || (h.alias && key == h.alias)) return &h;
-  }
-  return nullptr;
-}
+const ConfigKey* HandlerFor(const std::string& key) { return FindConfigKey(key); }
 
 // UnknownKeyWarning is the warning for an unknown key `key` (shown as
 // `shown`) that looks like a sandbox setting, or "" for an unrelated key:

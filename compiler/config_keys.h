@@ -1,27 +1,25 @@
-// Internal to the TOML frontend: the table of the config keys it reads
-// (docs/behavior.md B-1 and the cwsc extensions, each with its camelCase
-// alias) and the warning for an unknown key that looks like one. Used by
-// config_toml.cc only.
+// Internal to the TOML frontend: how a key of the config-key table
+// (compiler/config_key_table.h) is read into the spec, and the warning for
+// an unknown key that looks like one. Used by config_toml.cc only.
 #ifndef CWSC_COMPILER_CONFIG_KEYS_H_
 #define CWSC_COMPILER_CONFIG_KEYS_H_
 
-#include <functional>
 #include <string>
 
+#include "compiler/config_key_table.h"
 #include "compiler/policy_spec.h"
 #include "compiler/toml_reader.h"
 
 namespace cwsc::compiler::toml_read {
 
-// KeyHandler stores one key's value into the spec.
-struct KeyHandler {
-  const char* name;
-  const char* alias;  // camelCase alias or nullptr
-  std::function<void(Reader&, PolicySpec&, const std::string&, const toml::node&)> read;
-};
+// HandlerFor is the table row of a key's name or alias, or nullptr.
+const ConfigKey* HandlerFor(const std::string& key);
 
-// HandlerFor is the handler of a key's name or alias, or nullptr.
-const KeyHandler* HandlerFor(const std::string& key);
+// ReadKey reads the value of `k` (written `key` in messages and origins) into
+// `spec`: the row's type says how it is read and checked, its layers whether
+// this file (or a profile) may set it.
+void ReadKey(Reader& r, PolicySpec& spec, const ConfigKey& k, const std::string& key,
+             const toml::node& n);
 
 // IsSandboxKeyName: `key` names a sandbox setting (its name or alias).
 bool IsSandboxKeyName(const std::string& key);

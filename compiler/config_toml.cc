@@ -20,8 +20,8 @@ namespace {
 using ir::Diagnostic;
 using toml_read::HandlerFor;
 using toml_read::IsSandboxKeyName;
-using toml_read::KeyHandler;
 using toml_read::Reader;
+using toml_read::ReadKey;
 using toml_read::UnknownKeyWarning;
 
 }  // namespace
@@ -186,7 +186,7 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
   bool profile_found = false;
   for (const auto& [key, node_ptr] : entries) {
     const toml::node& node = *node_ptr;
-    const KeyHandler* handler = HandlerFor(key);
+    const ConfigKey* handler = HandlerFor(key);
     if (handler == nullptr) {
       if (key == "profile" && layer == Layer::kUser) continue;
       if (key == "profiles" && node.is_table() && layer == Layer::kUser) {
@@ -206,7 +206,7 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
           std::map<std::string, std::string> pseen;
           for (const auto& [sk, snode] : *ptable) {
             std::string skey(sk.str());
-            const KeyHandler* h = HandlerFor(skey);
+            const ConfigKey* h = HandlerFor(skey);
             std::string where = absl::StrCat("profiles.", pname, ".", skey);
             if (h == nullptr) {
               std::string warning = UnknownKeyWarning(where, skey, snode.is_table());
@@ -214,9 +214,9 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
               note_nested(where, snode);
               continue;
             }
-            if (std::string(h->name) == "tool_launcher") {
+            if (!h->AllowedIn(Layer::kUser)) {
               r.set_in_profile(true);
-              h->read(r, out.spec, where, snode);  // always an error in a profile
+              ReadKey(r, out.spec, *h, where, snode);  // always an error in a profile
               r.set_in_profile(false);
               continue;
             }
@@ -226,13 +226,13 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
                                   "' is not selected (profile = \"", pname, "\" selects it)"));
               continue;
             }
-            auto [it, inserted] = pseen.emplace(h->name, skey);
+            auto [it, inserted] = pseen.emplace(std::string(h->name), skey);
             if (!inserted) {
               r.Error(snode,
                       absl::StrCat("'", skey, "' repeats '", it->second, "' (the same setting)"));
               continue;
             }
-            h->read(r, profile_spec, where, snode);
+            ReadKey(r, profile_spec, *h, where, snode);
           }
         }
         continue;
@@ -262,12 +262,12 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
       }
       continue;  // unrelated Codewhale keys are ignored silently
     }
-    auto [it, inserted] = seen.emplace(handler->name, key);
+    auto [it, inserted] = seen.emplace(std::string(handler->name), key);
     if (!inserted) {
       r.Error(node, absl::StrCat("'", key, "' repeats '", it->second, "' (the same setting)"));
       continue;
     }
-    handler->read(r, out.spec, handler->name, node);
+    ReadKey(r, out.spec, *handler, std::string(handler->name), node);
   }
   if (!profile.empty() && !profile_found && profile_node != nullptr) {
     r.Error(*profile_node, absl::StrCat("profile '", profile, "' is not defined (no [profiles.",

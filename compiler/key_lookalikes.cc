@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "compiler/config_key_table.h"
 
 namespace cwsc::compiler {
 namespace {
@@ -44,6 +45,15 @@ constexpr LookAlike kTable[] = {
     {"sandbox", true, "", "sandbox_mode", ""},
     {"sandboxed", true, "", "sandbox_mode", ""},
 };
+
+// Each row names a key of the config-key table to set instead.
+constexpr bool EveryUseIsAKey() {
+  for (const LookAlike& l : kTable) {
+    if (!IsConfigKeyName(std::string_view(l.use.data(), l.use.size()))) return false;
+  }
+  return true;
+}
+static_assert(EveryUseIsAKey(), "a look-alike row names a key the config-key table lacks");
 
 // Words splits a key at '_', '-', '.' and where a lower-case letter or digit
 // meets an upper-case one, lower-cased: "sandboxNetwork_x" -> sandbox, network, x.

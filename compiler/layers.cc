@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/config_key_table.h"
 #include "compiler/config_toml.h"
 #include "compiler/dsl_frontend.h"
 #include "compiler/facts/config_secrets.h"
@@ -40,61 +41,85 @@ std::string Norm(const std::string& s) {
   return absl::AsciiStrToLower(absl::StripAsciiWhitespace(s));
 }
 
+// EnvBool reads a boolean override (CODEWHALE_PREFER_BWRAP): an empty or
+// blank value is unset; "1"/"true" = true; anything else false, with a warning.
+void EnvBool(HostFacts& facts, const ConfigKey& k, PolicySpec& spec,
+             std::vector<Diagnostic>* notes) {
+  std::optional<std::pair<std::string, std::string>> set;
+  for (std::string_view name : {k.env.name, k.env.legacy}) {
+    auto v = facts.Env(std::string(name));
+    if (v && !absl::StripAsciiWhitespace(*v).empty()) {
+      set = std::make_pair(std::string(name), *v);
+      break;
+    }
+  }
+  if (!set) return;
+  std::string v = Norm(set->second);
+  spec.*std::get<std::optional<Setting<bool>> PolicySpec::*>(k.field) =
+      Setting<bool>{v == "1" || v == "true", Origin::Env(set->first)};
+  if (v != "1" && v != "true" && v != "0" && v != "false" && notes != nullptr) {
+    notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
+                                absl::StrCat(set->first, "='", set->second,
+                                             "' is read as false (only 1 or true "
+                                             "mean true): bubblewrap is not used"),
+                                ""});
+  }
+  if (k.env.legacy_deprecated && set->first == k.env.legacy && notes != nullptr) {
+    notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
+                                absl::StrCat(std::string(k.env.legacy),
+                                             " is deprecated and will be removed in "
+                                             "0.10.0; use ",
+                                             std::string(k.env.name)),
+                                ""});
+  }
+}
+
+// The one boolean override is prefer_bwrap, whose warning EnvBool words.
+constexpr bool OnlyPreferBwrapIsABoolOverride() {
+  for (const ConfigKey& k : kConfigKeys) {
+    if (k.type == KeyType::kBool && !k.env.name.empty() && k.name != "prefer_bwrap") return false;
+  }
+  return true;
+}
+static_assert(OnlyPreferBwrapIsABoolOverride(), "EnvBool's warning speaks of bubblewrap only");
+
 }  // namespace
 
+// The overrides are the config-key table's env column (docs/config.md "Env
+// overrides"); the primary name wins when both are set.
 absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic>* notes) {
   PolicySpec spec;
-  if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_MODE", "DEEPSEEK_SANDBOX_MODE")) {
-    if (!NormalizeSandboxMode(v->second)) {
-      return ir::ErrorAt(absl::StrCat("env ", v->first), 0, 0,
-                         InvalidSandboxModeMessage(v->second));
+  for (const ConfigKey& k : ConfigKeys()) {
+    if (k.env.name.empty()) continue;
+    const std::string name(k.env.name), legacy(k.env.legacy);
+    switch (k.type) {
+      case KeyType::kBool:
+        EnvBool(facts, k, spec, notes);
+        break;
+      case KeyType::kSecret:
+        // The key itself is never read here: only whether it is set (the runtime reads it).
+        for (const std::string& var : {name, legacy}) {
+          if (facts.EnvIsSet(var)) {
+            spec.*std::get<std::optional<Setting<std::string>> PolicySpec::*>(k.field) =
+                Setting<std::string>{"", Origin::Env(var)};
+            break;
+          }
+        }
+        break;
+      case KeyType::kString:
+      case KeyType::kSandboxMode:
+        if (auto v = EnvValue(facts, name, legacy)) {
+          if (k.type == KeyType::kSandboxMode && !NormalizeSandboxMode(v->second)) {
+            return ir::ErrorAt(absl::StrCat("env ", v->first), 0, 0,
+                               InvalidSandboxModeMessage(v->second));
+          }
+          spec.*std::get<std::optional<Setting<std::string>> PolicySpec::*>(k.field) =
+              Setting<std::string>{v->second, Origin::Env(v->first)};
+        }
+        break;
+      default:
+        break;  // no other type has an override (tests/compiler/config_key_table_test.cc)
     }
-    spec.sandbox_mode = Setting<std::string>{v->second, Origin::Env(v->first)};
-  }
-  if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_BACKEND", "DEEPSEEK_SANDBOX_BACKEND")) {
-    spec.sandbox_backend = Setting<std::string>{v->second, Origin::Env(v->first)};
-  }
-  if (auto v = EnvValue(facts, "CODEWHALE_SANDBOX_URL", "DEEPSEEK_SANDBOX_URL")) {
-    spec.sandbox_url = Setting<std::string>{v->second, Origin::Env(v->first)};
-  }
-  // The key itself is never read here: only whether it is set (the runtime reads it).
-  for (const char* var : {"CODEWHALE_SANDBOX_API_KEY", "DEEPSEEK_SANDBOX_API_KEY"}) {
-    if (facts.EnvIsSet(var)) {
-      spec.sandbox_api_key = Setting<std::string>{"", Origin::Env(var)};
-      break;
-    }
-  }
-  // CODEWHALE_PREFER_BWRAP: empty/whitespace = unset; "1"/"true" = true; else false.
-  std::optional<std::pair<std::string, std::string>> prefer;
-  for (const char* var : {"CODEWHALE_PREFER_BWRAP", "DEEPSEEK_PREFER_BWRAP"}) {
-    auto v = facts.Env(var);
-    if (v && !absl::StripAsciiWhitespace(*v).empty()) {
-      prefer = std::make_pair(std::string(var), *v);
-      break;
-    }
-  }
-  if (prefer) {
-    std::string v = Norm(prefer->second);
-    spec.prefer_bwrap = Setting<bool>{v == "1" || v == "true", Origin::Env(prefer->first)};
-    if (v != "1" && v != "true" && v != "0" && v != "false" && notes != nullptr) {
-      notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
-                                  absl::StrCat(prefer->first, "='", prefer->second,
-                                               "' is read as false (only 1 or true "
-                                               "mean true): bubblewrap is not used"),
-                                  ""});
-    }
-    if (prefer->first == "DEEPSEEK_PREFER_BWRAP" && notes != nullptr) {
-      notes->push_back(Diagnostic{Diagnostic::Severity::kWarning, "", 0, 0,
-                                  "DEEPSEEK_PREFER_BWRAP is deprecated and will be removed in "
-                                  "0.10.0; use CODEWHALE_PREFER_BWRAP",
-                                  ""});
-    }
-  }
-  if (auto v = EnvValue(facts, "CODEWHALE_REQUIREMENTS_PATH", "DEEPSEEK_REQUIREMENTS_PATH")) {
-    spec.requirements_path = Setting<std::string>{v->second, Origin::Env(v->first)};
-  }
-  if (auto v = EnvValue(facts, "CODEWHALE_MANAGED_CONFIG_PATH", "DEEPSEEK_MANAGED_CONFIG_PATH")) {
-    spec.managed_config_path = Setting<std::string>{v->second, Origin::Env(v->first)};
   }
   return spec;
 }

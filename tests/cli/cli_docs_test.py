@@ -189,10 +189,13 @@ def example_errors(line, commands, flags_of):
 # A call that reads an environment variable, with the name as a literal
 # argument: getenv("X"), facts.Env("X"), Origin::Env("X") (an origin names
 # the variable a value was read from), and the readers built on them
-# (cli/cli_options.cc EnvVar, compiler/layers.cc EnvValue, ...). A name held
-# in a constant (ir/constants.h) is not seen: each is also read by a literal.
+# (cli/cli_options.cc EnvVar, compiler/layers.cc EnvValue, ...), and the
+# overrides of the config-key table, EnvOverride("X", "Y") (compiler/
+# config_key_table.h, read by compiler/layers.cc). A name held in a constant
+# (ir/constants.h) is not seen: each is also read by a literal.
 ENV_READER = re.compile(
-    r"\b(?:getenv|Env|EnvVar|EnvValue|NonBlankEnv|EnvIsSet|HomeVariable)\(([^()]*)\)")
+    r"\b(?:getenv|Env|EnvVar|EnvValue|NonBlankEnv|EnvIsSet|HomeVariable|EnvOverride)"
+    r"\(([^()]*)\)")
 # `for (const char* var : {"A", "B"})` whose body reads var.
 ENV_LOOP = re.compile(r"for \(const char\* (\w+) :\s*\{([^}]*)\}\)(?=(.{0,240}))", re.S)
 LITERAL = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"')
@@ -232,9 +235,11 @@ def check_environment(srcdir, mandir, commands):
     # below could pass on nothing.
     sample = ('x = std::getenv("A"); y = facts_.Env("B").value_or(""); // getenv("C")\n'
               'EnvValue(facts, "D", "E"); for (const char* var : {"F", "G"}) {\n'
-              '  auto v = facts.Env(var);\n}\nfor (const char* p : {"H"}) Add(p);\n')
+              '  auto v = facts.Env(var);\n}\nfor (const char* p : {"H"}) Add(p);\n'
+              '{"k", "kK", T, EnvOverride("I", "J", true), "", "", "", &S::k},\n')
     got = env_reads_in(sample)
-    check(got == {"A", "B", "D", "E", "F", "G"}, f"env scanner reads {sorted(got)} in its sample")
+    check(got == {"A", "B", "D", "E", "F", "G", "I", "J"},
+          f"env scanner reads {sorted(got)} in its sample")
     reads = source_env_reads(srcdir)
     check(len(reads) >= 15, f"the sources read only {sorted(reads)}")
     table = man_env(os.path.join(mandir, "cwsc.1"))
