@@ -121,34 +121,8 @@ int CmdCompile(const Args& args) {
                            "--target seccomp-bpf is a binary program: it has no --json form (use "
                            "--target seccomp)");
   }
-  // --format shapes an argv: a target that prints something else takes none.
-  if (o->format && !(o->target == "opensandbox" && *o->format == "json")) {
-    const char* prints = o->target == "plan"          ? "the plan JSON"
-                         : o->target == "seccomp"     ? "a listing"
-                         : o->target == "landlock"    ? "a listing"
-                         : o->target == "seccomp-bpf" ? "a BPF program"
-                         : o->target == "opensandbox"
-                             ? "the requests as text, or as JSON with --format json"
-                             : nullptr;
-    if (prints != nullptr) {
-      return PrintUsageError("compile",
-                             absl::StrCat("--format ", *o->format, " does not apply to --target ",
-                                          o->target, ": it prints ", prints));
-    }
-  }
-  backends::ArgvFormat format = backends::ArgvFormat::kLines;
-  // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
-  const bool sbpl = o->format && *o->format == "sbpl";
-  // --format script prints one sh script that runs the argv safely as printed.
-  const bool script = o->format && *o->format == "script";
-  if (o->format && !sbpl && !script) {
-    auto f = backends::ParseArgvFormat(*o->format);
-    if (!f) {
-      return PrintUsageError("compile",
-                             absl::StrCat("unknown --format '", *o->format,
-                                          "' (lines, shell, json, nul, sbpl or script)"));
-    }
-    format = *f;
+  if (absl::Status s = driver::CheckFormat(o->target, o->format); !s.ok()) {
+    return PrintUsageError("compile", s.message());
   }
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("compile", &options); rc != kExitOk) return rc;
@@ -160,13 +134,6 @@ int CmdCompile(const Args& args) {
   // The setting notes and the lints go with an output, not with an error
   // about the target or format.
   const std::vector<ir::Diagnostic> notes = SettingNotes(r.plan);
-  std::string artifact_note;  // what the printed artifact needs besides itself, said last
-  auto finish = [&lints, &notes, &artifact_note](const std::string& output) {
-    for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
-    for (const Lint& l : lints) PrintErrText(RenderLintWarning(l));
-    if (!artifact_note.empty()) PrintNote(artifact_note);
-    return WriteStdout(output);
-  };
   Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, "compile", &art); rc != kExitOk) return rc;
   if (JsonReport* report = ActiveReport()) {
@@ -176,59 +143,17 @@ int CmdCompile(const Args& args) {
         CompileJson(r.plan, art.target, art.is_argv ? &art.argv : nullptr, art.text, art.json));
     return kExitOk;
   }
-  if (script) {
-    absl::StatusOr<std::string> text = backends::EmitLaunchScript(
-        r.plan, art.is_argv ? backends::Texts(art.argv) : std::vector<std::string>{}, kVersion);
-    if (!text.ok()) {
-      PrintError(text.status());
-      return kExitNotApplicable;
-    }
-    return finish(*text);
+  // The bytes of the chosen form (compiler/driver/format.h), then what the
+  // printed artifact needs besides itself, said last.
+  driver::Written w = driver::WriteArtifact(r.plan, art, o->target, o->format, kVersion);
+  if (w.failure != driver::EmitFailure::kNone) {
+    PrintError(w.status);
+    return w.failure == driver::EmitFailure::kInput ? kExitUsage : kExitNotApplicable;
   }
-  if (!art.is_argv) {
-    if (o->format && *o->format == "json" && !art.json.empty()) {
-      return finish(ir::TerminalSafeJson(art.json));
-    }
-    // The plan JSON, inert on a terminal like every JSON cwsc prints.
-    return finish(art.target == "plan" ? ir::TerminalSafeJson(art.text) : art.text);
-  }
-  const bool seatbelt_argv = r.plan.seatbelt.has_value() && !art.argv.empty() &&
-                             o->target != "bwrap" && r.plan.kind == ir::PlanKind::kMacosSeatbelt;
-  if (sbpl) {
-    if (!seatbelt_argv) {
-      PrintError(absl::StrCat("--format sbpl: plan kind ", ir::PlanKindName(r.plan.kind),
-                              " has no Seatbelt profile"));
-      return kExitNotApplicable;
-    }
-    absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(r.plan);
-    if (!lines.ok()) {
-      PrintError(lines.status());
-      return kExitNotApplicable;
-    }
-    // The profile as sandbox-exec gets it, then a newline for the terminal.
-    return finish(backends::SeatbeltProfileText(*lines) + "\n");
-  }
-  // The profile token holds newlines: without --format, show a Seatbelt argv as one shell line.
-  if (seatbelt_argv && !o->format) format = backends::ArgvFormat::kShell;
-  absl::StatusOr<std::string> text = backends::FormatArgv(backends::Texts(art.argv), format);
-  if (!text.ok()) {
-    PrintError(text.status());
-    return kExitUsage;
-  }
-  // The forms people read say what the argv needs besides itself
-  // (docs/cli.md, "Targets and formats").
-  if (format == backends::ArgvFormat::kLines || format == backends::ArgvFormat::kShell) {
-    if (r.plan.kind == ir::PlanKind::kLinuxBwrap && r.plan.syscall_filter && !seatbelt_argv) {
-      artifact_note = absl::StrCat(
-          "run as printed, this argv passes on the caller's whole environment and needs its "
-          "seccomp program on descriptor ",
-          backends::kSeccompFd, " (`--target seccomp-bpf`); `--format script` sets up both");
-    }
-  }
-  // `json` is the one argv form made for reading too: its C1 and bidi
-  // characters are escaped (the same tokens). `shell`, `lines` and `nul` are
-  // the bytes as they are (docs/decisions.md, "What cwsc prints is escaped").
-  return finish(format == backends::ArgvFormat::kJson ? ir::TerminalSafeJson(*text) : *text);
+  for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
+  for (const Lint& l : lints) PrintErrText(RenderLintWarning(l));
+  if (!w.note.empty()) PrintNote(w.note);
+  return WriteStdout(w.output);
 }
 
 int CmdExplain(const Args& args) {

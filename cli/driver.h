@@ -15,6 +15,7 @@
 #include "compiler/driver/diff.h"
 #include "compiler/driver/emit.h"
 #include "compiler/driver/expect.h"
+#include "compiler/driver/format.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/live_probe.h"
 #include "compiler/driver/verify.h"

@@ -20,9 +20,9 @@ namespace cwsc::driver {
 struct CheckInput {
   std::string file;  // as diagnostics name it ("<stdin>" for -)
   std::string text;
-  bool dsl = false;      // a .cwsp file (else a TOML config)
-  bool managed = false;  // read as the managed config layer
-  std::string policy;    // --policy NAME of a .cwsp file
+  bool dsl = false;                    // a .cwsp file (else a TOML config)
+  bool managed = false;                // read as the managed config layer
+  std::string policy;                  // --policy NAME of a .cwsp file
   std::vector<ir::Expectation> extra;  // --expect FILE's, added to every policy's
   bool lint = false;                   // --lint
 };
@@ -31,16 +31,16 @@ struct CheckInput {
 // the TOML config (name "").
 struct CheckedPolicy {
   CheckSubject subject;
-  bool header = true;   // the report names it with its expectation count first
-  bool run = true;      // false: valid, nothing to run (no expectations, no --lint)
-  bool lint = false;    // compile every mode for its lints, whatever --lint says
+  bool header = true;  // the report names it with its expectation count first
+  bool run = true;     // false: valid, nothing to run (no expectations, no --lint)
+  bool lint = false;   // compile every mode for its lints, whatever --lint says
 };
 
 // How the file's report reads.
 enum class CheckShape {
-  kPolicies,     // each policy's checks, then the counts
-  kConfigOnly,   // a TOML config without expectations: one line, its lints
-  kNoPolicy,     // a .cwsp file that defines no policy
+  kPolicies,    // each policy's checks, then the counts
+  kConfigOnly,  // a TOML config without expectations: one line, its lints
+  kNoPolicy,    // a .cwsp file that defines no policy
 };
 
 struct CheckPlan {

@@ -12,6 +12,7 @@
 #include "compiler/driver/diff.h"
 #include "compiler/driver/emit.h"
 #include "compiler/driver/expect.h"
+#include "compiler/driver/format.h"
 #include "compiler/driver/why.h"
 #include "compiler/facts/host_facts.h"
 #include "tests/runtime/proc_helpers.h"
@@ -261,6 +262,36 @@ TEST(DriverEmit, TargetDispatch) {
   EXPECT_EQ(e.artifact.target, "none");
   EXPECT_EQ(e.artifact.argv.size(), 3u);
   EXPECT_EQ(e.artifact.note, "plan kind none: the command runs without an OS sandbox");
+}
+
+// compile's --format: which forms a target takes, checked before any
+// compile, and what is written for each, with the note a bwrap argv that
+// needs its seccomp program carries in the forms people read.
+TEST(DriverFormat, FormsAndNotes) {
+  EXPECT_TRUE(driver::CheckFormat("bwrap", std::nullopt).ok());
+  EXPECT_TRUE(driver::CheckFormat("bwrap", "nul").ok());
+  EXPECT_TRUE(driver::CheckFormat("opensandbox", "json").ok());
+  EXPECT_EQ(driver::CheckFormat("plan", "json").message(),
+            "--format json does not apply to --target plan: it prints the plan JSON");
+  EXPECT_EQ(driver::CheckFormat("bwrap", "yaml").message(),
+            "unknown --format 'yaml' (lines, shell, json, nul, sbpl or script)");
+
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  ir::LaunchPlan ask = PlanFor("ask", facts.get());
+  driver::Emitted e = driver::EmitTarget(ask, "bwrap", {"sh", "-c", "echo 'a b'"});
+  ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
+  driver::Written lines = driver::WriteArtifact(ask, e.artifact, "bwrap", std::nullopt, "0.1.0");
+  ASSERT_EQ(lines.failure, driver::EmitFailure::kNone) << lines.status;
+  EXPECT_TRUE(absl::StartsWith(lines.output, "/usr/bin/bwrap\n")) << lines.output;
+  EXPECT_TRUE(absl::EndsWith(lines.output, "\nsh\n-c\necho 'a b'\n")) << lines.output;
+  ASSERT_TRUE(ask.syscall_filter.has_value());
+  EXPECT_TRUE(absl::StrContains(lines.note, "(`--target seccomp-bpf`)")) << lines.note;
+  driver::Written nul = driver::WriteArtifact(ask, e.artifact, "bwrap", "nul", "0.1.0");
+  EXPECT_EQ(nul.note, "");  // a form for programs, not people
+  EXPECT_TRUE(absl::EndsWith(nul.output, std::string("sh\0-c\0echo 'a b'\0", 17)));
+  driver::Written sbpl = driver::WriteArtifact(ask, e.artifact, "bwrap", "sbpl", "0.1.0");
+  EXPECT_EQ(sbpl.failure, driver::EmitFailure::kNotApplicable);
+  EXPECT_EQ(sbpl.status.message(), "--format sbpl: plan kind linux-bwrap has no Seatbelt profile");
 }
 
 // why: each access asked, and for bwrap every layer covering the path, the
