@@ -214,13 +214,18 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
                        src ? ir::SourceLineAt(MaskSecrets(*src), o.line) : "");
   }
   if (options.linux_backend) {
-    merged.sandbox_linux_backend = Setting<std::string>{
-        *options.linux_backend,
-        ir::Origin::Cli(absl::StrCat("--linux-backend ", *options.linux_backend))};
+    // The name is checked by the CLI; through the library any other name
+    // has always meant neither auto nor landlock: bubblewrap alone.
+    const std::string& name = *options.linux_backend;
+    merged.sandbox_linux_backend =
+        Setting<LinuxBackend>{name == "landlock" ? LinuxBackend::kLandlock
+                              : name == "auto"   ? LinuxBackend::kAuto
+                                                 : LinuxBackend::kBwrap,
+                              ir::Origin::Cli(absl::StrCat("--linux-backend ", name))};
   }
   if (options.force_landlock) {
     merged.sandbox_linux_backend =
-        Setting<std::string>{"landlock", ir::Origin::Cli("--target landlock")};
+        Setting<LinuxBackend>{LinuxBackend::kLandlock, ir::Origin::Cli("--target landlock")};
   }
   if (options.require_sandbox) {
     merged.sandbox_require = Setting<bool>{true, ir::Origin::Cli("--require-sandbox")};

@@ -13,9 +13,11 @@ constexpr bool FieldFits(const ConfigKey& k) {
     case KeyType::kString:
     case KeyType::kSecret:
     case KeyType::kSandboxMode:
-    case KeyType::kLinuxBackend:
-    case KeyType::kOpenSandboxApi:
       return std::holds_alternative<std::optional<Setting<std::string>> PolicySpec::*>(k.field);
+    case KeyType::kLinuxBackend:
+      return std::holds_alternative<std::optional<Setting<LinuxBackend>> PolicySpec::*>(k.field);
+    case KeyType::kOpenSandboxApi:
+      return std::holds_alternative<std::optional<Setting<ir::Contract>> PolicySpec::*>(k.field);
     case KeyType::kBool:
       return std::holds_alternative<std::optional<Setting<bool>> PolicySpec::*>(k.field);
     case KeyType::kPaths:

@@ -32,8 +32,8 @@ enum class KeyType {
   kArgv,            // a list of non-empty strings (an argv prefix)
   kPort,            // an integer from 1 to 65535
   kSandboxMode,     // read-only, workspace-write, danger-full-access, external-sandbox
-  kLinuxBackend,    // auto, bwrap, landlock
-  kOpenSandboxApi,  // codewhale, execd, lifecycle
+  kLinuxBackend,    // auto, bwrap, landlock: a LinuxBackend
+  kOpenSandboxApi,  // codewhale, execd, lifecycle: an ir::Contract
 };
 
 // Merge is how a higher layer's value replaces the one below (overlay.cc).
@@ -58,8 +58,8 @@ inline constexpr unsigned kFileAndEnv = kFileLayers | LayerBit(Layer::kEnv);
 // EnvNames: the variable that overrides a key (docs/behavior.md B-2) and its
 // legacy name, read when the primary is unset.
 struct EnvNames {
-  std::string_view name;    // "" when the key has no override
-  std::string_view legacy;  // DEEPSEEK_*
+  std::string_view name;           // "" when the key has no override
+  std::string_view legacy;         // DEEPSEEK_*
   bool legacy_deprecated = false;  // the legacy name alone warns
 };
 constexpr EnvNames EnvOverride(std::string_view name, std::string_view legacy,
@@ -68,11 +68,12 @@ constexpr EnvNames EnvOverride(std::string_view name, std::string_view legacy,
 }
 
 // SpecField is the PolicySpec member a key sets.
-using SpecField = std::variant<std::optional<Setting<std::string>> PolicySpec::*,
-                               std::optional<Setting<bool>> PolicySpec::*,
-                               std::optional<Setting<PathList>> PolicySpec::*,
-                               std::optional<Setting<std::vector<std::string>>> PolicySpec::*,
-                               std::optional<Setting<int>> PolicySpec::*>;
+using SpecField = std::variant<
+    std::optional<Setting<std::string>> PolicySpec::*, std::optional<Setting<bool>> PolicySpec::*,
+    std::optional<Setting<PathList>> PolicySpec::*,
+    std::optional<Setting<std::vector<std::string>>> PolicySpec::*,
+    std::optional<Setting<int>> PolicySpec::*, std::optional<Setting<LinuxBackend>> PolicySpec::*,
+    std::optional<Setting<ir::Contract>> PolicySpec::*>;
 
 struct ConfigKey {
   std::string_view name;

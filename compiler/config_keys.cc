@@ -23,15 +23,6 @@ void Store(PolicySpec& spec, const ConfigKey& k, std::optional<Setting<T>> v) {
   if (member != nullptr) spec.** member = std::move(*v);
 }
 
-// OneOf: the value, trimmed and lower-cased, is one of `names`.
-bool OneOf(const std::string& value, std::initializer_list<const char*> names) {
-  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
-  for (const char* n : names) {
-    if (v == n) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 void ReadKey(Reader& r, PolicySpec& spec, const ConfigKey& k, const std::string& key,
@@ -69,26 +60,27 @@ void ReadKey(Reader& r, PolicySpec& spec, const ConfigKey& k, const std::string&
     case KeyType::kLinuxBackend: {
       auto v = r.String(key, n);
       if (!v) return;
-      if (!OneOf(v->value, {"auto", "bwrap", "landlock"})) {
+      std::optional<LinuxBackend> b = ParseLinuxBackend(v->value);
+      if (!b) {
         r.Error(n, absl::StrCat("'", key, "' must be \"auto\", \"bwrap\" or \"landlock\", not '",
                                 v->value, "'"));
         return;
       }
-      v->value = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v->value));
-      Store(spec, k, std::move(v));
+      Store(spec, k, std::optional<Setting<LinuxBackend>>({*b, v->origin}));
       return;
     }
     case KeyType::kOpenSandboxApi: {
       auto v = r.String(key, n);
       if (!v) return;
-      if (!OneOf(v->value, {"codewhale", "execd", "lifecycle"})) {
+      std::optional<ir::Contract> api = ParseContract(v->value);
+      if (!api) {
         r.Error(n, absl::StrCat("'", key,
                                 "' must be \"codewhale\", \"execd\" or "
                                 "\"lifecycle\", not '",
                                 v->value, "'"));
         return;
       }
-      Store(spec, k, std::move(v));
+      Store(spec, k, std::optional<Setting<ir::Contract>>({*api, v->origin}));
       return;
     }
     case KeyType::kNames: {

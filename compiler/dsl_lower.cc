@@ -204,7 +204,7 @@ class Lowerer {
               absl::StrCat("unknown Linux backend '", s->linuxBackendName()->getText(),
                            "'; expected auto, bwrap or landlock"));
       } else if (Once("linux_backend", "linux_backend", kw)) {
-        spec_->sandbox_linux_backend = Setting<std::string>{name, At(kw, "linux_backend")};
+        spec_->sandbox_linux_backend = {{*ParseLinuxBackend(name), At(kw, "linux_backend")}};
       }
     } else if (auto* s = dynamic_cast<P::RequireSandboxStmtContext*>(st)) {
       if (Once("require_sandbox", "require_sandbox", kw)) {
@@ -291,7 +291,7 @@ class Lowerer {
           Error(a->word()->getStart(), absl::StrCat("unknown OpenSandbox api '", api,
                                                     "'; expected codewhale, execd or lifecycle"));
         } else if (Once("api", "api", skw)) {
-          spec_->sandbox_opensandbox_api = Setting<std::string>{api, At(skw, "backend api")};
+          spec_->sandbox_opensandbox_api = {{*ParseContract(api), At(skw, "backend api")}};
         }
       } else if (auto* im = dynamic_cast<P::ImageSettingContext*>(bs)) {
         std::optional<DslString> v = String(im->STRING()->getSymbol());

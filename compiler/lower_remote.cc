@@ -149,20 +149,9 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   ir::Remote rm;
   rm.contract = ir::Contract::kCodewhale;
   Origin contract_origin = b.origin;
-  if (spec.sandbox_opensandbox_api) {
-    std::string name = Norm(spec.sandbox_opensandbox_api->value);
+  if (spec.sandbox_opensandbox_api) {  // parsed by the frontends
+    rm.contract = spec.sandbox_opensandbox_api->value;
     contract_origin = spec.sandbox_opensandbox_api->origin;
-    if (name == "execd") {
-      rm.contract = ir::Contract::kExecd;
-    } else if (name == "lifecycle") {
-      rm.contract = ir::Contract::kLifecycle;
-    } else if (name != "codewhale") {
-      Refuse(plan,
-             absl::StrCat("sandbox_opensandbox_api '", spec.sandbox_opensandbox_api->value,
-                          "' is not codewhale, execd or lifecycle; shell execution is refused"),
-             contract_origin);
-      return;
-    }
   }
   // The URL of the selected API.
   const Setting<std::string>* url_setting = spec.sandbox_url ? &*spec.sandbox_url : nullptr;

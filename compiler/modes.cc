@@ -23,6 +23,22 @@ std::optional<std::string> NormalizeSandboxMode(const std::string& value) {
   return std::nullopt;
 }
 
+std::optional<LinuxBackend> ParseLinuxBackend(const std::string& value) {
+  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
+  if (v == "auto") return LinuxBackend::kAuto;
+  if (v == "bwrap") return LinuxBackend::kBwrap;
+  if (v == "landlock") return LinuxBackend::kLandlock;
+  return std::nullopt;
+}
+
+std::optional<ir::Contract> ParseContract(const std::string& value) {
+  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
+  if (v == "codewhale") return ir::Contract::kCodewhale;
+  if (v == "execd") return ir::Contract::kExecd;
+  if (v == "lifecycle") return ir::Contract::kLifecycle;
+  return std::nullopt;
+}
+
 std::string InvalidSandboxModeMessage(const std::string& value) {
   return absl::StrCat("Invalid sandbox_mode '", value,
                       "': expected read-only, workspace-write, danger-full-access, or "

@@ -1,12 +1,17 @@
 // The two mode vocabularies every stage reads: the permission mode of a
 // launch (plan, ask, auto-review, full-access and their aliases) and the
 // configured sandbox_mode (docs/behavior.md B-1, B-10, B-11). Both are
-// spelled here once, below the frontends, the layering and the resolver.
+// spelled here once, below the frontends, the layering and the resolver,
+// with the two other enum-valued settings the frontends parse once:
+// sandbox_linux_backend and sandbox_opensandbox_api.
 #ifndef CWSC_COMPILER_MODES_H_
 #define CWSC_COMPILER_MODES_H_
 
 #include <optional>
 #include <string>
+
+#include "compiler/policy_spec.h"
+#include "ir/plan.h"
 
 namespace cwsc::compiler {
 
@@ -20,6 +25,13 @@ std::string InvalidSandboxModeMessage(const std::string& value);
 // NormalizeSandboxMode trims and ASCII-lowercases; returns nullopt unless the
 // result is read-only, workspace-write, danger-full-access or external-sandbox.
 std::optional<std::string> NormalizeSandboxMode(const std::string& value);
+
+// ParseLinuxBackend: "auto", "bwrap" or "landlock", trimmed and ASCII-lowercased.
+std::optional<LinuxBackend> ParseLinuxBackend(const std::string& value);
+
+// ParseContract: "codewhale", "execd" or "lifecycle" (the OpenSandbox API of
+// sandbox_opensandbox_api), trimmed and ASCII-lowercased.
+std::optional<ir::Contract> ParseContract(const std::string& value);
 
 }  // namespace cwsc::compiler
 

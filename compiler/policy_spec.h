@@ -29,6 +29,9 @@ using PathList = std::vector<Setting<std::string>>;
 // Layer names where a spec came from; it decides which keys are allowed.
 enum class Layer { kUser, kEnv, kManaged, kProject };
 
+// LinuxBackend is the sandbox_linux_backend setting (docs/config.md).
+enum class LinuxBackend { kAuto, kBwrap, kLandlock };
+
 struct PolicySpec {
   // Codewhale keys (docs/behavior.md B-1).
   std::optional<Setting<std::string>> sandbox_mode;  // raw; normalized when resolved
@@ -56,17 +59,17 @@ struct PolicySpec {
   // true: a policy that asks for a sandbox is refused when no local wrapper
   // works, instead of running the command unconfined with a warning.
   std::optional<Setting<bool>> sandbox_require;
-  // "auto" (bwrap, Landlock when bwrap cannot make namespaces), "bwrap",
-  // "landlock" (docs/config.md).
-  std::optional<Setting<std::string>> sandbox_linux_backend;
+  // auto (bwrap, Landlock when bwrap cannot make namespaces), bwrap,
+  // landlock (docs/config.md); parsed by the frontends (compiler/modes.h).
+  std::optional<Setting<LinuxBackend>> sandbox_linux_backend;
 
   // cwsc extensions for the native OpenSandbox API (docs/opensandbox.md).
-  std::optional<Setting<std::string>> sandbox_opensandbox_api;  // codewhale|execd|lifecycle
-  std::optional<Setting<std::string>> sandbox_execd_url;        // execd base URL
-  std::optional<Setting<std::string>> sandbox_image;            // lifecycle image URI
-  std::optional<Setting<int>> sandbox_execd_port;               // lifecycle execd port
-  std::optional<Setting<bool>> sandbox_keep;                    // keep the sandbox
-  std::optional<Setting<std::string>> sandbox_remote_cwd;       // remote working directory
+  std::optional<Setting<ir::Contract>> sandbox_opensandbox_api;  // codewhale|execd|lifecycle
+  std::optional<Setting<std::string>> sandbox_execd_url;         // execd base URL
+  std::optional<Setting<std::string>> sandbox_image;             // lifecycle image URI
+  std::optional<Setting<int>> sandbox_execd_port;                // lifecycle execd port
+  std::optional<Setting<bool>> sandbox_keep;                     // keep the sandbox
+  std::optional<Setting<std::string>> sandbox_remote_cwd;        // remote working directory
 
   // DSL only (docs/dsl.md): where the OpenSandbox API key comes from. A policy
   // names an environment variable or a file; it never holds the key itself.

@@ -64,7 +64,7 @@ void Resolver::SelectWrapper() {
     }
     const PathInfo& info = facts_.Path(ir::kBwrapPath);
     plan_.wrapper.executable = info.type == FileType::kRegular && (info.mode & 0111) != 0;
-    if (LinuxBackend() == "landlock") {
+    if (Backend() == LinuxBackend::kLandlock) {
       SelectLandlock(LinuxBackendOrigin(), "");
       return;
     }
@@ -84,7 +84,7 @@ void Resolver::SelectWrapper() {
     ProbeResult probe = facts_.BwrapProbe();
     plan_.wrapper.probe_ok = probe.ok;
     plan_.wrapper.probe_message = probe.message;
-    if (!probe.ok && LinuxBackend() == "auto" && facts_.LandlockAbi() >= 1 &&
+    if (!probe.ok && Backend() == LinuxBackend::kAuto && facts_.LandlockAbi() >= 1 &&
         LandlockNamespaceFailure(probe.message)) {
       SelectLandlock(Origin::Fact("bwrap probe"), probe.message);
       return;

@@ -106,10 +106,10 @@ class Resolver {
     return launcher_user_ ? *launcher_user_ : EngineIdentity(facts_.User());
   }
 
-  // LinuxBackend: sandbox_linux_backend after layering ("auto", "bwrap",
-  // "landlock"); docs/config.md.
-  std::string LinuxBackend() const {
-    return in_.spec.sandbox_linux_backend ? in_.spec.sandbox_linux_backend->value : "auto";
+  // Backend: sandbox_linux_backend after layering (auto when unset); docs/config.md.
+  LinuxBackend Backend() const {
+    return in_.spec.sandbox_linux_backend ? in_.spec.sandbox_linux_backend->value
+                                          : LinuxBackend::kAuto;
   }
 
   Origin LinuxBackendOrigin() const {

@@ -152,11 +152,10 @@ TEST(ConfigKeyTable, EveryEnvOverrideSetsItsKey) {
     if (k.type == KeyType::kBool) value = "1";
     for (std::string_view var : {k.env.name, k.env.legacy}) {
       // An API key variable is recorded as set, never with its value.
-      std::string yaml =
-          k.type == KeyType::kSecret
-              ? cwsc::testing::FactsBuilder().Yaml() + "secrets_set:\n  " + std::string(var) +
-                    ": true\n"
-              : cwsc::testing::FactsBuilder().Env(std::string(var), value).Yaml();
+      std::string yaml = k.type == KeyType::kSecret
+                             ? cwsc::testing::FactsBuilder().Yaml() + "secrets_set:\n  " +
+                                   std::string(var) + ": true\n"
+                             : cwsc::testing::FactsBuilder().Env(std::string(var), value).Yaml();
       auto facts = ParseRecordedFacts(yaml, "facts.yaml");
       ASSERT_TRUE(facts.ok()) << facts.status();
       auto spec = EnvOverrides(**facts, nullptr);

@@ -71,13 +71,13 @@ TEST(DslFrontend, EveryStatementLowersToItsKey) {
   EXPECT_EQ(s.sandbox_backend->value, "opensandbox");
   EXPECT_EQ(s.sandbox_url->value, "https://sandbox.example:8443/");
   EXPECT_EQ(s.sandbox_url->origin.Describe(), "config backend url at p.cwsp:17:5");
-  EXPECT_EQ(s.sandbox_linux_backend->value, "landlock");
+  EXPECT_EQ(s.sandbox_linux_backend->value, LinuxBackend::kLandlock);
   EXPECT_EQ(s.sandbox_linux_backend->origin.Describe(), "config linux_backend at p.cwsp:13:3");
   EXPECT_TRUE(s.sandbox_require->value);
   EXPECT_EQ(s.sandbox_require->origin.Describe(), "config require_sandbox at p.cwsp:14:3");
   EXPECT_FALSE(s.sandbox_api_key.has_value());  // never a literal key
   EXPECT_EQ(s.sandbox_api_key_env->value, "OPENSANDBOX_KEY");
-  EXPECT_EQ(s.sandbox_opensandbox_api->value, "lifecycle");
+  EXPECT_EQ(s.sandbox_opensandbox_api->value, ir::Contract::kLifecycle);
   EXPECT_EQ(s.sandbox_execd_url->value, "http://127.0.0.1:44772");
   EXPECT_EQ(s.sandbox_image->value, "python:3.12");
   EXPECT_EQ(s.sandbox_execd_port->value, 44772);

@@ -597,7 +597,8 @@ TEST(Layers, EveryFieldOfTheTopLayerWins) {
   top.sandbox_exclude_tmpdir = b(true);
   top.sandbox_exclude_slash_tmp = b(true);
   top.sandbox_protected_names = l(".p");
-  top.sandbox_opensandbox_api = s("execd");
+  top.sandbox_opensandbox_api = Setting<ir::Contract>{ir::Contract::kExecd, o};
+  top.sandbox_linux_backend = Setting<LinuxBackend>{LinuxBackend::kLandlock, o};
   top.sandbox_execd_url = s("http://e");
   top.sandbox_image = s("img");
   top.sandbox_execd_port = Setting<int>{7, o};

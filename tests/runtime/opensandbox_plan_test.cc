@@ -15,6 +15,7 @@
 #include "backends/opensandbox.h"
 #include "compiler/config_toml.h"
 #include "compiler/lower_remote.h"
+#include "compiler/modes.h"
 #include "ir/plan_json.h"
 #include "runtime/http_client.h"
 #include "runtime/opensandbox.h"
@@ -33,6 +34,12 @@ using ::testing::Not;
 
 Setting<std::string> S(std::string v, const char* key, int line) {
   return {std::move(v), ir::Origin::Config(key, "cfg.toml", line, 1)};
+}
+
+// Api is sandbox_opensandbox_api as the frontends parse it.
+Setting<ir::Contract> Api(const std::string& v, int line) {
+  return {*compiler::ParseContract(v),
+          ir::Origin::Config("sandbox_opensandbox_api", "cfg.toml", line, 1)};
 }
 
 ir::LaunchPlan BasePlan() {
@@ -162,7 +169,7 @@ TEST(LowerRemoteTest, PlanRecordsWhereTheKeyComesFromNeverTheKey) {
 
 TEST(LowerRemoteTest, NativeApiSettings) {
   PolicySpec spec = Spec("opensandbox");
-  spec.sandbox_opensandbox_api = S("Execd", "sandbox_opensandbox_api", 4);
+  spec.sandbox_opensandbox_api = Api("Execd", 4);
   spec.sandbox_execd_url = S("http://10.0.0.5:44772/", "sandbox_execd_url", 5);
   spec.sandbox_remote_cwd = S("/workspace", "sandbox_remote_cwd", 6);
   ir::LaunchPlan plan = Lower(spec);
@@ -172,7 +179,7 @@ TEST(LowerRemoteTest, NativeApiSettings) {
   EXPECT_EQ(plan.remote->url_origin.Describe(), "config sandbox_execd_url at cfg.toml:5:1");
   EXPECT_EQ(plan.remote->remote_cwd, "/workspace");
 
-  spec.sandbox_opensandbox_api = S("lifecycle", "sandbox_opensandbox_api", 4);
+  spec.sandbox_opensandbox_api = Api("lifecycle", 4);
   ir::LaunchPlan refused = Lower(spec);
   EXPECT_EQ(refused.kind, ir::PlanKind::kRefused);
   EXPECT_EQ(refused.refusal->reason,
@@ -204,7 +211,7 @@ TEST(LowerRemoteTest, NotEnforcedSaysWhatTheRemoteSideCannotEnforce) {
           "the plan's env_set is sent)"));
   // The lifecycle API maps the network stance into networkPolicy: not listed.
   PolicySpec spec = Spec("opensandbox");
-  spec.sandbox_opensandbox_api = S("lifecycle", "sandbox_opensandbox_api", 4);
+  spec.sandbox_opensandbox_api = Api("lifecycle", 4);
   spec.sandbox_image = S("debian:12", "sandbox_image", 5);
   ir::LaunchPlan lifecycle = Lower(spec);
   ASSERT_EQ(lifecycle.kind, ir::PlanKind::kOpenSandbox);
@@ -222,7 +229,7 @@ TEST(OpenSandboxConfigTest, NewKeysParseAndBadValuesAreErrors) {
       "sandboxExecdUrl = \"http://h:1\"\nsandbox_remote_cwd = \"/w\"\n",
       "c.toml", compiler::Layer::kUser);
   ASSERT_TRUE(ok.ok()) << ok.status();
-  EXPECT_EQ(ok->spec.sandbox_opensandbox_api->value, "lifecycle");
+  EXPECT_EQ(ok->spec.sandbox_opensandbox_api->value, ir::Contract::kLifecycle);
   EXPECT_EQ(ok->spec.sandbox_image->value, "debian:12");
   EXPECT_EQ(ok->spec.sandbox_execd_port->value, 44772);
   EXPECT_TRUE(ok->spec.sandbox_keep->value);
@@ -349,8 +356,7 @@ const std::vector<std::string> kProgram = {"make", "test", "NAME=it's \"quoted\"
 
 ir::LaunchPlan GoldenPlan(const char* api) {
   PolicySpec spec = Spec("opensandbox");
-  if (std::string(api) != "codewhale")
-    spec.sandbox_opensandbox_api = S(api, "sandbox_opensandbox_api", 4);
+  if (std::string(api) != "codewhale") spec.sandbox_opensandbox_api = Api(api, 4);
   spec.sandbox_image = S("debian:12", "sandbox_image", 5);
   spec.sandbox_remote_cwd = S("/workspace", "sandbox_remote_cwd", 6);
   return Lower(spec);
