@@ -58,6 +58,8 @@ CommonOptions CommonOptionsOf(const ParsedArgs& p) {
       o.input = value;
     else if (name == "--escalate")
       o.escalate = value;
+    else if (name == "--stage")
+      o.stage = value;
     else if (name == "-o")
       o.output = value;
     else if (name == "--timeout")

@@ -32,6 +32,7 @@ struct CommonOptions {
   std::string policy;                 // --policy NAME (DSL)
   std::optional<std::string> input;   // --input toml|dsl
   std::optional<std::string> escalate;
+  std::optional<std::string> stage;          // --stage (explain)
   std::optional<std::string> output;         // -o FILE
   std::optional<std::string> timeout;        // --timeout SECONDS (run/exec)
   bool json = false;                         // --json (run/exec/doctor)

@@ -65,7 +65,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 // o.config is set: given, or found by DiscoverConfig. With `lints`, also the
 // plan's lints (compiler/driver/lints.h), read against the same facts.
 int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
-                       std::vector<Lint>* lints) {
+                       std::vector<Lint>* lints, compiler::CompileOptions* used = nullptr) {
   if (o.unlisted_as_missing && !o.facts) {
     PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
     return kExitUsage;
@@ -90,12 +90,67 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
   }
   PrintNotes(r->notes);
   if (lints != nullptr) *lints = LintsOf(r->plan, facts->get());
+  if (used != nullptr) *used = *std::move(copts);
   *out = *std::move(r);
   return kExitOk;
 }
 
 int WriteStdout(const std::string& data) {
   if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0) {
+    PrintError("cannot write the output");
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+// ExplainStage prints one stage's value (docs/cli.md, "explain --stage"):
+// the settings of a spec, one per line with its origin, or the policy or
+// plan JSON.
+int ExplainStage(driver::Stage stage, const compiler::CompileOptions& copts,
+                 const compiler::CompileResult& r) {
+  Json json{
+      {"stage", std::string(driver::StageName(stage))}, {"settings", nullptr}, {"value", nullptr}};
+  ir::Text out;
+  if (stage == driver::Stage::kSpec || stage == driver::Stage::kLayered) {
+    compiler::PolicySpec spec;
+    if (stage == driver::Stage::kSpec) {
+      absl::StatusOr<compiler::ParsedConfig> parsed = compiler::ReadConfig(copts);
+      if (!parsed.ok()) {  // read once already: only a file changed since
+        PrintError(parsed.status());
+        return kExitUsage;
+      }
+      spec = std::move(parsed->user);
+    } else {
+      spec = r.merged;
+    }
+    json["settings"] = Json::array();
+    for (const driver::StageSetting& s : driver::SpecSettings(spec)) {
+      out << s.key << " = " << s.value << "  # " << s.origin.Describe() << "\n";
+      json["settings"].push_back(Json{{"key", s.key},
+                                      {"value", s.secret ? Json(nullptr) : Json(s.value)},
+                                      {"withheld", s.secret},
+                                      {"origin", OriginJson(s.origin)}});
+    }
+  } else {
+    absl::StatusOr<std::string> text = ir::PlanToJson(r.plan);
+    if (!text.ok()) {
+      PrintError(text.status());
+      return kExitUsage;
+    }
+    Json plan = Json::parse(*text);
+    json["value"] = stage == driver::Stage::kPolicy ? plan["policy"] : plan;
+    if (JsonReport* report = ActiveReport()) {
+      report->SetResult(std::move(json));
+      return kExitOk;
+    }
+    std::string value = stage == driver::Stage::kPolicy ? plan["policy"].dump(2) + "\n" : *text;
+    return WriteStdout(ir::TerminalSafeJson(value));
+  }
+  if (JsonReport* report = ActiveReport()) {
+    report->SetResult(std::move(json));
+    return kExitOk;
+  }
+  if (!PrintText(out)) {
     PrintError("cannot write the output");
     return kExitUsage;
   }
@@ -171,8 +226,17 @@ int CmdExplain(const Args& args) {
   const CommonOptions* o = &options;
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("explain", &options); rc != kExitOk) return rc;
+  std::optional<driver::Stage> stage;
+  if (o->stage) {
+    stage = driver::ParseStage(*o->stage);  // one of the flag's choices
+    if (!stage)
+      return PrintUsageError("explain", absl::StrCat("unknown --stage '", *o->stage,
+                                                     "' (spec, layered, policy or plan)"));
+  }
   std::vector<Lint> lints;
-  if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
+  compiler::CompileOptions copts;
+  if (int rc = CompileFromOptions(*o, &r, &lints, &copts); rc != kExitOk) return rc;
+  if (stage) return ExplainStage(*stage, copts, r);
   const ir::LaunchPlan& plan = r.plan;
   ir::Text out;
   if (o->config_discovered) out << "# config: " << o->config << " (no CONFIG given: discovered)\n";

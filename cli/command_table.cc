@@ -34,6 +34,13 @@ constexpr Choice kExplainTargets[] = {
     {"bwrap", "the bubblewrap argv"},
     {"seatbelt", "the sandbox-exec argv, its profile line by line"},
 };
+constexpr Choice kStages[] = {
+    {"spec", "the settings the config file gives, as its frontend read them"},
+    {"layered",
+     "the settings after the environment, the managed and project overlays and the command line"},
+    {"policy", "the policy the permission mode resolves to (the plan's \"policy\")"},
+    {"plan", "the launch plan (as `compile --target plan`)"},
+};
 constexpr Choice kCheckTargets[] = {
     {"bwrap", "plans emitting a bubblewrap argv"},
     {"seatbelt", "plans emitting a Seatbelt profile"},
@@ -150,6 +157,8 @@ constexpr Flag kCompileFlags[] = {
 
 constexpr Flag kExplainFlags[] = {
     {"--target", "", "TARGET", K::kChoice, "the argv to explain", kExplainTargets},
+    {"--stage", "", "STAGE", K::kChoice, "show one compiler stage's value instead of the argv",
+     kStages},
     kMode,
     kFacts,
     kCwd,
@@ -158,6 +167,8 @@ constexpr Flag kExplainFlags[] = {
     kEscalate,
     kNoProjectConfig,
     kUnlistedAsMissing,
+    kRequireSandbox,
+    kLinuxBackend,
     kJsonReport,
 };
 
@@ -304,6 +315,8 @@ constexpr Example kCompileExamples[] = {
 constexpr Example kExplainExamples[] = {
     {"cwsc explain config.toml --mode plan", "every token of the plan mode's argv with its origin"},
     {"cwsc explain config.toml --json", "the same as a JSON report"},
+    {"cwsc explain config.toml --stage layered",
+     "each setting after layering, with the file, variable or flag it came from"},
 };
 constexpr Example kFactsExamples[] = {
     {"cwsc facts --for config.toml -o facts.yaml", "record the host facts a compile uses"},

@@ -18,6 +18,7 @@
 #include "compiler/driver/format.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/live_probe.h"
+#include "compiler/driver/stage.h"
 #include "compiler/driver/verify.h"
 #include "compiler/driver/why.h"
 

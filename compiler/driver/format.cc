@@ -33,14 +33,13 @@ absl::Status CheckFormat(const std::string& target, const std::optional<std::str
                              ? "the requests as text, or as JSON with --format json"
                              : nullptr;
     if (prints != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("--format ", *format,
-                                                     " does not apply to --target ", target,
-                                                     ": it prints ", prints));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--format ", *format, " does not apply to --target ", target, ": it prints ", prints));
     }
   }
   if (*format != "sbpl" && *format != "script" && !backends::ParseArgvFormat(*format)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown --format '", *format, "' (lines, shell, json, nul, sbpl or script)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --format '", *format, "' (lines, shell, json, nul, sbpl or script)"));
   }
   return absl::OkStatus();
 }
@@ -65,8 +64,8 @@ Written WriteArtifact(const ir::LaunchPlan& plan, const Artifact& art, const std
     }
     return w;
   }
-  const bool seatbelt_argv = plan.seatbelt.has_value() && !art.argv.empty() &&
-                             target != "bwrap" && plan.kind == ir::PlanKind::kMacosSeatbelt;
+  const bool seatbelt_argv = plan.seatbelt.has_value() && !art.argv.empty() && target != "bwrap" &&
+                             plan.kind == ir::PlanKind::kMacosSeatbelt;
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   if (format && *format == "sbpl") {
     if (!seatbelt_argv) {

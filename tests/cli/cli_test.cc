@@ -8,6 +8,7 @@
 
 #include "backends/verify/seccomp_eval.h"
 #include "ir/plan_json.h"
+#include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 #include "tests/testing/golden.h"
 
@@ -373,6 +374,77 @@ TEST(Cli, RemoteRequestRefusesBytesJsonCannotCarry) {
   EXPECT_EQ(r.err,
             "cwsc: error: a program argument is not valid UTF-8; OpenSandbox requests carry the "
             "command in JSON, which cannot hold it\n");
+}
+
+// explain --stage shows each stage's value: the file's settings as read,
+// the settings after layering (here the command line adds a key), the
+// resolved policy and the plan; a secret's value is never shown.
+TEST(Cli, ExplainStageShowsEachStagesValue) {
+  TempDir t;
+  const std::string cfg = t / "s.toml";
+  WriteFile(cfg,
+            "sandbox_mode = \"read-only\"\n"
+            "sandbox_api_key = \"sk-STAGE-SECRET\"\n"
+            "bwrap_ro_roots = [\"/opt/a \\\"b\"]\n");
+  auto stage = [&](const std::string& name, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {Bin(),   "explain", cfg,   "--facts",
+                                     Facts(), "--mode",  "ask", "--linux-backend",
+                                     "bwrap", "--stage", name};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return testing::Run(argv);
+  };
+  RunResult spec = stage("spec");
+  EXPECT_EQ(spec.exit_code, 0) << spec.err;
+  EXPECT_EQ(spec.out, "sandbox_mode = \"read-only\"  # config sandbox_mode at " + cfg +
+                          ":1:16\n"
+                          "bwrap_ro_roots = [\"/opt/a \\\"b\"]  # config bwrap_ro_roots at " +
+                          cfg +
+                          ":3:18\n"
+                          "sandbox_api_key = (withheld)  # config sandbox_api_key at " +
+                          cfg + ":2:19\n");
+  RunResult layered = stage("layered");
+  EXPECT_EQ(layered.exit_code, 0) << layered.err;
+  EXPECT_EQ(layered.out, "sandbox_mode = \"read-only\"  # config sandbox_mode at " + cfg +
+                             ":1:16\n"
+                             "bwrap_ro_roots = [\"/opt/a \\\"b\"]  # config bwrap_ro_roots at " +
+                             cfg +
+                             ":3:18\n"
+                             "sandbox_api_key = (withheld)  # config sandbox_api_key at " +
+                             cfg +
+                             ":2:19\n"
+                             "sandbox_linux_backend = \"bwrap\"  # cli --linux-backend bwrap\n");
+  // The policy is the layered mode's: read-only, no writable root.
+  RunResult policy = stage("policy");
+  ASSERT_EQ(policy.exit_code, 0) << policy.err;
+  nlohmann::json p = nlohmann::json::parse(policy.out);
+  EXPECT_EQ(p["type"], "read-only");
+  EXPECT_EQ(p["writable_roots"], nlohmann::json::array());
+  RunResult plan = stage("plan");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  nlohmann::json j = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(j["schema_version"], ir::kPlanSchemaVersion);
+  EXPECT_EQ(j["policy"], p);
+  RunResult report = stage("layered", {"--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  nlohmann::json r = nlohmann::json::parse(report.out)["result"];
+  EXPECT_EQ(r["stage"], "layered");
+  ASSERT_EQ(r["settings"].size(), 4u);
+  EXPECT_EQ(r["settings"][0]["value"], "\"read-only\"");
+  EXPECT_EQ(r["settings"][3]["value"], "\"bwrap\"");
+  EXPECT_EQ(r["settings"][3]["origin"]["kind"], "cli");
+  EXPECT_EQ(r["settings"][2]["key"], "sandbox_api_key");
+  EXPECT_EQ(r["settings"][2]["value"], nullptr);
+  EXPECT_EQ(r["settings"][2]["withheld"], true);
+  for (const RunResult* x : {&spec, &layered, &policy, &plan, &report}) {
+    EXPECT_EQ(x->out.find("STAGE-SECRET"), std::string::npos);
+    EXPECT_EQ(x->err.find("STAGE-SECRET"), std::string::npos);
+  }
+  RunResult bad = stage("parsed");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err,
+            "cwsc: error: unknown --stage 'parsed' (spec, layered, policy or plan)\n"
+            "Try 'cwsc explain --help'.\n");
 }
 
 TEST(Cli, ExamplesCompileOnRecordedFacts) {

@@ -1,0 +1,114 @@
+#include "compiler/driver/stage.h"
+
+#include <type_traits>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/config_key_table.h"
+#include "ir/plan.h"
+
+namespace cwsc::driver {
+namespace {
+
+using compiler::ConfigKey;
+using compiler::KeyType;
+using compiler::LinuxBackend;
+using compiler::PathList;
+using compiler::PolicySpec;
+using compiler::Setting;
+
+// Quoted spells a string as a TOML basic string: `"` and `\` escaped. What
+// a terminal must not see raw is escaped where the text is printed
+// (ir::Text).
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string_view LinuxBackendSpelling(LinuxBackend b) {
+  switch (b) {
+    case LinuxBackend::kAuto:
+      return "auto";
+    case LinuxBackend::kBwrap:
+      return "bwrap";
+    case LinuxBackend::kLandlock:
+      return "landlock";
+  }
+  return "auto";
+}
+
+std::string ValueText(const std::string& v) { return Quoted(v); }
+std::string ValueText(bool v) { return v ? "true" : "false"; }
+std::string ValueText(int v) { return absl::StrCat(v); }
+std::string ValueText(LinuxBackend v) { return Quoted(LinuxBackendSpelling(v)); }
+std::string ValueText(ir::Contract v) { return Quoted(ir::ContractName(v)); }
+std::string ValueText(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) absl::StrAppend(&out, i == 0 ? "" : ", ", Quoted(v[i]));
+  return out + "]";
+}
+std::string ValueText(const PathList& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : ", ", Quoted(v[i].value));
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+std::optional<Stage> ParseStage(std::string_view name) {
+  for (Stage s : {Stage::kSpec, Stage::kLayered, Stage::kPolicy, Stage::kPlan}) {
+    if (StageName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::string_view StageName(Stage stage) {
+  switch (stage) {
+    case Stage::kSpec:
+      return "spec";
+    case Stage::kLayered:
+      return "layered";
+    case Stage::kPolicy:
+      return "policy";
+    case Stage::kPlan:
+      return "plan";
+  }
+  return "plan";
+}
+
+std::vector<StageSetting> SpecSettings(const PolicySpec& spec) {
+  std::vector<StageSetting> out;
+  for (const ConfigKey& k : compiler::ConfigKeys()) {
+    std::visit(
+        [&](auto member) {
+          const auto& field = spec.*member;
+          if (!field) return;
+          StageSetting s;
+          s.key = std::string(k.name);
+          s.origin = field->origin;
+          if (k.type == KeyType::kSecret) {
+            s.value = "(withheld)";
+            s.secret = true;
+          } else {
+            s.value = ValueText(field->value);
+          }
+          using Value = std::decay_t<decltype(field->value)>;
+          if constexpr (std::is_same_v<Value, PathList>) {
+            if (s.origin.kind == ir::Origin::Kind::kDefault && !field->value.empty()) {
+              s.origin = field->value.front().origin;
+            }
+          }
+          out.push_back(std::move(s));
+        },
+        k.field);
+  }
+  return out;
+}
+
+}  // namespace cwsc::driver
