@@ -98,13 +98,22 @@ std::string WhyChangeable(HostFacts& facts, const std::string& path, const Ident
     }
     bool group_class = who.InGroup(info.gid);
     bool writable = group_class ? (info.mode & 0020) != 0 : (info.mode & 0002) != 0;
-    if (!writable) continue;
+    // Outside the owning group, group write bits may be a POSIX ACL's mask
+    // over an entry naming `who` (cwsc reads no ACL; docs/decisions.md, "An
+    // ACL entry is a writer").
+    bool acl_mask = !group_class && !writable && (info.mode & 0020) != 0;
+    if (!writable && !acl_mask) continue;
     // In a sticky directory only an entry's owner may rename or remove it;
     // the entry below (chain[i - 1]) is not owned by `who` (checked above).
     if (i > 0 && info.type == FileType::kDirectory && (info.mode & 01000) != 0) continue;
     if (group_class) {
       return absl::StrCat(p, " is group-writable (mode ", Octal(info.mode), ", group ", info.gid,
                           ") and ", label, " is in that group");
+    }
+    if (acl_mask) {
+      return absl::StrCat(p, " is group-writable (mode ", Octal(info.mode), ", group ", info.gid,
+                          "): with a POSIX ACL those bits are its mask, and an entry may let ",
+                          label, " write it");
     }
     return absl::StrCat(p, " is writable by every user (mode ", Octal(info.mode), ")");
   }
@@ -173,9 +182,10 @@ LauncherTrust CheckLauncherTrust(HostFacts& facts, const ManagedLayer& managed,
   std::string label = absl::StrCat("the engine's user", user.name.empty() ? "" : " ", user.name);
   std::string why = WhyChangeable(facts, file, EngineIdentity(user), label);
   if (!why.empty()) {
-    return refuse(
-        absl::StrCat("the engine's user can change it or a directory above it: ", why,
-                     " (checked with mode bits and group membership; ACLs are not considered)"));
+    return refuse(absl::StrCat(
+        "the engine's user can change it or a directory above it: ", why,
+        " (checked with mode bits and group membership; group write bits also count as a "
+        "POSIX ACL's mask)"));
   }
   if (!managed.spec.sandbox_mode) {
     return refuse(

@@ -26,7 +26,8 @@
 namespace cwsc::compiler {
 
 // Identity is a uid and every group it has (primary included), for the
-// mode-bit checks below. ACLs are not considered (docs/launcher.md).
+// mode-bit checks below. No ACL is read: group write bits count for every
+// user, as a POSIX ACL's mask over entries that may name them (docs/launcher.md).
 struct Identity {
   uint32_t uid = 0;
   std::vector<uint32_t> gids;

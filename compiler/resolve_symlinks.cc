@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "compiler/launcher.h"
 #include "compiler/resolver.h"
 
@@ -74,6 +75,16 @@ std::string Resolver::PlantedReason(const std::string& link) {
   }
   if (root.empty()) {
     std::string dir = ParentPath(link);
+    const PathInfo& info = facts_.Path(dir);
+    const Identity who = RunIdentity();
+    if (info.uid != who.uid && !who.InGroup(info.gid) && (info.mode & 0002) == 0) {
+      // Writable only if a POSIX ACL entry names the user (WritableBy).
+      return absl::StrCat("passes through the symlink ", link, " in ", dir,
+                          ", a directory whose group bits (mode ",
+                          absl::StrFormat("%04o", info.mode & 07777),
+                          ") would be the mask of a POSIX ACL, which may let the sandboxed user (",
+                          UserText(who), ") write it; the sandboxed command could have planted it");
+    }
     return absl::StrCat("passes through the symlink ", link, " in ", dir,
                         ", a directory the sandboxed user (", UserText(RunIdentity()),
                         ") may write; the sandboxed command could have planted it");
@@ -87,12 +98,16 @@ std::string Resolver::PlantedReason(const std::string& link) {
 // capabilities, so root is judged as the owner it is). The owner may
 // write whatever the mode says: chmod needs no capability, so a command
 // that made a link and then took the write bits off its directory wrote
-// it all the same.
+// it all the same. Outside the owning group the group write bit counts
+// too: on a directory with a POSIX ACL those bits are the ACL's mask, which
+// caps every named entry, and cwsc reads no ACL, so a mask that allows
+// writing may be an entry naming `who` (docs/decisions.md, "An ACL entry
+// is a writer").
 bool Resolver::WritableBy(const PathInfo& dir, const Identity& who) {
   if (dir.type != FileType::kDirectory) return false;
   if (dir.uid == who.uid) return true;
   if (who.InGroup(dir.gid)) return (dir.mode & 0020) != 0;
-  return (dir.mode & 0002) != 0;
+  return (dir.mode & 0022) != 0;
 }
 
 }  // namespace cwsc::compiler::resolve_internal

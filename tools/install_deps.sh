@@ -6,7 +6,7 @@ pkgs="meson ninja-build pkg-config g++ git python3 antlr4 libantlr4-runtime-dev 
 nlohmann-json3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libtomlplusplus-dev
 libcurl4-openssl-dev libseccomp-dev bubblewrap sudo ca-certificates time bsdutils libc6-dev
 groff-base zsh fish rustc cargo
-clang libclang-rt-14-dev llvm-14 gcovr ccache clang-format python3-jsonschema"
+clang libclang-rt-14-dev llvm-14 gcovr ccache clang-format python3-jsonschema acl"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

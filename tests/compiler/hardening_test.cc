@@ -150,6 +150,30 @@ TEST(Hardening, SymlinkInADirectoryTheUserCannotWriteIsTrusted) {
   EXPECT_TRUE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
 }
 
+// A directory the user cannot write by its owner, group and other bits,
+// but whose group bits allow writing: with a POSIX ACL those bits are the
+// mask over entries that may name the user, and cwsc reads no ACL. A link
+// in it is skipped, saying why; without the group write bit it is trusted
+// (above).
+TEST(Hardening, SymlinkInADirectoryAnAclMayLetTheUserWriteIsSkipped) {
+  FactsBuilder f;
+  f.Dir("/opt", "", "0775", 0)
+      .Dir("/opt/link", "/srv/data")
+      .Dir("/srv", "", "0755", 0)
+      .Dir("/srv/data");
+  auto r = CompileText("sandbox_writable_roots = [\"/opt/link\"]\n", f);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ir::Root* root = RootAt(r->plan, "/opt/link");
+  ASSERT_NE(root, nullptr);
+  EXPECT_FALSE(root->writable_bind);
+  EXPECT_EQ(root->skip, ir::RootSkip::kPlantedSymlink);
+  EXPECT_EQ(root->skip_reason,
+            "passes through the symlink /opt/link in /opt, a directory whose group bits (mode "
+            "0775) would be the mask of a POSIX ACL, which may let the sandboxed user (uid 1000, "
+            "groups 1000) write it; the sandboxed command could have planted it");
+  EXPECT_FALSE(Mounted(r->plan, ir::MountOp::kWritableBind, "/srv/data"));
+}
+
 // A trusted link may lead through one the command could have planted: the
 // walk follows the trusted link's target (not its canonical form) and
 // meets the planted one. Here /opt/tl (root's, in a directory the user

@@ -30,8 +30,8 @@ TEST(LauncherTrust, ManagedFileOwnedByEngineUser) {
   EXPECT_EQ(Refusal(host),
             "tool_launcher in /etc/codewhale/managed_config.toml is refused: the engine's user can "
             "change it or a directory above it: /etc/codewhale/managed_config.toml is owned by the "
-            "engine's user dev (uid 1000) (checked with mode bits and group membership; ACLs are "
-            "not considered)");
+            "engine's user dev (uid 1000) (checked with mode bits and group membership; group "
+            "write bits also count as a POSIX ACL's mask)");
 }
 
 TEST(LauncherTrust, AncestorWritableByEveryone) {
@@ -40,7 +40,8 @@ TEST(LauncherTrust, AncestorWritableByEveryone) {
   EXPECT_EQ(Refusal(host),
             "tool_launcher in /etc/codewhale/managed_config.toml is refused: the engine's user can "
             "change it or a directory above it: /etc/codewhale is writable by every user (mode "
-            "0777) (checked with mode bits and group membership; ACLs are not considered)");
+            "0777) (checked with mode bits and group membership; group write bits also count as a "
+            "POSIX ACL's mask)");
 }
 
 TEST(LauncherTrust, GroupWritableWithEngineInGroup) {
@@ -50,11 +51,21 @@ TEST(LauncherTrust, GroupWritableWithEngineInGroup) {
             "tool_launcher in /etc/codewhale/managed_config.toml is refused: the engine's user can "
             "change it or a directory above it: /etc/codewhale is group-writable (mode 0775, group "
             "27) and the engine's user dev is in that group (checked with mode bits and group "
-            "membership; ACLs are not considered)");
-  // The same mode for a group the engine's user is not in is fine.
+            "membership; group write bits also count as a POSIX ACL's mask)");
+  // The same mode for a group the engine's user is not in may be a POSIX
+  // ACL's mask over an entry naming the engine's user: refused too.
   Host other;
   other.Dir("/etc/codewhale", 0, 50, "0775");
-  EXPECT_EQ(Plan(other).kind, PlanKind::kLauncherBwrap);
+  EXPECT_EQ(Refusal(other),
+            "tool_launcher in /etc/codewhale/managed_config.toml is refused: the engine's user can "
+            "change it or a directory above it: /etc/codewhale is group-writable (mode 0775, group "
+            "50): with a POSIX ACL those bits are its mask, and an entry may let the engine's "
+            "user dev write it (checked with mode bits and group membership; group write bits "
+            "also count as a POSIX ACL's mask)");
+  // Without group write bits no ACL entry can grant writing.
+  Host narrow;
+  narrow.Dir("/etc/codewhale", 0, 50, "0755");
+  EXPECT_EQ(Plan(narrow).kind, PlanKind::kLauncherBwrap);
   // A group member gets the group bits, not the (wider) other bits.
   Host classes;
   classes.Dir("/etc/codewhale", 0, 27, "0757");
@@ -68,7 +79,8 @@ TEST(LauncherTrust, GroupWritableManagedFile) {
             "tool_launcher in /etc/codewhale/managed_config.toml is refused: the engine's user can "
             "change it or a directory above it: /etc/codewhale/managed_config.toml is "
             "group-writable (mode 0664, group 1000) and the engine's user dev is in that group "
-            "(checked with mode bits and group membership; ACLs are not considered)");
+            "(checked with mode bits and group membership; group write bits also count as a POSIX "
+            "ACL's mask)");
 }
 
 TEST(LauncherTrust, SymlinkedManagedPath) {
@@ -190,8 +202,8 @@ TEST(LauncherTrust, RootEngineCanChangeEverything) {
   EXPECT_EQ(Refusal(host),
             "tool_launcher in /etc/codewhale/managed_config.toml is refused: the engine's user can "
             "change it or a directory above it: the engine's user root has uid 0 (root), which can "
-            "change any file (checked with mode bits and group membership; ACLs are not "
-            "considered)");
+            "change any file (checked with mode bits and group membership; group write bits "
+            "also count as a POSIX ACL's mask)");
 }
 
 }  // namespace

@@ -491,6 +491,34 @@ TEST_P(Trust2Test, ALinkInADirectoryMadeReadOnlyByItsOwnerIsNotTrusted) {
   ExpectSecretAndOutsideUntouched(before);
 }
 
+// 4c'. A link in a directory that only a POSIX ACL entry lets the
+// sandboxed user write: by its owner and bits (another owner, group and
+// other without write) nobody but its owner could have planted it, but the
+// ACL let an earlier run do it. With an ACL the group bits are its mask,
+// and a mask that allows writing is all cwsc needs to distrust the link: the
+// next run, whose working directory is reached through it, binds nothing
+// there.
+TEST_P(Trust2Test, ALinkInADirectoryAnAclEntryLetsTheUserWriteIsNotTrusted) {
+  std::filesystem::create_directories(outside + "/b");
+  ChownAll();
+  std::vector<std::string> before = Listing(outside);
+  const std::string shared = base_->path() + "/shared";
+  ASSERT_EQ(mkdir(shared.c_str(), 0755), 0);
+  ASSERT_EQ(chown(shared.c_str(), 65534, 65534), 0);  // nobody's, not the run user's
+  RunResult acl =
+      cwsc::testing::Run({"/usr/bin/setfacl", "-m", "u:" + std::to_string(uid_) + ":rwx", shared});
+  ASSERT_EQ(acl.exit_code, 0) << acl.err;
+  // What an earlier run could do through the ACL entry.
+  ASSERT_EQ(symlink(outside.c_str(), (shared + "/next").c_str()), 0);
+  ASSERT_EQ(lchown((shared + "/next").c_str(), uid_, gid_), 0);
+  RunResult r = Sh("echo RAN; echo pwned > marker; echo pwned > b/marker; exit 0", {}, "ask",
+                   shared + "/next");
+  EXPECT_THAT(r.out, HasSubstr("RAN")) << r.err;
+  EXPECT_FALSE(Exists(outside + "/marker")) << r.err;
+  EXPECT_FALSE(Exists(outside + "/b/marker")) << r.err;
+  ExpectSecretAndOutsideUntouched(before);
+}
+
 // 4d. A link in a protected directory whose target only looks inside:
 // `y -> .` and `config.toml -> y/../evil.toml` lead, for the kernel, to
 // the workspace's evil.toml, which the command writes. The run is refused.
