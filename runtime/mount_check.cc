@@ -118,7 +118,8 @@ double Now() {
 
 void Pause(long usec) {
   timespec ts{usec / 1000000, (usec % 1000000) * 1000};
-  nanosleep(&ts, nullptr);
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
 }
 
 // ReadSmall reads a /proc file of the sandbox (empty when it is gone or
@@ -262,6 +263,7 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
   if (schedule.first_wait_us > 0) Pause(schedule.first_wait_us);
   int err = 0;
   for (int looks = 1;; ++looks) {
+    if (looks == 1) metrics.first_look_after_us = static_cast<long>((Now() - started) * 1e6);
     std::string now = ReadSmall(proc + "/syscall", &err);
     metrics.looks = looks;
     if (err == ENOENT || err == ESRCH) return absl::OkStatus();  // bwrap ended: nothing ran

@@ -51,9 +51,10 @@ struct GateSchedule {
 
 // GateMetrics: what the last Release of this process did (tests, bench/).
 struct GateMetrics {
-  double shortest_seconds = 0;  // what its schedule started from
-  long first_wait_us = 0;
-  int looks = 0;  // reads of /proc/PID/syscall
+  double shortest_seconds = 0;   // what its schedule started from
+  long first_wait_us = 0;        // the first pause the schedule chose
+  long first_look_after_us = 0;  // observed: from the start of the wait to the first look
+  int looks = 0;                 // reads of /proc/PID/syscall
 };
 GateMetrics LastGateMetrics();
 // RecentGateShortest: the shortest time to the gate of this process's last

@@ -176,6 +176,8 @@ TEST(MountGateRun, TheNextLaunchWaitsForWhatTheLastOnesTook) {
   EXPECT_EQ(m.shortest_seconds, shortest);
   EXPECT_EQ(m.first_wait_us, static_cast<long>(shortest * 0.8 * 1e6));
   EXPECT_GT(m.first_wait_us, 0);
+  // The pause chosen is the pause taken: the first look comes after it.
+  EXPECT_GE(m.first_look_after_us, m.first_wait_us);
   EXPECT_GE(m.looks, 1);
   EXPECT_EQ(cwsc::testing::ReadFileOr(ws + "/ran"), "ran\nran\n");
 }

@@ -227,6 +227,28 @@ TEST(SpawnTest, StartChildClonesOnTheMainThreadOrTheSpawnerAndResetsSignals) {
   EXPECT_EQ(ReadFileOr(d / "thread"), clean);
 }
 
+// What the spawner thread is for, observed rather than counted: a child
+// started from a thread that then ends keeps running. Had the clone been
+// made on that thread, its parent-death signal (SIGKILL) would have fired
+// when the thread exited.
+TEST(SpawnTest, AChildStartedFromAThreadThatEndsLivesOn) {
+  SpawnRequest r;
+  r.argv = {"/bin/sleep", "30"};
+  r.env = kEnv;
+  std::unique_ptr<StartedChild> child;
+  std::thread([&] {
+    ChildStdio io;
+    absl::StatusOr<std::unique_ptr<StartedChild>> c = StartChild(r, io);
+    ASSERT_TRUE(c.ok()) << c.status();
+    child = *std::move(c);
+  }).join();
+  ASSERT_NE(child, nullptr);
+  EXPECT_FALSE(child->Wait(300)) << "the child died with the thread that asked for it";
+  child->Kill();
+  ASSERT_TRUE(child->Wait(5000));
+  EXPECT_EQ(child->result().signal, SIGKILL);  // the test's kill, not a death before it
+}
+
 TEST(SpawnTest, StdinPipedThrough) {
   std::string input;
   for (int i = 0; i < 20000; ++i) input += "line " + std::to_string(i) + "\n";
