@@ -95,6 +95,15 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
   return kExitOk;
 }
 
+// WriteText prints `out` on stdout: exit 0, or 2 when it cannot be written.
+int WriteText(const ir::Text& out) {
+  if (!PrintText(out)) {
+    PrintError("cannot write the output");
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
 int WriteStdout(const std::string& data) {
   if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0) {
     PrintError("cannot write the output");
@@ -150,11 +159,7 @@ int ExplainStage(driver::Stage stage, const compiler::CompileOptions& copts,
     report->SetResult(std::move(json));
     return kExitOk;
   }
-  if (!PrintText(out)) {
-    PrintError("cannot write the output");
-    return kExitUsage;
-  }
-  return kExitOk;
+  return WriteText(out);
 }
 
 }  // namespace
@@ -329,11 +334,7 @@ int CmdExplain(const Args& args) {
     report->SetResult(std::move(json));
     return kExitOk;
   }
-  if (!PrintText(out)) {
-    PrintError("cannot write the output");
-    return kExitUsage;
-  }
-  return kExitOk;
+  return WriteText(out);
 }
 
 }  // namespace cwsc::cli
