@@ -254,6 +254,11 @@ live = [["doctor", "--json"], ["facts", "--json"], ["doctor", "missing.toml", "-
          "--target", "seccomp", "--json"],
         ["explain", "examples/remote.cwsp", "--facts", "examples/facts/linux-workspace.yaml",
          "--json"],
+        # explain --stage: a spec's settings, and a stage that is JSON.
+        ["explain", "examples/workspace.toml", "--facts", "examples/facts/linux-workspace.yaml",
+         "--stage", "layered", "--json"],
+        ["explain", "examples/workspace.toml", "--facts", "examples/facts/linux-workspace.yaml",
+         "--stage", "policy", "--json"],
         ["audit", "--sbpl", "tests/golden/seatbelt/example-workspace.sb", "-D",
          "WRITABLE_ROOT_0=/w", "--json"],
         # An absent deny target: the verdict "absent" (docs/verification.md).
