@@ -381,8 +381,7 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
     return plan->kind == PlanKind::kRefused ? std::nullopt : user;
   };
   auto refuse = [&](std::string reason, Origin why) {
-    plan->kind = PlanKind::kRefused;
-    plan->refusal = ir::Refusal{std::move(reason), std::move(why)};
+    ir::Refuse(plan, ir::Refusal{std::move(reason), std::move(why)});
     return finish();
   };
   if (!in.trusted) return refuse(in.trust_refusal, origin);

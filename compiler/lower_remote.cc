@@ -20,9 +20,7 @@ std::string Norm(const std::string& s) {
 }
 
 void Refuse(ir::LaunchPlan* plan, std::string reason, Origin origin) {
-  plan->kind = PlanKind::kRefused;
-  plan->remote.reset();
-  plan->refusal = ir::Refusal{std::move(reason), std::move(origin)};
+  ir::Refuse(plan, ir::Refusal{std::move(reason), std::move(origin)});
 }
 
 // KeySource says where the runtime reads the key; never the key itself.

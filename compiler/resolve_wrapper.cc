@@ -33,10 +33,7 @@ absl::Status Resolver::SelectRemote() {
 }
 
 void Resolver::Refuse(std::string reason, Origin origin) {
-  plan_.kind = PlanKind::kRefused;
-  plan_.refusal = ir::Refusal{std::move(reason), std::move(origin)};
-  plan_.mounts.clear();
-  plan_.env_set.clear();
+  ir::Refuse(&plan_, ir::Refusal{std::move(reason), std::move(origin)});
 }
 
 void Resolver::SelectWrapper() {

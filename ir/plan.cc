@@ -1,5 +1,7 @@
 #include "ir/plan.h"
 
+#include <utility>
+
 namespace cwsc::ir {
 
 const char* PlanKindName(PlanKind kind) {
@@ -251,6 +253,19 @@ std::string ApiKeySource::Describe() const {
       return "file " + name;
   }
   return "";
+}
+
+void Refuse(LaunchPlan* plan, Refusal refusal) {
+  plan->kind = PlanKind::kRefused;
+  plan->refusal = std::move(refusal);
+  plan->mounts.clear();
+  plan->launcher.clear();
+  plan->launcher_origin = Origin();
+  plan->env_set.clear();
+  plan->seatbelt.reset();
+  plan->remote.reset();
+  plan->syscall_filter.reset();
+  plan->landlock.reset();
 }
 
 }  // namespace cwsc::ir

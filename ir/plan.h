@@ -489,6 +489,12 @@ struct LaunchPlan {
   bool operator==(const LaunchPlan&) const = default;
 };
 
+// Refuse makes `plan` a refused plan: its kind, its refusal, and none of the
+// launch parts of the kind it was becoming (mounts, launcher, Seatbelt facts,
+// remote endpoint, Landlock ruleset, syscall filter, environment settings),
+// so no lowering that stops half-way leaves a part ir::Validate refuses.
+void Refuse(LaunchPlan* plan, Refusal refusal);
+
 }  // namespace cwsc::ir
 
 #endif  // CWSC_IR_PLAN_H_

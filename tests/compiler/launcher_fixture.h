@@ -17,6 +17,7 @@
 #include "backends/bwrap.h"
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
+#include "ir/validate.h"
 
 namespace cwsc::compiler::launcher_testing {
 
@@ -154,10 +155,17 @@ inline absl::StatusOr<CompileResult> Compile(const Host& host, const Options& op
   return CompileConfig(o, facts.get());
 }
 
+// Plan compiles and holds the plan to the rules `cwsc exec` reads plans by
+// (ir/validate.h) in every build, not only in the debug builds where the
+// compiler checks itself.
 inline LaunchPlan Plan(const Host& host, const Options& opt = {}) {
   auto r = Compile(host, opt);
   EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? r->plan : LaunchPlan{};
+  if (!r.ok()) return LaunchPlan{};
+  for (const ir::PlanProblem& p : ir::Validate(r->plan)) {
+    ADD_FAILURE() << "invalid plan: " << p.pointer << ": " << p.message;
+  }
+  return r->plan;
 }
 
 inline std::string Refusal(const Host& host, const Options& opt = {}) {
