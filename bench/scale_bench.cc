@@ -1,5 +1,5 @@
 // How compile cost grows with the size of a policy: 100 / 1k / 10k writable
-// roots or denied paths, against recorded facts (memory only) and live facts
+// roots (existing, or missing: each gets a note), or denied paths, against recorded facts (memory only) and live facts
 // (real directories under a temporary directory, stat and realpath per path).
 // `per_entry` is the time per root or path; linear growth keeps it flat.
 // The *Parse and *Resolve variants split the whole into reading the TOML
@@ -20,25 +20,27 @@
 
 namespace {
 
-enum class Kind { kRoots, kDenied };
+enum class Kind { kRoots, kMissingRoots, kDenied };
 
-// Scratch is a temporary directory holding `n` directories d0..d(n-1) and the config.
+// Scratch is a temporary directory holding `n` directories d0..d(n-1) (none
+// for kMissingRoots) and the config.
 struct Scratch {
   std::string dir;
   std::string config;
-  Scratch(Kind kind, int n) {
+  bool missing;
+  Scratch(Kind kind, int n) : missing(kind == Kind::kMissingRoots) {
     char tmpl[] = "/tmp/cwsc-scale-XXXXXX";
     dir = mkdtemp(tmpl);
     std::string list;
     for (int i = 0; i < n; ++i) {
       std::string p = dir + "/d" + std::to_string(i);
-      mkdir(p.c_str(), 0755);
+      if (!missing) mkdir(p.c_str(), 0755);
       list += (i ? ", \"" : "\"") + p + "\"";
     }
     config = dir + "/config.toml";
     std::ofstream(config) << "sandbox_mode = \"workspace-write\"\n"
-                          << (kind == Kind::kRoots ? "sandbox_writable_roots"
-                                                   : "sandbox_denied_read_paths")
+                          << (kind == Kind::kDenied ? "sandbox_denied_read_paths"
+                                                    : "sandbox_writable_roots")
                           << " = [" << list << "]\n";
   }
   ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
@@ -57,7 +59,7 @@ struct Scratch {
         "0}\n"
         "  " +
         dir + ": {type: directory, canonical: " + dir + ", mode: \"0755\", uid: 1000, gid: 1000}\n";
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && !missing; ++i) {
       std::string p = dir + "/d" + std::to_string(i);
       y += "  " + p + ": {type: directory, canonical: " + p +
            ", mode: \"0755\", uid: 1000, gid: 1000}\n";
@@ -132,6 +134,7 @@ void Scale(benchmark::State& state, Kind kind, bool live, Stage stage = Stage::k
 
 void BM_RootsRecorded(benchmark::State& s) { Scale(s, Kind::kRoots, false); }
 void BM_RootsLive(benchmark::State& s) { Scale(s, Kind::kRoots, true); }
+void BM_MissingRootsRecorded(benchmark::State& s) { Scale(s, Kind::kMissingRoots, false); }
 void BM_DeniedRecorded(benchmark::State& s) { Scale(s, Kind::kDenied, false); }
 void BM_DeniedLive(benchmark::State& s) { Scale(s, Kind::kDenied, true); }
 void BM_RootsParse(benchmark::State& s) { Scale(s, Kind::kRoots, false, Stage::kParse); }
@@ -149,6 +152,12 @@ void BM_DeniedLiveResolve(benchmark::State& s) { Scale(s, Kind::kDenied, true, S
 
 BENCHMARK(BM_RootsRecorded)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RootsLive)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MissingRootsRecorded)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeniedRecorded)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeniedLive)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RootsParse)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -133,14 +134,13 @@ namespace {
 // out of the sandbox; say so at its entry, once per path, rather than drop
 // it without a word (a typo in a root would otherwise go unseen).
 void NoteMissingRoots(const ir::LaunchPlan& plan, std::vector<ir::Diagnostic>* notes) {
-  std::vector<absl::string_view> noted;
+  absl::flat_hash_set<absl::string_view> noted;  // a list scan per root was quadratic
   for (const ir::Root& r : plan.roots) {
     if (r.source != ir::RootSource::kConfigured || r.skip != ir::RootSkip::kMissing) continue;
     // The permission mode's workspace is the working directory, whose
     // absence `run` refuses on its own.
     if (r.origin.kind == ir::Origin::Kind::kMode) continue;
-    if (std::find(noted.begin(), noted.end(), absl::string_view(r.path)) != noted.end()) continue;
-    noted.push_back(absl::string_view(r.path));
+    if (!noted.insert(absl::string_view(r.path)).second) continue;
     const ir::Origin& o = r.origin;
     std::string msg = absl::StrCat("the writable root '", r.path.str(),
                                    "' does not exist, so the sandbox leaves it out; create it, "
