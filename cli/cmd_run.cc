@@ -125,7 +125,7 @@ int CmdRun(const Args& args) {
   PrintNotes(r->notes);
   for (const ir::Diagnostic& n : SettingNotes(r->plan)) PrintSettingNote(n);
   std::optional<std::string> startup_mode;
-  if (r->merged.sandbox_mode) startup_mode = r->merged.sandbox_mode->value;
+  if (r->merged.sandbox_mode) startup_mode = ir::PolicyTypeName(r->merged.sandbox_mode->value.type);
   Harden(startup_mode, r->plan.kind == ir::PlanKind::kLauncherBwrap);
   runtime::ExecRequest req;
   req.program = o->program;

@@ -199,11 +199,9 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   // Requirements (docs/behavior.md B-3 step 4): a configured sandbox_mode outside
   // the administrator's allow-list is a load error.
   CWSC_ASSIGN_OR_RETURN(Requirements req, ReadRequirements(*facts, merged));
-  if (merged.sandbox_mode &&
-      !req.Allows(
-          NormalizeSandboxMode(merged.sandbox_mode->value).value_or(merged.sandbox_mode->value))) {
+  if (merged.sandbox_mode && !req.Allows(merged.sandbox_mode->value.type)) {
     const ir::Origin& o = merged.sandbox_mode->origin;
-    std::string msg = absl::StrCat("sandbox_mode '", merged.sandbox_mode->value,
+    std::string msg = absl::StrCat("sandbox_mode '", merged.sandbox_mode->value.text,
                                    "' is not allowed by requirements (", req.Describe(), ")");
     if (o.file.empty()) {
       return ir::ErrorAt(o.Describe(), 0, 0, msg);  // the place is the origin

@@ -12,8 +12,11 @@ constexpr bool FieldFits(const ConfigKey& k) {
   switch (k.type) {
     case KeyType::kString:
     case KeyType::kSecret:
-    case KeyType::kSandboxMode:
       return std::holds_alternative<std::optional<Setting<std::string>> PolicySpec::*>(k.field);
+    case KeyType::kSandboxMode:
+      return std::holds_alternative<std::optional<Setting<SandboxMode>> PolicySpec::*>(k.field);
+    case KeyType::kSandboxBackend:
+      return std::holds_alternative<std::optional<Setting<SandboxBackend>> PolicySpec::*>(k.field);
     case KeyType::kLinuxBackend:
       return std::holds_alternative<std::optional<Setting<LinuxBackend>> PolicySpec::*>(k.field);
     case KeyType::kOpenSandboxApi:

@@ -32,6 +32,7 @@ enum class KeyType {
   kArgv,            // a list of non-empty strings (an argv prefix)
   kPort,            // an integer from 1 to 65535
   kSandboxMode,     // read-only, workspace-write, danger-full-access, external-sandbox
+  kSandboxBackend,  // none or opensandbox (any other text: a refused plan)
   kLinuxBackend,    // auto, bwrap, landlock: a LinuxBackend
   kOpenSandboxApi,  // codewhale, execd, lifecycle: an ir::Contract
 };
@@ -73,7 +74,9 @@ using SpecField = std::variant<
     std::optional<Setting<PathList>> PolicySpec::*,
     std::optional<Setting<std::vector<std::string>>> PolicySpec::*,
     std::optional<Setting<int>> PolicySpec::*, std::optional<Setting<LinuxBackend>> PolicySpec::*,
-    std::optional<Setting<ir::Contract>> PolicySpec::*>;
+    std::optional<Setting<ir::Contract>> PolicySpec::*,
+    std::optional<Setting<SandboxMode>> PolicySpec::*,
+    std::optional<Setting<SandboxBackend>> PolicySpec::*>;
 
 struct ConfigKey {
   std::string_view name;
@@ -103,7 +106,7 @@ inline constexpr ConfigKey kConfigKeys[] = {
      "[\"/opt\"]", "extra directories bound read-only", &PolicySpec::bwrap_ro_roots},
     {"bwrap_dev_roots", "bwrapDevRoots", KeyType::kPaths, kFileLayers, {}, "device \"/dev/kvm\";",
      "[\"/dev/kvm\"]", "devices bound read-write", &PolicySpec::bwrap_dev_roots},
-    {"sandbox_backend", "sandboxBackend", KeyType::kString, kFileAndEnv,
+    {"sandbox_backend", "sandboxBackend", KeyType::kSandboxBackend, kFileAndEnv,
      EnvOverride("CODEWHALE_SANDBOX_BACKEND", "DEEPSEEK_SANDBOX_BACKEND"),
      "backend opensandbox;", "\"opensandbox\"", "none (local) or opensandbox (remote)",
      &PolicySpec::sandbox_backend},

@@ -50,11 +50,20 @@ void ReadKey(Reader& r, PolicySpec& spec, const ConfigKey& k, const std::string&
     case KeyType::kSandboxMode: {
       auto v = r.String(key, n);
       if (!v) return;
-      if (!NormalizeSandboxMode(v->value)) {
+      std::optional<SandboxMode> mode = ParseSandboxMode(v->value);
+      if (!mode) {
         r.Error(n, InvalidSandboxModeMessage(v->value));
         return;
       }
-      Store(spec, k, std::move(v));
+      Store(spec, k, std::optional<Setting<SandboxMode>>({*std::move(mode), v->origin}));
+      return;
+    }
+    case KeyType::kSandboxBackend: {
+      auto v = r.String(key, n);
+      if (!v) return;
+      Store(
+          spec, k,
+          std::optional<Setting<SandboxBackend>>({{ParseBackend(v->value), v->value}, v->origin}));
       return;
     }
     case KeyType::kLinuxBackend: {

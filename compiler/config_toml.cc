@@ -63,10 +63,10 @@ absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,
       return at(item, absl::StrCat("'allowed_sandbox_modes' entries must be strings, not ",
                                    Reader::TypeName(item)));
     }
-    auto mode = NormalizeSandboxMode(s->get());
+    std::optional<SandboxMode> mode = ParseSandboxMode(s->get());
     if (!mode) return at(item, InvalidSandboxModeMessage(s->get()));
-    if (std::find(out.allowed.begin(), out.allowed.end(), *mode) == out.allowed.end()) {
-      out.allowed.push_back(*mode);
+    if (std::find(out.allowed.begin(), out.allowed.end(), mode->type) == out.allowed.end()) {
+      out.allowed.push_back(mode->type);
     }
   }
   return out;

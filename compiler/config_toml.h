@@ -36,9 +36,9 @@ absl::StatusOr<ConfigLayer> ReadTomlConfig(const std::string& text, const std::s
                                            Layer layer, const TomlReadOptions& options = {});
 
 // RequirementsFile is a parsed requirements.toml: allowed_sandbox_modes,
-// normalized (trimmed, lowercased); other keys are ignored.
+// parsed (compiler/modes.h), each once; other keys are ignored.
 struct RequirementsFile {
-  std::vector<std::string> allowed;
+  std::vector<ir::PolicyType> allowed;
   ir::Origin origin;
 };
 absl::StatusOr<RequirementsFile> ParseRequirements(const std::string& text,

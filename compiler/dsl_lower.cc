@@ -164,7 +164,7 @@ class Lowerer {
                            "'; expected read-only, workspace-write, danger-full-access or "
                            "external-sandbox"));
       } else if (Once("mode", "mode", kw)) {
-        spec_->sandbox_mode = Setting<std::string>{mode, At(kw, "mode")};
+        spec_->sandbox_mode = Setting<SandboxMode>{*ParseSandboxMode(mode), At(kw, "mode")};
       }
     } else if (auto* s = dynamic_cast<P::NetworkStmtContext*>(st)) {
       if (Once("network", "network", kw)) {
@@ -272,7 +272,7 @@ class Lowerer {
       return;
     }
     if (!Once("backend", "backend", kw)) return;
-    spec_->sandbox_backend = Setting<std::string>{name, At(kw, "backend")};
+    spec_->sandbox_backend = Setting<SandboxBackend>{{ParseBackend(name), name}, At(kw, "backend")};
     for (P::BackendSettingContext* bs : s->backendSetting()) {
       Token* skw = bs->getStart();
       if (name != "opensandbox") {

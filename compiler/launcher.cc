@@ -192,10 +192,10 @@ LauncherTrust CheckLauncherTrust(HostFacts& facts, const ManagedLayer& managed,
         "the managed file must set sandbox_mode itself, to workspace-write or read-only (a "
         "sandbox_mode from a user config or the environment does not count)");
   }
-  std::string mode = NormalizeSandboxMode(managed.spec.sandbox_mode->value).value_or("");
-  if (mode != "workspace-write" && mode != "read-only") {
+  ir::PolicyType mode = managed.spec.sandbox_mode->value.type;
+  if (mode != ir::PolicyType::kWorkspaceWrite && mode != ir::PolicyType::kReadOnly) {
     return refuse(
-        absl::StrCat("its sandbox_mode '", managed.spec.sandbox_mode->value, "' (",
+        absl::StrCat("its sandbox_mode '", managed.spec.sandbox_mode->value.text, "' (",
                      Where(managed.spec.sandbox_mode->origin),
                      ") would skip the sandbox; it must be workspace-write or read-only"));
   }

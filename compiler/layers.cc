@@ -31,9 +31,9 @@ std::optional<std::pair<std::string, std::string>> EnvValue(HostFacts& facts,
   return std::nullopt;
 }
 
-int Rank(const std::string& mode) {
-  if (mode == "read-only") return 2;
-  if (mode == "workspace-write") return 1;
+int Rank(ir::PolicyType mode) {
+  if (mode == ir::PolicyType::kReadOnly) return 2;
+  if (mode == ir::PolicyType::kWorkspaceWrite) return 1;
   return 0;
 }
 
@@ -107,14 +107,26 @@ absl::StatusOr<PolicySpec> EnvOverrides(HostFacts& facts, std::vector<Diagnostic
         }
         break;
       case KeyType::kString:
+        if (auto v = EnvValue(facts, name, legacy)) {
+          spec.*std::get<std::optional<Setting<std::string>> PolicySpec::*>(k.field) =
+              Setting<std::string>{v->second, Origin::Env(v->first)};
+        }
+        break;
+      case KeyType::kSandboxBackend:
+        if (auto v = EnvValue(facts, name, legacy)) {
+          spec.*std::get<std::optional<Setting<SandboxBackend>> PolicySpec::*>(k.field) =
+              Setting<SandboxBackend>{{ParseBackend(v->second), v->second}, Origin::Env(v->first)};
+        }
+        break;
       case KeyType::kSandboxMode:
         if (auto v = EnvValue(facts, name, legacy)) {
-          if (k.type == KeyType::kSandboxMode && !NormalizeSandboxMode(v->second)) {
+          std::optional<SandboxMode> mode = ParseSandboxMode(v->second);
+          if (!mode) {
             return ir::ErrorAt(absl::StrCat("env ", v->first), 0, 0,
                                InvalidSandboxModeMessage(v->second));
           }
-          spec.*std::get<std::optional<Setting<std::string>> PolicySpec::*>(k.field) =
-              Setting<std::string>{v->second, Origin::Env(v->first)};
+          spec.*std::get<std::optional<Setting<SandboxMode>> PolicySpec::*>(k.field) =
+              Setting<SandboxMode>{*std::move(mode), Origin::Env(v->first)};
         }
         break;
       default:
@@ -162,13 +174,16 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
   return out;
 }
 
-bool Requirements::Allows(const std::string& normalized_mode) const {
+bool Requirements::Allows(ir::PolicyType mode) const {
   if (path.empty() || allowed.empty()) return true;
-  return std::find(allowed.begin(), allowed.end(), normalized_mode) != allowed.end();
+  return std::find(allowed.begin(), allowed.end(), mode) != allowed.end();
 }
 
 std::string Requirements::Describe() const {
-  return absl::StrCat(path, " allows ", absl::StrJoin(allowed, ", "));
+  return absl::StrCat(path, " allows ",
+                      absl::StrJoin(allowed, ", ", [](std::string* out, ir::PolicyType t) {
+                        out->append(ir::PolicyTypeName(t));
+                      }));
 }
 
 absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec& merged) {
@@ -198,11 +213,12 @@ absl::StatusOr<Requirements> ReadRequirements(HostFacts& facts, const PolicySpec
   return out;
 }
 
-bool ProjectModeAllowed(const std::optional<std::string>& current, const std::string& project) {
-  std::string p = Norm(project);
-  if (p == "external-sandbox") return current && Norm(*current) == "external-sandbox";
-  if (!current) return Rank(p) >= 2;
-  return Rank(p) >= Rank(Norm(*current));
+bool ProjectModeAllowed(std::optional<ir::PolicyType> current, ir::PolicyType project) {
+  if (project == ir::PolicyType::kExternalSandbox) {
+    return current == ir::PolicyType::kExternalSandbox;
+  }
+  if (!current) return Rank(project) >= 2;
+  return Rank(project) >= Rank(*current);
 }
 
 absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicySpec& merged,
@@ -237,12 +253,12 @@ absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicyS
                        ir::SourceLineAt(MaskSecrets(*text), o.line));
   }
   if (layer.spec.sandbox_mode) {
-    std::optional<std::string> current;
-    if (merged.sandbox_mode) current = merged.sandbox_mode->value;
-    if (ProjectModeAllowed(current, layer.spec.sandbox_mode->value)) {
+    std::optional<ir::PolicyType> current;
+    if (merged.sandbox_mode) current = merged.sandbox_mode->value.type;
+    if (ProjectModeAllowed(current, layer.spec.sandbox_mode->value.type)) {
       merged.sandbox_mode = layer.spec.sandbox_mode;
     } else {
-      warn(absl::StrCat("ignoring sandbox_mode '", layer.spec.sandbox_mode->value,
+      warn(absl::StrCat("ignoring sandbox_mode '", layer.spec.sandbox_mode->value.text,
                         "': project config can only tighten the user's sandbox mode."));
     }
   }

@@ -28,10 +28,10 @@ inline constexpr char kLegacyRequirementsPath[] = "/etc/deepseek/requirements.to
 
 // Requirements is an administrator's allow-list of sandbox modes.
 struct Requirements {
-  std::string path;                  // the file read; empty when none exists
-  std::vector<std::string> allowed;  // normalized allowed_sandbox_modes; empty = no list
-  ir::Origin origin;                 // where allowed_sandbox_modes is
-  bool Allows(const std::string& normalized_mode) const;
+  std::string path;                     // the file read; empty when none exists
+  std::vector<ir::PolicyType> allowed;  // allowed_sandbox_modes; empty = no list
+  ir::Origin origin;                    // where allowed_sandbox_modes is
+  bool Allows(ir::PolicyType mode) const;
   std::string Describe() const;  // "<path> allows a, b"
 };
 
@@ -54,8 +54,8 @@ absl::StatusOr<ManagedLayer> ReadManagedLayer(HostFacts& facts, const PolicySpec
 absl::Status ApplyProjectLayer(HostFacts& facts, const std::string& cwd, PolicySpec& merged,
                                std::vector<ir::Diagnostic>* notes);
 
-// ProjectModeAllowed is the docs/behavior.md B-5 rank rule (values trimmed and lowercased).
-bool ProjectModeAllowed(const std::optional<std::string>& current, const std::string& project);
+// ProjectModeAllowed is the docs/behavior.md B-5 rank rule.
+bool ProjectModeAllowed(std::optional<ir::PolicyType> current, ir::PolicyType project);
 
 }  // namespace cwsc::compiler
 

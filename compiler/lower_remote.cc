@@ -85,15 +85,6 @@ std::vector<std::string> NotEnforced(const PolicySpec& spec, const ir::LaunchPla
 
 }  // namespace
 
-BackendKind ParseBackend(const std::string& value) {
-  std::string v = Norm(value);
-  if (v.empty() || v == "none") return BackendKind::kNone;
-  if (v == "opensandbox" || v == "open-sandbox" || v == "open_sandbox") {
-    return BackendKind::kOpenSandbox;
-  }
-  return BackendKind::kUnsupported;
-}
-
 std::optional<std::string> CheckRemoteUrl(const std::string& url) {
   for (unsigned char c : url) {
     if (c <= 0x20 || c == 0x7f) return "it contains a space or control character";
@@ -135,10 +126,10 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   plan->launcher.clear();
   plan->seatbelt.reset();
   if (!spec.sandbox_backend) return;
-  const Setting<std::string>& b = *spec.sandbox_backend;
-  if (ParseBackend(b.value) != BackendKind::kOpenSandbox) {
+  const Setting<SandboxBackend>& b = *spec.sandbox_backend;
+  if (b.value.kind != BackendKind::kOpenSandbox) {
     Refuse(plan,
-           absl::StrCat("unsupported sandbox_backend '", b.value,
+           absl::StrCat("unsupported sandbox_backend '", b.value.text,
                         "': shell execution is refused; choose a supported backend "
                         "(opensandbox) or explicitly select none"),
            b.origin);

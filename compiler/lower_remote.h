@@ -6,7 +6,7 @@
 // that cannot be used (bad URL, missing required setting), gives a refused
 // plan with the reason: never local execution.
 //
-//   if (ParseBackend(spec.sandbox_backend->value) != BackendKind::kNone) {
+//   if (spec.sandbox_backend->value.kind != BackendKind::kNone) {
 //     LowerRemote(spec, &plan); return plan;
 //   }
 //
@@ -22,12 +22,6 @@
 #include "ir/plan.h"
 
 namespace cwsc::compiler {
-
-enum class BackendKind { kNone, kOpenSandbox, kUnsupported };
-
-// ParseBackend is docs/behavior.md B-71: trim, ASCII-lowercase; "" and "none" are
-// local, the three OpenSandbox spellings are remote, anything else unsupported.
-BackendKind ParseBackend(const std::string& value);
 
 // kDefaultSandboxUrl is the Codewhale default for sandbox_url.
 inline constexpr char kDefaultSandboxUrl[] = "http://localhost:8080";

@@ -14,13 +14,22 @@ std::optional<std::string> NormalizeMode(const std::string& mode) {
   return std::nullopt;
 }
 
-std::optional<std::string> NormalizeSandboxMode(const std::string& value) {
+std::optional<SandboxMode> ParseSandboxMode(const std::string& value) {
   std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
-  if (v == "read-only" || v == "workspace-write" || v == "danger-full-access" ||
-      v == "external-sandbox") {
-    return v;
+  for (ir::PolicyType t : {ir::PolicyType::kReadOnly, ir::PolicyType::kWorkspaceWrite,
+                           ir::PolicyType::kDangerFullAccess, ir::PolicyType::kExternalSandbox}) {
+    if (v == ir::PolicyTypeName(t)) return SandboxMode{t, value};
   }
   return std::nullopt;
+}
+
+BackendKind ParseBackend(const std::string& value) {
+  std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(value));
+  if (v.empty() || v == "none") return BackendKind::kNone;
+  if (v == "opensandbox" || v == "open-sandbox" || v == "open_sandbox") {
+    return BackendKind::kOpenSandbox;
+  }
+  return BackendKind::kUnsupported;
 }
 
 std::optional<LinuxBackend> ParseLinuxBackend(const std::string& value) {

@@ -22,9 +22,15 @@ std::optional<std::string> NormalizeMode(const std::string& mode);
 // kSandboxModeError is the message for a bad sandbox_mode value ("%s" = value).
 std::string InvalidSandboxModeMessage(const std::string& value);
 
-// NormalizeSandboxMode trims and ASCII-lowercases; returns nullopt unless the
+// ParseSandboxMode trims and ASCII-lowercases; returns nullopt unless the
 // result is read-only, workspace-write, danger-full-access or external-sandbox.
-std::optional<std::string> NormalizeSandboxMode(const std::string& value);
+// The result keeps `value` as written.
+std::optional<SandboxMode> ParseSandboxMode(const std::string& value);
+
+// ParseBackend is docs/behavior.md B-71: trim, ASCII-lowercase; "" and "none" are
+// local, the three OpenSandbox spellings are remote, anything else unsupported
+// (refused when the plan is lowered, compiler/lower_remote.h).
+BackendKind ParseBackend(const std::string& value);
 
 // ParseLinuxBackend: "auto", "bwrap" or "landlock", trimmed and ASCII-lowercased.
 std::optional<LinuxBackend> ParseLinuxBackend(const std::string& value);

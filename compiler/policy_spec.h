@@ -32,13 +32,33 @@ enum class Layer { kUser, kEnv, kManaged, kProject };
 // LinuxBackend is the sandbox_linux_backend setting (docs/config.md).
 enum class LinuxBackend { kAuto, kBwrap, kLandlock };
 
+// SandboxMode is a sandbox_mode value, parsed once by the frontend that read
+// it (compiler/modes.h): the policy it names, and the text as written, which
+// messages quote ("ignoring sandbox_mode 'Read-Only'").
+struct SandboxMode {
+  ir::PolicyType type = ir::PolicyType::kWorkspaceWrite;
+  std::string text;
+  bool operator==(const SandboxMode&) const = default;
+};
+
+// BackendKind is what a sandbox_backend value selects (docs/behavior.md B-71).
+enum class BackendKind { kNone, kOpenSandbox, kUnsupported };
+
+// SandboxBackend is a sandbox_backend value, parsed once (compiler/modes.h),
+// with the text as written: an unsupported backend's refusal quotes it.
+struct SandboxBackend {
+  BackendKind kind = BackendKind::kNone;
+  std::string text;
+  bool operator==(const SandboxBackend&) const = default;
+};
+
 struct PolicySpec {
   // Codewhale keys (docs/behavior.md B-1).
-  std::optional<Setting<std::string>> sandbox_mode;  // raw; normalized when resolved
+  std::optional<Setting<SandboxMode>> sandbox_mode;
   std::optional<Setting<bool>> prefer_bwrap;
   std::optional<Setting<PathList>> bwrap_ro_roots;
   std::optional<Setting<PathList>> bwrap_dev_roots;
-  std::optional<Setting<std::string>> sandbox_backend;
+  std::optional<Setting<SandboxBackend>> sandbox_backend;
   std::optional<Setting<std::string>> sandbox_url;
   // The key value is kept only for the runtime; plans record the origin alone.
   std::optional<Setting<std::string>> sandbox_api_key;

@@ -72,12 +72,13 @@ absl::StatusOr<LaunchPlan> Resolver::Run() {
   plan_.policy = PolicyFor(in_);
   if (in_.spec.sandbox_mode) {
     // sandbox_mode only narrows (docs/behavior.md B-11): say so when it changed nothing.
-    std::string configured = NormalizeSandboxMode(in_.spec.sandbox_mode->value).value_or("");
-    if (configured != ir::PolicyTypeName(plan_.policy.type)) {
-      AddSkipped(SkipKind::kSetting, "sandbox_mode", "",
-                 absl::StrCat("'", configured, "' can only narrow the policy of the ", in_.mode,
-                              " mode, which stays ", ir::PolicyTypeName(plan_.policy.type)),
-                 in_.spec.sandbox_mode->origin);
+    PolicyType configured = in_.spec.sandbox_mode->value.type;
+    if (configured != plan_.policy.type) {
+      AddSkipped(
+          SkipKind::kSetting, "sandbox_mode", "",
+          absl::StrCat("'", ir::PolicyTypeName(configured), "' can only narrow the policy of the ",
+                       in_.mode, " mode, which stays ", ir::PolicyTypeName(plan_.policy.type)),
+          in_.spec.sandbox_mode->origin);
     }
   }
   if (in_.spec.sandbox_network_access && in_.spec.sandbox_network_access->value &&
@@ -88,7 +89,7 @@ absl::StatusOr<LaunchPlan> Resolver::Run() {
                in_.spec.sandbox_network_access->origin);
   }
   CWSC_RETURN_IF_ERROR(ApplyEscalation(in_, &plan_.policy));
-  if (!in_.requirements.Allows(ir::PolicyTypeName(plan_.policy.type))) {
+  if (!in_.requirements.Allows(plan_.policy.type)) {
     Refuse(absl::StrCat("the policy ", ir::PolicyTypeName(plan_.policy.type),
                         " is not allowed by requirements (", in_.requirements.Describe(), ")"),
            in_.requirements.origin);
@@ -151,7 +152,7 @@ bool Resolver::NoNewPrivs() {
     return !(f.empty() || f == "0" || f == "false" || f == "no" || f == "off" || f == "disabled");
   }
   std::optional<std::string> mode = facts_.Env("CODEWHALE_SANDBOX_MODE");
-  if (!mode && in_.spec.sandbox_mode) mode = in_.spec.sandbox_mode->value;
+  if (!mode && in_.spec.sandbox_mode) mode = ir::PolicyTypeName(in_.spec.sandbox_mode->value.type);
   return !mode || absl::AsciiStrToLower(absl::StripAsciiWhitespace(*mode)) != "danger-full-access";
 }
 

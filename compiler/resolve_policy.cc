@@ -29,15 +29,17 @@ ir::Policy PolicyFor(const ResolveInput& in) {
   }
   p.origin = mode_origin;
   if (in.spec.sandbox_mode) {
-    std::string configured = NormalizeSandboxMode(in.spec.sandbox_mode->value).value_or("");
+    PolicyType configured = in.spec.sandbox_mode->value.type;
     const Origin& o = in.spec.sandbox_mode->origin;
-    if (p.type == PolicyType::kReadOnly || configured == "read-only") {
+    if (p.type == PolicyType::kReadOnly || configured == PolicyType::kReadOnly) {
       if (p.type != PolicyType::kReadOnly) p.origin = o;
       p.type = PolicyType::kReadOnly;
-    } else if (p.type == PolicyType::kDangerFullAccess && configured == "workspace-write") {
+    } else if (p.type == PolicyType::kDangerFullAccess &&
+               configured == PolicyType::kWorkspaceWrite) {
       p.type = PolicyType::kWorkspaceWrite;
       p.origin = o;
-    } else if (p.type == PolicyType::kDangerFullAccess && configured == "external-sandbox") {
+    } else if (p.type == PolicyType::kDangerFullAccess &&
+               configured == PolicyType::kExternalSandbox) {
       p.type = PolicyType::kExternalSandbox;
       p.origin = o;
     }

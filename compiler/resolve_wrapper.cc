@@ -17,10 +17,7 @@
 namespace cwsc::compiler::resolve_internal {
 
 bool Resolver::RemoteRequested() const {
-  if (!in_.spec.sandbox_backend) return false;
-  std::string v =
-      absl::AsciiStrToLower(absl::StripAsciiWhitespace(in_.spec.sandbox_backend->value));
-  return !v.empty() && v != "none";
+  return in_.spec.sandbox_backend && in_.spec.sandbox_backend->value.kind != BackendKind::kNone;
 }
 
 absl::Status Resolver::SelectRemote() {

@@ -173,7 +173,8 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
       continue;
     }
     const ir::LaunchPlan& p = res->plan;
-    if (res->merged.sandbox_mode) startup_mode = res->merged.sandbox_mode->value;
+    if (res->merged.sandbox_mode)
+      startup_mode = ir::PolicyTypeName(res->merged.sandbox_mode->value.type);
     m.policy = ir::PolicyTypeName(p.policy.type);
     m.sandbox_kind = ir::PlanKindName(p.kind);
     m.network = p.policy.network_access;
@@ -198,7 +199,7 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
       r.preference_origin = p.wrapper.preferred_origin.Describe();
       r.backend = p.kind == ir::PlanKind::kOpenSandbox ? "opensandbox" : "local";
       if (p.kind == ir::PlanKind::kRefused && res->merged.sandbox_backend) {
-        r.backend = res->merged.sandbox_backend->value;
+        r.backend = res->merged.sandbox_backend->value.text;
       }
       if (res->merged.tool_launcher && p.kind != ir::PlanKind::kOpenSandbox) {
         r.tool_launcher = res->merged.tool_launcher->value;

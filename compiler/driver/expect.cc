@@ -44,18 +44,16 @@ ConfigCheck CheckTomlConfig(const std::string& text, const std::string& file,
   }
   if (layer == compiler::Layer::kManaged && cfg->spec.tool_launcher) {
     const ir::Origin& lo = cfg->spec.tool_launcher->origin;
-    std::string mode =
-        cfg->spec.sandbox_mode
-            ? compiler::NormalizeSandboxMode(cfg->spec.sandbox_mode->value).value_or("")
-            : "";
-    if (mode != "workspace-write" && mode != "read-only") {
+    std::optional<ir::PolicyType> mode;
+    if (cfg->spec.sandbox_mode) mode = cfg->spec.sandbox_mode->value.type;
+    if (mode != ir::PolicyType::kWorkspaceWrite && mode != ir::PolicyType::kReadOnly) {
       out.status = ir::ErrorAt(
           lo.file.str(), lo.line, lo.col,
           cfg->spec.sandbox_mode
               ? absl::StrCat("a managed config with 'tool_launcher' must set "
                              "sandbox_mode to workspace-write or read-only, "
                              "not '",
-                             cfg->spec.sandbox_mode->value, "'; every compile refuses it")
+                             cfg->spec.sandbox_mode->value.text, "'; every compile refuses it")
               : "a managed config with 'tool_launcher' must set sandbox_mode "
                 "itself (workspace-write or read-only); every compile "
                 "refuses it");

@@ -46,6 +46,20 @@ std::string ValueText(bool v) { return v ? "true" : "false"; }
 std::string ValueText(int v) { return absl::StrCat(v); }
 std::string ValueText(LinuxBackend v) { return Quoted(LinuxBackendSpelling(v)); }
 std::string ValueText(ir::Contract v) { return Quoted(ir::ContractName(v)); }
+// An enum-valued setting shows its parsed value; an unsupported backend, which
+// has none, the text that the refusal quotes.
+std::string ValueText(const compiler::SandboxBackend& v) {
+  switch (v.kind) {
+    case compiler::BackendKind::kNone:
+      return Quoted("none");
+    case compiler::BackendKind::kOpenSandbox:
+      return Quoted("opensandbox");
+    case compiler::BackendKind::kUnsupported:
+      break;
+  }
+  return Quoted(v.text);
+}
+std::string ValueText(const compiler::SandboxMode& v) { return Quoted(ir::PolicyTypeName(v.type)); }
 std::string ValueText(const std::vector<std::string>& v) {
   std::string out = "[";
   for (size_t i = 0; i < v.size(); ++i) absl::StrAppend(&out, i == 0 ? "" : ", ", Quoted(v[i]));

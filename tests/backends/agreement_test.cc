@@ -156,8 +156,9 @@ ir::LaunchPlan Compile(const Case& c, const std::string& platform) {
     if (c.mode == "plan" && *c.network) {
       // Read-only with network: full access narrowed to read-only (Plan has no network).
       in.mode = "full-access";
-      in.spec.sandbox_mode = compiler::Setting<std::string>{
-          "read-only", ir::Origin::Config("sandbox_mode", "t.toml", 2, 1)};
+      in.spec.sandbox_mode = compiler::Setting<compiler::SandboxMode>{
+          {ir::PolicyType::kReadOnly, "read-only"},
+          ir::Origin::Config("sandbox_mode", "t.toml", 2, 1)};
     }
   }
   absl::StatusOr<ir::LaunchPlan> plan = compiler::ResolvePlan(in, **facts);

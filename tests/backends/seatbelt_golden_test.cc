@@ -90,7 +90,8 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
     // Read-only with network exists only as full access narrowed to read-only
     // (Plan itself never has network); the "plan-net" cases are that policy.
     in.mode = "full-access";
-    in.spec.sandbox_mode = compiler::Setting<std::string>{"read-only", Cfg("sandbox_mode")};
+    in.spec.sandbox_mode = compiler::Setting<compiler::SandboxMode>{
+        {ir::PolicyType::kReadOnly, "read-only"}, Cfg("sandbox_mode")};
   }
   if (c.custom_deny) {
     in.spec.sandbox_read_denylist_defaults =

@@ -376,6 +376,36 @@ TEST(Cli, RemoteRequestRefusesBytesJsonCannotCarry) {
             "command in JSON, which cannot hold it\n");
 }
 
+// An enum-valued setting is parsed once, by the frontend: the spec stage
+// shows the value it parsed to, not the spelling; an unsupported backend,
+// which parses to nothing, shows the text its refusal quotes.
+TEST(Cli, ExplainStageShowsParsedEnumValues) {
+  TempDir t;
+  const std::string cfg = t / "e.toml";
+  auto spec = [&](const std::string& text) {
+    WriteFile(cfg, text);
+    return testing::Run({Bin(), "explain", cfg, "--facts", Facts(), "--stage", "spec"});
+  };
+  RunResult r = spec(
+      "sandbox_mode = \" Read-Only \"\n"
+      "sandbox_backend = \"Open_Sandbox\"\n"
+      "sandbox_linux_backend = \"LANDLOCK\"\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "sandbox_mode = \"read-only\"  # config sandbox_mode at " + cfg +
+                       ":1:16\n"
+                       "sandbox_backend = \"opensandbox\"  # config sandbox_backend at " +
+                       cfg +
+                       ":2:19\n"
+                       "sandbox_linux_backend = \"landlock\"  # config sandbox_linux_backend at " +
+                       cfg + ":3:25\n");
+  r = spec("sandbox_backend = \" Docker\"\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "sandbox_backend = \" Docker\"  # config sandbox_backend at " + cfg + ":1:19\n");
+  r = spec("sandbox_backend = \"\"\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "sandbox_backend = \"none\"  # config sandbox_backend at " + cfg + ":1:19\n");
+}
+
 // explain --stage shows each stage's value: the file's settings as read,
 // the settings after layering (here the command line adds a key), the
 // resolved policy and the plan; a secret's value is never shown.

@@ -37,14 +37,16 @@ TEST(ConfigToml, ReadsEveryKeyWithPositions) {
       "sandbox_protected_names = [\".git\"]\n");
   ASSERT_TRUE(r.ok()) << r.status();
   const PolicySpec& s = r->spec;
-  EXPECT_EQ(s.sandbox_mode->value, "workspace-write");
+  EXPECT_EQ(s.sandbox_mode->value.type, ir::PolicyType::kWorkspaceWrite);
+  EXPECT_EQ(s.sandbox_mode->value.text, "workspace-write");
   EXPECT_EQ(s.sandbox_mode->origin.Describe(), "config sandbox_mode at cfg.toml:1:16");
   EXPECT_FALSE(s.prefer_bwrap->value);
   ASSERT_EQ(s.bwrap_ro_roots->value.size(), 2u);
   EXPECT_EQ(s.bwrap_ro_roots->value[1].value, "~/b");
   EXPECT_EQ(s.bwrap_ro_roots->value[1].origin.col, 29);
   EXPECT_EQ(s.bwrap_dev_roots->value[0].value, "/dev/kvm");
-  EXPECT_EQ(s.sandbox_backend->value, "none");
+  EXPECT_EQ(s.sandbox_backend->value.kind, BackendKind::kNone);
+  EXPECT_EQ(s.sandbox_backend->value.text, "none");
   EXPECT_EQ(s.sandbox_url->value, "http://127.0.0.1:9");
   EXPECT_EQ(s.sandbox_api_key->value, "s3cret");
   EXPECT_TRUE(s.sandbox_network_access->value);
@@ -64,7 +66,7 @@ TEST(ConfigToml, CamelCaseAliases) {
       "bwrapDevRoots = [\"/dev/null\"]\nsandboxBackend = \"none\"\nsandboxUrl = \"http://x\"\n"
       "sandboxApiKey = \"k\"\nmanagedConfigPath = \"/m\"\n");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->spec.sandbox_mode->value, "read-only");
+  EXPECT_EQ(r->spec.sandbox_mode->value.type, ir::PolicyType::kReadOnly);
   EXPECT_EQ(r->spec.sandbox_mode->origin.detail, "sandbox_mode");
   EXPECT_TRUE(r->spec.prefer_bwrap->value);
   EXPECT_EQ(r->spec.bwrap_ro_roots->value.size(), 1u);

@@ -47,7 +47,7 @@ TEST(DslFrontend, EveryStatementLowersToItsKey) {
   ASSERT_TRUE(r.ok()) << r.status();
   const PolicySpec& s = r->spec;
   EXPECT_EQ(r->policy_name, "agent");
-  EXPECT_EQ(s.sandbox_mode->value, "workspace-write");
+  EXPECT_EQ(s.sandbox_mode->value.type, ir::PolicyType::kWorkspaceWrite);
   EXPECT_EQ(s.sandbox_mode->origin.Describe(), "config mode at p.cwsp:2:3");
   EXPECT_TRUE(s.sandbox_network_access->value);
   ASSERT_EQ(s.sandbox_writable_roots->value.size(), 2u);
@@ -68,7 +68,7 @@ TEST(DslFrontend, EveryStatementLowersToItsKey) {
   EXPECT_EQ(s.sandbox_protected_names->value[1].value, ".hg");
   EXPECT_FALSE(s.prefer_bwrap->value);
   EXPECT_EQ(s.managed_config_path->value, "/etc/codewhale/managed.toml");
-  EXPECT_EQ(s.sandbox_backend->value, "opensandbox");
+  EXPECT_EQ(s.sandbox_backend->value.kind, BackendKind::kOpenSandbox);
   EXPECT_EQ(s.sandbox_url->value, "https://sandbox.example:8443/");
   EXPECT_EQ(s.sandbox_url->origin.Describe(), "config backend url at p.cwsp:17:5");
   EXPECT_EQ(s.sandbox_linux_backend->value, LinuxBackend::kLandlock);
@@ -174,7 +174,7 @@ TEST(DslFrontend, SeveralPoliciesSelectedByName) {
 
   auto ci = Read(text, "ci");
   ASSERT_TRUE(ci.ok()) << ci.status();
-  EXPECT_EQ(ci->spec.sandbox_mode->value, "workspace-write");  // from base
+  EXPECT_EQ(ci->spec.sandbox_mode->value.type, ir::PolicyType::kWorkspaceWrite);  // from base
   EXPECT_EQ(ci->spec.sandbox_mode->origin.line, 1);
   EXPECT_TRUE(ci->spec.sandbox_network_access->value);
   ASSERT_EQ(ci->spec.sandbox_writable_roots->value.size(), 2u);
@@ -186,7 +186,7 @@ TEST(DslFrontend, ChildOverridesParentScalarWithoutDuplicateError) {
   auto r =
       Read("policy a { mode read-only; }\npolicy b extends a { mode workspace-write; }\n", "b");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->spec.sandbox_mode->value, "workspace-write");
+  EXPECT_EQ(r->spec.sandbox_mode->value.type, ir::PolicyType::kWorkspaceWrite);
 }
 
 TEST(DslFrontend, KeywordsAreValidPolicyNames) {
@@ -240,7 +240,7 @@ TEST(DslFrontend, CommentsOfEveryKindAreIgnored) {
       "# hash\n// slashes\n/* block\n over lines */ policy p { /* inline */ mode read-only; # "
       "t\n}");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->spec.sandbox_mode->value, "read-only");
+  EXPECT_EQ(r->spec.sandbox_mode->value.type, ir::PolicyType::kReadOnly);
 }
 
 TEST(DslFrontend, CheckDslPath) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "compiler/layers.h"
+#include "compiler/modes.h"
 #include "compiler/paths.h"
 #include "tests/compiler/shares_network.h"
 #include "tests/compiler/test_facts.h"
@@ -148,7 +149,7 @@ TEST(EnvOverrides, PrimaryBeatsLegacyAndLegacyWarns) {
   FactsBuilder g;
   g.Env("DEEPSEEK_SANDBOX_MODE", "read-only").Env("CODEWHALE_SANDBOX_MODE", "workspace-write");
   auto gf = g.Build();
-  EXPECT_EQ(EnvOverrides(*gf, nullptr)->sandbox_mode->value, "workspace-write");
+  EXPECT_EQ(EnvOverrides(*gf, nullptr)->sandbox_mode->value.type, PolicyType::kWorkspaceWrite);
 }
 
 TEST(EnvOverrides, SandboxModeFromEnvNarrowsAndEmptyIsAnError) {
@@ -192,19 +193,37 @@ TEST(Layers, ManagedOverlayWins) {
 
 // Case 28: project overlay ranks.
 TEST(Layers, ProjectModeRanks) {
-  EXPECT_TRUE(ProjectModeAllowed(std::nullopt, "read-only"));
-  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, "workspace-write"));
-  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, "danger-full-access"));
-  EXPECT_TRUE(ProjectModeAllowed("workspace-write", "workspace-write"));
-  EXPECT_TRUE(ProjectModeAllowed("workspace-write", "read-only"));
-  EXPECT_FALSE(ProjectModeAllowed("workspace-write", "danger-full-access"));
-  EXPECT_TRUE(ProjectModeAllowed("danger-full-access", "danger-full-access"));
-  EXPECT_TRUE(ProjectModeAllowed("danger-full-access", "workspace-write"));
-  EXPECT_TRUE(ProjectModeAllowed("danger-full-access", "read-only"));
-  EXPECT_TRUE(ProjectModeAllowed("external-sandbox", "external-sandbox"));
-  EXPECT_FALSE(ProjectModeAllowed("danger-full-access", "external-sandbox"));
-  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, "external-sandbox"));
-  EXPECT_TRUE(ProjectModeAllowed(" Workspace-Write ", "READ-ONLY"));
+  using ir::PolicyType;
+  constexpr PolicyType kRo = PolicyType::kReadOnly, kWs = PolicyType::kWorkspaceWrite,
+                       kFull = PolicyType::kDangerFullAccess, kExt = PolicyType::kExternalSandbox;
+  EXPECT_TRUE(ProjectModeAllowed(std::nullopt, kRo));
+  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, kWs));
+  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, kFull));
+  EXPECT_TRUE(ProjectModeAllowed(kWs, kWs));
+  EXPECT_TRUE(ProjectModeAllowed(kWs, kRo));
+  EXPECT_FALSE(ProjectModeAllowed(kWs, kFull));
+  EXPECT_TRUE(ProjectModeAllowed(kFull, kFull));
+  EXPECT_TRUE(ProjectModeAllowed(kFull, kWs));
+  EXPECT_TRUE(ProjectModeAllowed(kFull, kRo));
+  EXPECT_TRUE(ProjectModeAllowed(kExt, kExt));
+  EXPECT_FALSE(ProjectModeAllowed(kFull, kExt));
+  EXPECT_FALSE(ProjectModeAllowed(std::nullopt, kExt));
+}
+
+// sandbox_mode is parsed once, trimmed and ASCII-lowercased, into the policy
+// it names; the text as written stays for the messages that quote it.
+TEST(Layers, SandboxModeIsParsedOnce) {
+  std::optional<compiler::SandboxMode> m = compiler::ParseSandboxMode(" Workspace-Write ");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->type, ir::PolicyType::kWorkspaceWrite);
+  EXPECT_EQ(m->text, " Workspace-Write ");
+  EXPECT_EQ(compiler::ParseSandboxMode("READ-ONLY")->type, ir::PolicyType::kReadOnly);
+  EXPECT_EQ(compiler::ParseSandboxMode("danger-full-access")->type,
+            ir::PolicyType::kDangerFullAccess);
+  EXPECT_EQ(compiler::ParseSandboxMode("external-sandbox")->type, ir::PolicyType::kExternalSandbox);
+  EXPECT_FALSE(compiler::ParseSandboxMode("sometimes"));
+  EXPECT_FALSE(compiler::ParseSandboxMode("read only"));
+  EXPECT_FALSE(compiler::ParseSandboxMode(""));
 }
 
 TEST(Layers, ProjectConfigTightensAndIsIgnoredWhenSymlinked) {
@@ -580,11 +599,11 @@ TEST(Layers, EveryFieldOfTheTopLayerWins) {
   auto b = [&](bool v) { return Setting<bool>{v, o}; };
   auto l = [&](std::string v) { return Setting<PathList>{{Setting<std::string>{v, o}}, o}; };
   PolicySpec top;
-  top.sandbox_mode = s("read-only");
+  top.sandbox_mode = Setting<SandboxMode>{{ir::PolicyType::kReadOnly, "read-only"}, o};
   top.prefer_bwrap = b(false);
   top.bwrap_ro_roots = l("/ro");
   top.bwrap_dev_roots = l("/dev/x");
-  top.sandbox_backend = s("opensandbox");
+  top.sandbox_backend = Setting<SandboxBackend>{{BackendKind::kOpenSandbox, "opensandbox"}, o};
   top.sandbox_url = s("http://u");
   top.sandbox_network_access = b(true);
   top.managed_config_path = s("/m.toml");

@@ -55,9 +55,15 @@ ir::LaunchPlan BasePlan() {
   return plan;
 }
 
+// Backend is a sandbox_backend setting as the frontends parse it.
+compiler::Setting<compiler::SandboxBackend> Backend(const std::string& text) {
+  return {{compiler::ParseBackend(text), text},
+          ir::Origin::Config("sandbox_backend", "cfg.toml", 1, 1)};
+}
+
 PolicySpec Spec(const std::string& backend) {
   PolicySpec spec;
-  spec.sandbox_backend = S(backend, "sandbox_backend", 1);
+  spec.sandbox_backend = Backend(backend);
   spec.sandbox_url = S("https://sandbox.example.test/", "sandbox_url", 2);
   spec.sandbox_api_key = S(kTestKey, "sandbox_api_key", 3);
   return spec;
@@ -139,7 +145,7 @@ TEST(LowerRemoteTest, UnusableUrlsAreRefusedWithTheReason) {
 
 TEST(LowerRemoteTest, DefaultUrlAndKeySources) {
   PolicySpec spec;
-  spec.sandbox_backend = S("opensandbox", "sandbox_backend", 1);
+  spec.sandbox_backend = Backend("opensandbox");
   ir::LaunchPlan plan = Lower(spec);
   ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
   EXPECT_EQ(plan.remote->url, "http://localhost:8080");
