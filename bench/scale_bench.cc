@@ -1,6 +1,7 @@
 // How compile cost grows with the size of a policy: 100 / 1k / 10k writable
-// roots (existing, or missing: each gets a note), or denied paths, against recorded facts (memory only) and live facts
-// (real directories under a temporary directory, stat and realpath per path).
+// roots (existing, or missing: each gets a note) or denied paths, against
+// recorded facts (memory only) and live facts (real directories under a
+// temporary directory, stat and realpath per path).
 // `per_entry` is the time per root or path; linear growth keeps it flat.
 // The *Parse and *Resolve variants split the whole into reading the TOML
 // (toml++) and resolving the parsed policy.
