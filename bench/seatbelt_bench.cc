@@ -28,7 +28,7 @@ std::unique_ptr<compiler::HostFacts> MacFacts() {
 
 compiler::ResolveInput Input() {
   compiler::ResolveInput in;
-  in.mode = "ask";
+  in.mode = ir::PermissionMode::kAsk;
   in.cwd = "/Users/dev/proj";
   return in;
 }

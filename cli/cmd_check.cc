@@ -26,11 +26,18 @@ namespace {
 
 std::string Quote(const std::string& s) { return compiler::QuoteForMessage(s); }
 
+// ModeNames spells permission modes for the text and the JSON report.
+std::vector<std::string> ModeNames(const std::vector<ir::PermissionMode>& modes) {
+  std::vector<std::string> out;
+  for (ir::PermissionMode m : modes) out.push_back(ir::PermissionModeName(m));
+  return out;
+}
+
 std::string ExpectText(const ir::Expectation& e) {
   std::string what = ir::ExpectationKindName(e.kind);
   if (e.kind != ir::Expectation::Kind::kNetwork || !e.path.empty()) what += " " + Quote(e.path);
   std::string out = absl::StrCat("expect ", what, " ", e.allowed ? "allowed" : "denied");
-  if (!e.modes.empty()) absl::StrAppend(&out, " in ", absl::StrJoin(e.modes, ", "));
+  if (!e.modes.empty()) absl::StrAppend(&out, " in ", absl::StrJoin(ModeNames(e.modes), ", "));
   return out;
 }
 
@@ -64,8 +71,8 @@ std::string At(const ir::Origin& o) { return absl::StrCat(o.file.str(), ":", o.l
 
 // Options of check beyond the common ones; --mode and --target may repeat.
 struct CheckOptions {
-  std::vector<std::string> modes;    // canonical, in the order given
-  std::vector<std::string> targets;  // "bwrap", "seatbelt"
+  std::vector<ir::PermissionMode> modes;  // in the order given
+  std::vector<std::string> targets;       // "bwrap", "seatbelt"
   std::optional<std::string> expect_file;
   bool managed = false;
   bool json = false;
@@ -102,8 +109,8 @@ void RenderVerdict(const CheckSubject& s, const ir::Expectation& e, const Expect
   std::string verdict = !d.checkable
                             ? "not checkable statically"
                             : absl::StrCat(d.allowed ? "allowed" : "denied", " (", d.detail, ")");
-  text << "    " << mark << "  " << v.mode << ", " << v.target << ": " << subject << ": "
-       << verdict;
+  text << "    " << mark << "  " << ir::PermissionModeName(v.mode) << ", " << v.target << ": "
+       << subject << ": " << verdict;
   if (d.checkable && !v.pass) text << ", expected " << (e.allowed ? "allowed" : "denied");
   text << "\n";
   text << "          by ";
@@ -116,11 +123,11 @@ void RenderVerdict(const CheckSubject& s, const ir::Expectation& e, const Expect
          {"expectation", Json{{"kind", ir::ExpectationKindName(e.kind)},
                               {"path", e.path},
                               {"expected", e.allowed ? "allowed" : "denied"},
-                              {"modes", e.modes},
+                              {"modes", ModeNames(e.modes)},
                               {"file", e.origin.file},
                               {"line", e.origin.line},
                               {"col", e.origin.col}}},
-         {"mode", v.mode},
+         {"mode", ir::PermissionModeName(v.mode)},
          {"target", v.target},
          {"path", path},
          {"actual", ActualOf(d)},
@@ -203,11 +210,12 @@ int RunChecks(const ExpectOptions& c, const CheckedPolicy& cp, compiler::HostFac
   for (const ModeLint& ml : run.lints) {
     const Lint& l = ml.lint;
     text << "  lint " << l.code << " at " << LintLocation(l.origin) << " ("
-         << absl::StrJoin(ml.modes, ", ") << "): " << l.message << "\n    fix: " << l.fix << "\n";
+         << absl::StrJoin(ModeNames(ml.modes), ", ") << "): " << l.message << "\n    fix: " << l.fix
+         << "\n";
     report->lints.push_back(Json{{"policy", s.name},
                                  {"code", l.code},
                                  {"location", LintLocation(l.origin)},
-                                 {"modes", ml.modes},
+                                 {"modes", ModeNames(ml.modes)},
                                  {"message", l.message},
                                  {"fix", l.fix}});
   }
@@ -261,13 +269,8 @@ absl::Status CheckOptionsOf(const ParsedArgs& p, CheckOptions* c) {
   c->expect_file = p.Last("--expect");
   for (const std::string& value : p.All("--mode")) {
     for (absl::string_view m : absl::StrSplit(value, ',')) {
-      std::optional<std::string> n = compiler::NormalizeMode(std::string(m));
-      if (!n) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unknown permission mode '", m,
-            "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, bypass, "
-            "yolo)"));
-      }
+      std::optional<ir::PermissionMode> n = compiler::ParsePermissionMode(m);
+      if (!n) return absl::InvalidArgumentError(compiler::UnknownPermissionModeMessage(m));
       if (std::find(c->modes.begin(), c->modes.end(), *n) == c->modes.end()) c->modes.push_back(*n);
     }
   }

@@ -96,7 +96,8 @@ int CmdWhy(const Args& args) {
   const ir::LaunchPlan& plan = (*w)->result.plan;
   const PlanArtifact* art = &(*w)->art;
   const PathWhy why = ExplainPath(*art, (*w)->path, kinds);
-  ir::Text out = RenderWhy(why, absl::StrCat("mode ", plan.permission_mode, ", ", art->target));
+  ir::Text out = RenderWhy(
+      why, absl::StrCat("mode ", ir::PermissionModeName(plan.permission_mode), ", ", art->target));
   // What the policy asked for at this path but the plan left out.
   Json notes = why.notes;
   for (const std::string& note : why.skipped) {
@@ -105,7 +106,7 @@ int CmdWhy(const Args& args) {
   }
   int rc = plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
   if (JsonReport* report = ActiveReport()) {
-    Json j{{"mode", plan.permission_mode},
+    Json j{{"mode", ir::PermissionModeName(plan.permission_mode)},
            {"plan_kind", ir::PlanKindName(plan.kind)},
            {"target", art->target}};
     j.update(WhyJson(why));

@@ -117,7 +117,7 @@ absl::StatusOr<ParsedConfig> ReadConfig(const CompileOptions& options) {
 absl::StatusOr<CompileResult> CompileConfig(const CompileOptions& options, HostFacts* facts) {
   // An unknown mode is reported before the config is read (CompileParsed's
   // first check gives the error).
-  if (!NormalizeMode(options.mode)) return CompileParsed(ParsedConfig{}, options, facts);
+  if (!ParsePermissionMode(options.mode)) return CompileParsed(ParsedConfig{}, options, facts);
   CWSC_ASSIGN_OR_RETURN(ParsedConfig parsed, ReadConfig(options));
   PolicySpec user = std::move(parsed.user);  // read once: moved, not copied
   return CompileSpec(std::move(user), parsed, options, facts);
@@ -160,13 +160,8 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   // to ask again (compiler/facts/consulted.h).
   ConsultedRecorder consulted(host);
   HostFacts* facts = &consulted;
-  std::optional<std::string> mode = NormalizeMode(options.mode);
-  if (!mode) {
-    return UsageError(
-        absl::StrCat("unknown permission mode '", options.mode,
-                     "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
-                     "bypass, yolo)"));
-  }
+  std::optional<ir::PermissionMode> mode = ParsePermissionMode(options.mode);
+  if (!mode) return UsageError(UnknownPermissionModeMessage(options.mode));
   const std::string& text = parsed.text;
   result.notes = parsed.notes;
   std::vector<ir::Expectation> expectations = merged.expectations;  // only the DSL writes them

@@ -460,14 +460,15 @@ class Lowerer {
       }
     }
     for (P::ModeNameContext* m : s->modeName()) {
-      std::optional<std::string> mode = NormalizeMode(m->getText());
+      std::optional<ir::PermissionMode> mode = ParsePermissionMode(m->getText());
       if (!mode) {
         Error(m->getStart(), absl::StrCat("unknown permission mode '", m->getText(),
                                           "'; expected plan, ask, auto-review or full-access"));
         return;
       }
       if (std::find(e.modes.begin(), e.modes.end(), *mode) != e.modes.end()) {
-        Error(m->getStart(), absl::StrCat("permission mode '", *mode, "' is named twice"));
+        Error(m->getStart(),
+              absl::StrCat("permission mode '", ir::PermissionModeName(*mode), "' is named twice"));
         return;
       }
       e.modes.push_back(*mode);

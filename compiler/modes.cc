@@ -5,13 +5,19 @@
 
 namespace cwsc::compiler {
 
-std::optional<std::string> NormalizeMode(const std::string& mode) {
+std::optional<ir::PermissionMode> ParsePermissionMode(absl::string_view mode) {
   std::string m = absl::AsciiStrToLower(absl::StripAsciiWhitespace(mode));
-  if (m == "plan") return "plan";
-  if (m == "ask" || m == "suggest") return "ask";
-  if (m == "auto-review" || m == "auto") return "auto-review";
-  if (m == "full-access" || m == "bypass" || m == "yolo") return "full-access";
+  if (m == "plan") return ir::PermissionMode::kPlan;
+  if (m == "ask" || m == "suggest") return ir::PermissionMode::kAsk;
+  if (m == "auto-review" || m == "auto") return ir::PermissionMode::kAutoReview;
+  if (m == "full-access" || m == "bypass" || m == "yolo") return ir::PermissionMode::kFullAccess;
   return std::nullopt;
+}
+
+std::string UnknownPermissionModeMessage(absl::string_view mode) {
+  return absl::StrCat("unknown permission mode '", mode,
+                      "': expected plan, ask, auto-review or full-access (aliases: suggest, auto, "
+                      "bypass, yolo)");
 }
 
 std::optional<SandboxMode> ParseSandboxMode(const std::string& value) {

@@ -10,14 +10,20 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "compiler/policy_spec.h"
 #include "ir/plan.h"
 
 namespace cwsc::compiler {
 
-// NormalizeMode maps a permission mode or alias to its canonical name
-// ("plan", "ask", "auto-review", "full-access"), or nullopt when unknown.
-std::optional<std::string> NormalizeMode(const std::string& mode);
+// ParsePermissionMode trims and ASCII-lowercases a permission mode or alias
+// (suggest = ask, auto = auto-review, bypass and yolo = full-access); nullopt
+// when unknown.
+std::optional<ir::PermissionMode> ParsePermissionMode(absl::string_view mode);
+
+// UnknownPermissionModeMessage is the error for a --mode (or a library
+// call's mode) that ParsePermissionMode does not know.
+std::string UnknownPermissionModeMessage(absl::string_view mode);
 
 // kSandboxModeError is the message for a bad sandbox_mode value ("%s" = value).
 std::string InvalidSandboxModeMessage(const std::string& value);

@@ -77,7 +77,8 @@ absl::StatusOr<LaunchPlan> Resolver::Run() {
       AddSkipped(
           SkipKind::kSetting, "sandbox_mode", "",
           absl::StrCat("'", ir::PolicyTypeName(configured), "' can only narrow the policy of the ",
-                       in_.mode, " mode, which stays ", ir::PolicyTypeName(plan_.policy.type)),
+                       ir::PermissionModeName(in_.mode), " mode, which stays ",
+                       ir::PolicyTypeName(plan_.policy.type)),
           in_.spec.sandbox_mode->origin);
     }
   }
@@ -85,7 +86,7 @@ absl::StatusOr<LaunchPlan> Resolver::Run() {
       plan_.policy.type == PolicyType::kReadOnly && !plan_.policy.network_access) {
     AddSkipped(SkipKind::kNetworkAccess, "network access", "",
                absl::StrCat("read-only with network exists only in full-access mode; the ",
-                            in_.mode, " mode has no network"),
+                            ir::PermissionModeName(in_.mode), " mode has no network"),
                in_.spec.sandbox_network_access->origin);
   }
   CWSC_RETURN_IF_ERROR(ApplyEscalation(in_, &plan_.policy));

@@ -16,8 +16,8 @@
 namespace cwsc::compiler {
 
 struct ResolveInput {
-  PolicySpec spec;   // merged layers
-  std::string mode;  // canonical permission mode
+  PolicySpec spec;  // merged layers
+  ir::PermissionMode mode = ir::PermissionMode::kAsk;
   ir::Origin mode_origin;
   std::string cwd;                      // absolute, as given
   std::optional<std::string> escalate;  // approved per-command escalation target

@@ -19,10 +19,11 @@ using ir::PolicyType;
 // values normalized as docs/decisions.md (item 7) says).
 ir::Policy PolicyFor(const ResolveInput& in) {
   ir::Policy p;
-  Origin mode_origin = Origin::Mode(absl::StrCat("permission mode ", in.mode));
-  if (in.mode == "plan") {
+  Origin mode_origin =
+      Origin::Mode(absl::StrCat("permission mode ", ir::PermissionModeName(in.mode)));
+  if (in.mode == ir::PermissionMode::kPlan) {
     p.type = PolicyType::kReadOnly;
-  } else if (in.mode == "full-access") {
+  } else if (in.mode == ir::PermissionMode::kFullAccess) {
     p.type = PolicyType::kDangerFullAccess;
   } else {
     p.type = PolicyType::kWorkspaceWrite;
@@ -56,7 +57,7 @@ ir::Policy PolicyFor(const ResolveInput& in) {
   // B-10, B-14): a config never gives Plan (or a narrowed Ask) a network.
   if (in.spec.sandbox_network_access && p.ShouldSandbox() &&
       !(p.type == PolicyType::kReadOnly && in.spec.sandbox_network_access->value &&
-        in.mode != "full-access")) {
+        in.mode != ir::PermissionMode::kFullAccess)) {
     p.network_access = in.spec.sandbox_network_access->value;
     p.network_origin = in.spec.sandbox_network_access->origin;
   }
@@ -73,23 +74,26 @@ absl::Status ApplyEscalation(const ResolveInput& in, ir::Policy* p) {
   // A permission mode names the posture it fixes: full-access (and its
   // aliases) is danger-full-access; plan (read-only) is never wider; ask and
   // auto-review take the configured policy, so they name none.
-  if (std::optional<std::string> mode = NormalizeMode(given)) {
-    if (*mode == "full-access") {
+  if (std::optional<ir::PermissionMode> mode = ParsePermissionMode(given)) {
+    if (*mode == ir::PermissionMode::kFullAccess) {
       target = "danger-full-access";
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--escalate: invalid value '", *in.escalate, "': the mode ", *mode,
-          *mode == "plan" ? " is read-only, never wider; " : " has no posture of its own; ",
-          kExpected));
+      return absl::InvalidArgumentError(absl::StrCat("--escalate: invalid value '", *in.escalate,
+                                                     "': the mode ", ir::PermissionModeName(*mode),
+                                                     *mode == ir::PermissionMode::kPlan
+                                                         ? " is read-only, never wider; "
+                                                         : " has no posture of its own; ",
+                                                     kExpected));
     }
   } else if (target != "workspace-write" && target != "danger-full-access") {
     return absl::InvalidArgumentError(
         absl::StrCat("--escalate: invalid value '", *in.escalate, "': ", kExpected));
   }
-  if (in.mode != "ask") {
+  if (in.mode != ir::PermissionMode::kAsk) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--escalate: sandbox escalation requires a one-shot user approval, but the current '",
-        in.mode, "' posture cannot provide it (escalation is only possible in ask mode)"));
+        ir::PermissionModeName(in.mode),
+        "' posture cannot provide it (escalation is only possible in ask mode)"));
   }
   Origin o = Origin::Cli(absl::StrCat("--escalate ", given));
   if (target == "workspace-write" && p->type == PolicyType::kReadOnly) {

@@ -123,9 +123,9 @@ std::vector<ir::Root> Resolver::ListedRoots() {
     ir::Root& r = roots.emplace_back();
     r.path = pol.writable_roots[i];
     r.source = ir::RootSource::kConfigured;
-    r.origin = i < workspace_entries
-                   ? Origin::Mode(absl::StrCat("workspace of permission mode ", in_.mode))
-                   : configured_origins_[i - workspace_entries];
+    r.origin = i < workspace_entries ? Origin::Mode(absl::StrCat("workspace of permission mode ",
+                                                                 ir::PermissionModeName(in_.mode)))
+                                     : configured_origins_[i - workspace_entries];
   }
   ir::Root cwd;
   std::string canon = facts_.Path(in_.cwd).canonical;

@@ -95,6 +95,20 @@ const char* SkipKindName(SkipKind kind) {
   return "setting";
 }
 
+const char* PermissionModeName(PermissionMode mode) {
+  switch (mode) {
+    case PermissionMode::kPlan:
+      return "plan";
+    case PermissionMode::kAsk:
+      return "ask";
+    case PermissionMode::kAutoReview:
+      return "auto-review";
+    case PermissionMode::kFullAccess:
+      return "full-access";
+  }
+  return "ask";
+}
+
 const char* PolicyTypeName(PolicyType type) {
   switch (type) {
     case PolicyType::kReadOnly:

@@ -39,6 +39,15 @@ const char* PlatformName(Platform platform);  // "linux", "macos", "windows"
 // PlatformFromName is the inverse of PlatformName; nullopt for another name.
 std::optional<Platform> PlatformFromName(const std::string& name);
 
+// PermissionMode is the permission mode a command runs under (docs/behavior.md
+// B-10): each fixes or narrows the policy the configuration gives.
+enum class PermissionMode { kPlan, kAsk, kAutoReview, kFullAccess };
+const char* PermissionModeName(PermissionMode mode);  // "plan", "ask", "auto-review", ...
+// Every permission mode, in the order reports list them.
+inline constexpr PermissionMode kPermissionModes[] = {PermissionMode::kPlan, PermissionMode::kAsk,
+                                                      PermissionMode::kAutoReview,
+                                                      PermissionMode::kFullAccess};
+
 // PolicyType is the resolved SandboxPolicy variant (docs/behavior.md B-13).
 enum class PolicyType { kReadOnly, kWorkspaceWrite, kDangerFullAccess, kExternalSandbox };
 const char* PolicyTypeName(PolicyType type);  // "read-only", "workspace-write", ...
@@ -222,9 +231,9 @@ struct Expectation {
   Kind kind = Kind::kRead;
   std::string path;      // as written (leading variable kept); kNetwork: "" (any) or "host:port"
   bool allowed = false;  // the expected verdict
-  // The permission modes it is about (`... in ask, auto-review;`), canonical
-  // names in source order; empty: every mode.
-  std::vector<std::string> modes;
+  // The permission modes it is about (`... in ask, auto-review;`), in source
+  // order; empty: every mode.
+  std::vector<PermissionMode> modes;
   Origin origin;
   bool operator==(const Expectation&) const = default;
 };
@@ -460,7 +469,7 @@ struct LaunchPlan {
   int schema_version = kPlanSchemaVersion;
   PlanKind kind = PlanKind::kNone;
   Platform platform = Platform::kLinux;
-  std::string permission_mode;  // "plan", "ask", "auto-review", "full-access"
+  PermissionMode permission_mode = PermissionMode::kAsk;
   Origin mode_origin;
   Policy policy;
   std::string posture_label;            // docs/behavior.md B-22

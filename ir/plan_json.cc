@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
@@ -253,6 +254,8 @@ CWSC_ENUM_SPELLING(Platform, PlatformName, Platform::kLinux, Platform::kMacos, P
 CWSC_ENUM_SPELLING(SkipKind, SkipKindName, SkipKind::kSetting, SkipKind::kLocalWrapper,
                    SkipKind::kWritableRoot, SkipKind::kWorktreeMetadata, SkipKind::kSyscallFilter,
                    SkipKind::kNetworkAccess, SkipKind::kSeatbeltPath, SkipKind::kLandlock);
+CWSC_ENUM_SPELLING(PermissionMode, PermissionModeName, PermissionMode::kPlan, PermissionMode::kAsk,
+                   PermissionMode::kAutoReview, PermissionMode::kFullAccess);
 CWSC_ENUM_SPELLING(PolicyType, PolicyTypeName, PolicyType::kReadOnly, PolicyType::kWorkspaceWrite,
                    PolicyType::kDangerFullAccess, PolicyType::kExternalSandbox);
 CWSC_ENUM_SPELLING(RootSource, RootSourceName, RootSource::kConfigured, RootSource::kCwd,
@@ -482,7 +485,17 @@ void Read(const Reader& r, E* out) {
       return;
     }
   }
-  r.Fail(absl::StrCat("unknown value '", s, "'"));
+  // "unknown value 'x': expected a, b or c", every value spelled by its table.
+  std::string expected;
+  constexpr size_t n = std::size(EnumSpelling<E>::kValues);
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&expected,
+                    i == 0       ? ""
+                    : i + 1 == n ? " or "
+                                 : ", ",
+                    EnumSpelling<E>::Name(EnumSpelling<E>::kValues[i]));
+  }
+  r.Fail(absl::StrCat("unknown value '", s, "': expected ", expected));
 }
 
 void Read(const Reader& r, Origin* o) {

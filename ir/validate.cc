@@ -39,10 +39,6 @@ class Checker {
     if (plan_.schema_version != kPlanSchemaVersion) {
       Problem("/schema_version", absl::StrCat("expected ", kPlanSchemaVersion));
     }
-    const std::string& m = plan_.permission_mode;
-    if (m != "plan" && m != "ask" && m != "auto-review" && m != "full-access") {
-      Problem("/permission_mode", "expected plan, ask, auto-review or full-access");
-    }
     if ((IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kLinuxLandlock) &&
         plan_.platform != Platform::kLinux) {
       Problem("/platform", absl::StrCat(AKind(), " plan runs on linux, not '",

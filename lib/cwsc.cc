@@ -259,11 +259,8 @@ cwsc_status Compile(const cwsc_policy& policy, const char* mode, cwsc_facts* fac
         absl::StrCat("the options name policy '", o.policy_name, "' but the policy was loaded as '",
                      policy.policy_name, "': the policy name is read when the policy is loaded"));
   }
-  if (!compiler::NormalizeMode(mode)) {
-    return sink.Error(CWSC_E_INPUT, "mode",
-                      absl::StrCat("unknown permission mode '", mode,
-                                   "': expected plan, ask, auto-review or full-access (aliases: "
-                                   "suggest, auto, bypass, yolo)"));
+  if (!compiler::ParsePermissionMode(mode)) {
+    return sink.Error(CWSC_E_INPUT, "mode", compiler::UnknownPermissionModeMessage(mode));
   }
   compiler::CompileOptions copts;
   copts.config_path = policy.parsed.path;
@@ -577,7 +574,7 @@ cwsc_status cwsc_compile_file(const char* path, cwsc_format format, const char* 
     std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(cwsc::lib::Raw(format));
     if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
     // An unknown mode is reported before the file is read, as `cwsc compile` does.
-    if (!cwsc::compiler::NormalizeMode(mode)) {
+    if (!cwsc::compiler::ParsePermissionMode(mode)) {
       cwsc_policy none;
       return cwsc::lib::Compile(none, mode, facts, nullptr, out, sink);
     }

@@ -157,7 +157,8 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
   r.no_new_privs_active = NoNewPrivsActive();
 
   std::optional<std::string> startup_mode;
-  for (const char* mode : {"plan", "ask", "auto-review", "full-access"}) {
+  for (ir::PermissionMode pm : ir::kPermissionModes) {
+    const char* mode = ir::PermissionModeName(pm);
     compiler::CompileOptions o;
     o.config_path = config;
     o.mode = mode;
@@ -180,7 +181,7 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
     m.network = p.policy.network_access;
     m.posture = p.posture_label;
     if (p.refusal) m.refusal = p.refusal->reason;
-    if (std::string(mode) == "ask") {
+    if (pm == ir::PermissionMode::kAsk) {
       r.command_kind = ir::PlanKindName(p.kind);
       r.command_unconfined = p.kind == ir::PlanKind::kNone && p.policy.ShouldSandbox();
       if (p.refusal) {

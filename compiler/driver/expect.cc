@@ -15,12 +15,13 @@
 
 namespace cwsc::driver {
 
-std::vector<std::string> RunArgv(const LiveRun& live, const std::string& mode,
+std::vector<std::string> RunArgv(const LiveRun& live, ir::PermissionMode mode,
                                  const std::string& policy) {
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   std::string bin = n > 0 ? std::string(self, static_cast<size_t>(n)) : "cwsc";
-  std::vector<std::string> argv = {bin, "run", live.config, "--mode", mode, "--timeout", "30"};
+  std::vector<std::string> argv = {
+      bin, "run", live.config, "--mode", ir::PermissionModeName(mode), "--timeout", "30"};
   if (!policy.empty()) argv.insert(argv.end(), {"--policy", policy});
   if (live.cwd) argv.insert(argv.end(), {"--cwd", *live.cwd});
   if (live.input) argv.insert(argv.end(), {"--input", *live.input});
@@ -94,16 +95,17 @@ class Runner {
       : o_(o), policy_(policy), facts_(facts), run_(run) {}
 
   // Plan compiles `mode` once; nullptr when that failed (run_->failure says how).
-  const ModePlan* Plan(const std::string& mode) {
+  const ModePlan* Plan(ir::PermissionMode mode) {
     for (const auto& mp : run_->plans) {
       if (mp->mode == mode) return mp.get();
     }
     compiler::CompileOptions copts = o_.compile;
-    copts.mode = mode;
-    copts.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", mode));
+    const char* name = ir::PermissionModeName(mode);
+    copts.mode = name;
+    copts.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", name));
     copts.policy_name = policy_;
     absl::StatusOr<compiler::CompileResult> r =
-        CompileChecked(copts, facts_, o_.facts_rule, FactsAsker::kCheck, mode);
+        CompileChecked(copts, facts_, o_.facts_rule, FactsAsker::kCheck, name);
     if (!r.ok()) return Fail(ExpectFailure::kInput, r.status());
     auto mp = std::make_unique<ModePlan>();
     mp->mode = mode;
@@ -113,7 +115,7 @@ class Runner {
     absl::StatusOr<PlanArtifact> art = ArtifactOf(p->result.plan);
     if (!art.ok()) {
       return Fail(ExpectFailure::kInternal,
-                  absl::InternalError(absl::StrCat("mode ", mode, ": ", art.status().message())));
+                  absl::InternalError(absl::StrCat("mode ", name, ": ", art.status().message())));
     }
     p->art = *std::move(art);
     NoteAbsentDenyTargets(&p->art, facts_);
@@ -124,7 +126,7 @@ class Runner {
       return Fail(
           ExpectFailure::kNotApplicable,
           absl::InvalidArgumentError(absl::StrCat(
-              "--target ", absl::StrJoin(o_.targets, ","), ": mode ", mode, " compiles to a ",
+              "--target ", absl::StrJoin(o_.targets, ","), ": mode ", name, " compiles to a ",
               ir::PlanKindName(p->result.plan.kind), " plan, which emits no such artifact")));
     }
     return p;
@@ -150,12 +152,12 @@ ExpectRun RunExpectations(const ExpectOptions& o, const std::string& policy,
                           compiler::HostFacts* facts) {
   ExpectRun run;
   Runner runner(o, policy, facts, &run);
-  std::vector<std::string> modes = o.modes;
+  std::vector<ir::PermissionMode> modes = o.modes;
   if (modes.empty()) modes.assign(std::begin(kAllModes), std::end(kAllModes));
   for (const ir::Expectation& e : expectations) {
     ExpectationResult& er = run.expectations.emplace_back();
     er.expectation = e;
-    for (const std::string& mode : modes) {
+    for (ir::PermissionMode mode : modes) {
       if (!e.modes.empty() && std::find(e.modes.begin(), e.modes.end(), mode) == e.modes.end()) {
         continue;
       }
@@ -204,12 +206,12 @@ ExpectRun RunExpectations(const ExpectOptions& o, const std::string& policy,
     }
   }
   if (o.lint) {
-    for (const std::string& mode : modes) {
+    for (ir::PermissionMode mode : modes) {
       if (runner.Plan(mode) == nullptr) return run;
     }
   }
   // Lints of every mode compiled, each once with the modes it holds in.
-  for (const std::string& mode : modes) {
+  for (ir::PermissionMode mode : modes) {
     auto it = std::find_if(run.plans.begin(), run.plans.end(),
                            [&](const auto& mp) { return mp->mode == mode; });
     if (it == run.plans.end()) continue;

@@ -25,7 +25,7 @@
 namespace cwsc::driver {
 
 // The permission modes a check runs when none is chosen, in this order.
-inline constexpr const char* kAllModes[] = {"plan", "ask", "auto-review", "full-access"};
+inline constexpr const auto& kAllModes = ir::kPermissionModes;
 
 // LiveRun is what a live probe's `cwsc run` prefix repeats of the check:
 // the same config, input format, working directory and project config.
@@ -38,7 +38,7 @@ struct LiveRun {
 
 // RunArgv is the `cwsc run` prefix a live probe runs under: this binary, the
 // same config, policy, mode and working directory as the static check.
-std::vector<std::string> RunArgv(const LiveRun& live, const std::string& mode,
+std::vector<std::string> RunArgv(const LiveRun& live, ir::PermissionMode mode,
                                  const std::string& policy);
 
 struct ExpectOptions {
@@ -46,15 +46,15 @@ struct ExpectOptions {
   // MODE`) and the policy name are set for each compile.
   compiler::CompileOptions compile;
   FactsRule facts_rule;
-  std::vector<std::string> modes;    // canonical; empty: kAllModes
-  std::vector<std::string> targets;  // "bwrap", "seatbelt"; empty: any
-  bool lint = false;                 // compile every mode for its lints, even without expectations
-  std::optional<LiveRun> live;       // probe each checkable verdict on this host
+  std::vector<ir::PermissionMode> modes;  // empty: kAllModes
+  std::vector<std::string> targets;       // "bwrap", "seatbelt"; empty: any
+  bool lint = false;            // compile every mode for its lints, even without expectations
+  std::optional<LiveRun> live;  // probe each checkable verdict on this host
 };
 
 // ModePlan is one mode's plan, compiled once, and its artifact.
 struct ModePlan {
-  std::string mode;
+  ir::PermissionMode mode = ir::PermissionMode::kAsk;
   compiler::CompileResult result;
   PlanArtifact art;  // art.plan is &result.plan
   compiler::PathVars vars;
@@ -62,7 +62,7 @@ struct ModePlan {
 
 // ExpectVerdict is one expectation decided in one mode.
 struct ExpectVerdict {
-  std::string mode;
+  ir::PermissionMode mode = ir::PermissionMode::kAsk;
   std::string target;  // the artifact's ("bwrap", "seatbelt", ...)
   std::string path;    // expanded; network: "" or HOST:PORT
   Decision decision;
@@ -81,7 +81,7 @@ struct ExpectationResult {
 // ModeLint is a lint and the modes whose plans have it.
 struct ModeLint {
   Lint lint;
-  std::vector<std::string> modes;
+  std::vector<ir::PermissionMode> modes;
 };
 
 struct ExpectCounts {

@@ -18,6 +18,7 @@
 #include "backends/verify/sbpl_eval.h"
 #include "compiler/compile.h"
 #include "compiler/facts/host_facts.h"
+#include "compiler/modes.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
@@ -147,7 +148,7 @@ ir::LaunchPlan Compile(const Case& c, const std::string& platform) {
     return r.ok() ? r->plan : ir::LaunchPlan{};
   }
   compiler::ResolveInput in;
-  in.mode = c.mode;
+  in.mode = *compiler::ParsePermissionMode(c.mode);
   in.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", c.mode));
   in.cwd = cwd;
   if (c.network) {
@@ -155,7 +156,7 @@ ir::LaunchPlan Compile(const Case& c, const std::string& platform) {
         *c.network, ir::Origin::Config("sandbox_network_access", "t.toml", 1, 1)};
     if (c.mode == "plan" && *c.network) {
       // Read-only with network: full access narrowed to read-only (Plan has no network).
-      in.mode = "full-access";
+      in.mode = ir::PermissionMode::kFullAccess;
       in.spec.sandbox_mode = compiler::Setting<compiler::SandboxMode>{
           {ir::PolicyType::kReadOnly, "read-only"},
           ir::Origin::Config("sandbox_mode", "t.toml", 2, 1)};

@@ -18,6 +18,7 @@
 #include "backends/verify/sbpl_eval.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
+#include "compiler/modes.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/proc_helpers.h"
@@ -81,7 +82,7 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
       compiler::ParseRecordedFacts(yaml, "macos-workspace.yaml");
   if (!facts.ok()) return facts.status();
   compiler::ResolveInput in;
-  in.mode = c.mode;
+  in.mode = *compiler::ParsePermissionMode(c.mode);
   in.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", c.mode));
   in.cwd = "/Users/dev/proj";
   in.spec.sandbox_network_access =
@@ -89,7 +90,7 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   if (c.mode == "plan" && c.network) {
     // Read-only with network exists only as full access narrowed to read-only
     // (Plan itself never has network); the "plan-net" cases are that policy.
-    in.mode = "full-access";
+    in.mode = ir::PermissionMode::kFullAccess;
     in.spec.sandbox_mode = compiler::Setting<compiler::SandboxMode>{
         {ir::PolicyType::kReadOnly, "read-only"}, Cfg("sandbox_mode")};
   }

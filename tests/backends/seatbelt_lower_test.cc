@@ -265,7 +265,7 @@ TEST(SeatbeltEmitter, PlanJsonRoundTripKeepsTheArtifact) {
   for (ir::LaunchPlan plan :
        {Lowered(DefaultPlan()), ReadOnlyNet("  HTTP_PROXY: http://127.0.0.1:3128\n"),
         ReadOnlyNet("  HTTP_PROXY: http://proxy.corp:8080\n")}) {
-    plan.permission_mode = "ask";  // a plan read back names one of the four modes
+    plan.permission_mode = ir::PermissionMode::kAsk;
     absl::StatusOr<std::string> json = ir::PlanToJson(plan);
     ASSERT_TRUE(json.ok()) << json.status();
     absl::StatusOr<ir::LaunchPlan> back = ir::PlanFromJson(*json, "plan.json");

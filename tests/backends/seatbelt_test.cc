@@ -14,6 +14,7 @@
 #include "backends/verify/sbpl_eval.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/lower_seatbelt.h"
+#include "compiler/modes.h"
 #include "compiler/resolve.h"
 #include "gtest/gtest.h"
 #include "tests/backends/seatbelt_fixtures.h"
@@ -266,7 +267,7 @@ TEST(SeatbeltCase37, DetectDenial) {
 
 compiler::ResolveInput Input(const std::string& mode) {
   compiler::ResolveInput in;
-  in.mode = mode;
+  in.mode = *compiler::ParsePermissionMode(mode);
   in.mode_origin = ir::Origin::Cli(absl::StrCat("--mode ", mode));
   in.cwd = "/Users/dev/proj";
   return in;

@@ -348,7 +348,7 @@ TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kLinuxBwrap;
   plan.platform = ir::Platform::kLinux;
-  plan.permission_mode = "ask";  // a plan read back names one of the four modes
+  plan.permission_mode = ir::PermissionMode::kAsk;
   plan.mounts.push_back({ir::MountOp::kReadOnlyBind, "/", "/", "root view", {}});
   plan.syscall_filter = Filter(false);
   absl::StatusOr<std::string> json = ir::PlanToJson(plan);

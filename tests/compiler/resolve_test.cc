@@ -49,9 +49,9 @@ TEST(Posture, DefaultPolicyPerMode) {
   EXPECT_TRUE(ask.policy.network_access);
   EXPECT_EQ(ask.policy.writable_roots, std::vector<ir::SharedString>{"/home/dev/ws"});
   EXPECT_EQ(Plan("", f, "yolo").policy.type, PolicyType::kDangerFullAccess);
-  EXPECT_EQ(Plan("", f, "auto").permission_mode, "auto-review");
-  EXPECT_EQ(Plan("", f, "suggest").permission_mode, "ask");
-  EXPECT_EQ(Plan("", f, "bypass").permission_mode, "full-access");
+  EXPECT_EQ(Plan("", f, "auto").permission_mode, ir::PermissionMode::kAutoReview);
+  EXPECT_EQ(Plan("", f, "suggest").permission_mode, ir::PermissionMode::kAsk);
+  EXPECT_EQ(Plan("", f, "bypass").permission_mode, ir::PermissionMode::kFullAccess);
 }
 
 // Case 25: full access narrowed by sandbox_mode.

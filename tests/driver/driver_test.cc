@@ -56,16 +56,16 @@ TEST(DriverExpect, EveryExpectationInEveryModeItNames) {
   // Each mode compiled once, in the order first needed (plan is the first
   // mode of the first expectation that names it).
   ASSERT_EQ(run.plans.size(), 4u);
-  EXPECT_EQ(run.plans[0]->mode, "ask");
-  EXPECT_EQ(run.plans[1]->mode, "auto-review");
-  EXPECT_EQ(run.plans[2]->mode, "full-access");
-  EXPECT_EQ(run.plans[3]->mode, "plan");
+  EXPECT_EQ(run.plans[0]->mode, ir::PermissionMode::kAsk);
+  EXPECT_EQ(run.plans[1]->mode, ir::PermissionMode::kAutoReview);
+  EXPECT_EQ(run.plans[2]->mode, ir::PermissionMode::kFullAccess);
+  EXPECT_EQ(run.plans[3]->mode, ir::PermissionMode::kPlan);
   for (const auto& mp : run.plans) EXPECT_EQ(mp->art.plan, &mp->result.plan);
   ASSERT_EQ(run.expectations.size(), 5u);
   const driver::ExpectationResult& first = run.expectations[0];
   EXPECT_EQ(first.expectation.origin.line, 15);
   ASSERT_EQ(first.verdicts.size(), 3u);
-  EXPECT_EQ(first.verdicts[0].mode, "ask");
+  EXPECT_EQ(first.verdicts[0].mode, ir::PermissionMode::kAsk);
   EXPECT_EQ(first.verdicts[0].target, "bwrap");
   EXPECT_EQ(first.verdicts[0].path, "/home/dev/proj/src/main.c");
   EXPECT_TRUE(first.verdicts[0].pass);
@@ -76,7 +76,7 @@ TEST(DriverExpect, EveryExpectationInEveryModeItNames) {
   EXPECT_FALSE(first.verdicts[0].live.has_value());
   const driver::ExpectationResult& plan_only = run.expectations[1];
   ASSERT_EQ(plan_only.verdicts.size(), 1u);
-  EXPECT_EQ(plan_only.verdicts[0].mode, "plan");
+  EXPECT_EQ(plan_only.verdicts[0].mode, ir::PermissionMode::kPlan);
   EXPECT_FALSE(plan_only.verdicts[0].decision.allowed);
   EXPECT_EQ(plan_only.verdicts[0].decision.detail, "read-only");
   int verdicts = 0;
@@ -93,7 +93,7 @@ TEST(DriverExpect, ModesAndTargets) {
   absl::StatusOr<std::vector<ir::Expectation>> es =
       driver::ExpectationsOf(Src() + "/examples/workspace.cwsp");
   ASSERT_TRUE(es.ok()) << es.status();
-  o.modes = {"plan"};
+  o.modes = {ir::PermissionMode::kPlan};
   driver::ExpectRun run = driver::RunExpectations(o, "workspace", *es, facts.get());
   ASSERT_EQ(run.failure, driver::ExpectFailure::kNone) << run.status;
   ASSERT_EQ(run.plans.size(), 1u);
@@ -107,7 +107,7 @@ TEST(DriverExpect, ModesAndTargets) {
             "--target seatbelt: mode plan compiles to a linux-bwrap plan, which emits no such "
             "artifact");
   ASSERT_EQ(run.plans.size(), 1u);
-  EXPECT_EQ(run.plans[0]->mode, "plan");
+  EXPECT_EQ(run.plans[0]->mode, ir::PermissionMode::kPlan);
 }
 
 // --lint compiles every mode; each lint is listed once with its modes.

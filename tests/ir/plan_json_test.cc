@@ -19,7 +19,7 @@ LaunchPlan CommonPlan() {
   LaunchPlan p;
   p.kind = PlanKind::kNone;
   p.platform = Platform::kLinux;
-  p.permission_mode = "ask";
+  p.permission_mode = ir::PermissionMode::kAsk;
   p.mode_origin = Origin::Cli("--mode ask");
   p.policy.type = PolicyType::kWorkspaceWrite;
   p.policy.writable_roots = {"/w", "/extra"};
@@ -57,7 +57,7 @@ LaunchPlan CommonPlan() {
   p.expectations.push_back({Expectation::Kind::kWrite,
                             "$WORKSPACE/x",
                             true,
-                            {"ask", "plan"},
+                            {ir::PermissionMode::kAsk, ir::PermissionMode::kPlan},
                             Origin::Config("expect", "p.cwsp", 4, 1)});
   p.expectations.push_back({Expectation::Kind::kNetwork,
                             "127.0.0.1:8080",
@@ -418,7 +418,9 @@ TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
   std::string k = text;
   k.replace(k.find("\"linux-bwrap\""), 13, "\"docker\"");
   EXPECT_EQ(PlanFromJson(k, "p.json").status().message(),
-            "p.json: error: bad plan at '/kind': unknown value 'docker'\n");
+            "p.json: error: bad plan at '/kind': unknown value 'docker': expected none, "
+            "linux-bwrap, macos-seatbelt, launcher+bwrap, opensandbox, refused or "
+            "linux-landlock\n");
   std::string v = text;
   v.replace(v.find("\"schema_version\": 4"), 19, "\"schema_version\": 9");
   EXPECT_EQ(PlanFromJson(v, "p.json").status().message(),
@@ -463,8 +465,8 @@ TEST(PlanJson, PositionNeedsItsFileAndModeIsCanonical) {
   k = j;
   k["permission_mode"] = "yolo";
   EXPECT_EQ(PlanFromJson(k.dump(), "p.json").status().message(),
-            "p.json: error: bad plan at '/permission_mode': expected plan, ask, auto-review or "
-            "full-access\n");
+            "p.json: error: bad plan at '/permission_mode': unknown value 'yolo': expected plan, "
+            "ask, auto-review or full-access\n");
 }
 
 TEST(PlanJson, NonUtf8PathIsAnErrorNotAChangedPath) {

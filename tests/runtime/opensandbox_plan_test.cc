@@ -45,7 +45,7 @@ Setting<ir::Contract> Api(const std::string& v, int line) {
 ir::LaunchPlan BasePlan() {
   ir::LaunchPlan plan;
   plan.platform = ir::Platform::kLinux;
-  plan.permission_mode = "ask";
+  plan.permission_mode = ir::PermissionMode::kAsk;
   plan.cwd = "/home/dev/proj";
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;
   plan.policy.writable_roots = {"/home/dev/proj"};

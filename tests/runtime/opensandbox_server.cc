@@ -94,7 +94,7 @@ ir::LaunchPlan RemotePlan(const std::string& contract, const std::string& url, b
   ir::LaunchPlan plan;
   plan.kind = ir::PlanKind::kOpenSandbox;
   plan.platform = ir::Platform::kLinux;
-  plan.permission_mode = "ask";
+  plan.permission_mode = ir::PermissionMode::kAsk;
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;
   plan.policy.writable_roots = {"/home/dev/proj"};
   plan.cwd = "/home/dev/proj";
