@@ -52,7 +52,16 @@ def cwsc(args, cwd=ROOT):
     return subprocess.run([CWSC] + args, cwd=cwd, capture_output=True, text=True)
 
 
+checked_plans = set()  # the canonical text of each plan validated so far
+
+
 def check_plan(where, plan):
+    # Most example x facts x mode compiles repeat an earlier plan exactly
+    # (484 compiles, about 130 distinct plans); the schema sees each once.
+    text = json.dumps(plan, sort_keys=True)
+    if text in checked_plans:
+        return
+    checked_plans.add(text)
     errs = errors(PLAN, plan)
     if errs:
         fail("%s: the plan schema rejects a plan cwsc wrote: %s" % (where, errs[:3]))
@@ -126,8 +135,9 @@ for example in examples:
 for kind in ["linux-bwrap", "launcher+bwrap", "macos-seatbelt", "opensandbox", "none"]:
     if kind not in kinds:
         fail("no example compiles to a %s plan" % kind)
-print("plans: %d golden, %d compiled from %d examples (kinds: %s)" %
-      (len(golden_plans), compiled, len(examples), ", ".join(sorted(kinds))))
+print("plans: %d golden, %d compiled from %d examples (kinds: %s), %d distinct" %
+      (len(golden_plans), compiled, len(examples), ", ".join(sorted(kinds)),
+       len(checked_plans)))
 
 # 3. Broken plans: the schema and `cwsc exec` both reject each one.
 with open(os.path.join(ROOT, "tests/golden/bwrap/ws_default/plan.json")) as f:
@@ -215,7 +225,7 @@ with tempfile.TemporaryDirectory() as tmp:
     cases = 0
     for what, plan in broken_cases():
         cases += 1
-        if not errors(PLAN, plan):
+        if PLAN.is_valid(plan):  # stops at the first error
             fail("the plan schema accepts %s" % what)
         path = os.path.join(tmp, "broken.json")
         with open(path, "w") as f:
