@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/consulted.h"
 #include "ir/origin.h"
 
 namespace cwsc::ir {
@@ -403,56 +404,6 @@ struct Remote {
   bool keep = false;       // lifecycle: keep the sandbox after the run
   std::string remote_cwd;  // execd/lifecycle: remote working directory ("" = server's)
   bool operator==(const Remote&) const = default;
-};
-
-// Consulted is what the compile asked the host and the answers it got
-// (compiler/facts/consulted.h records them): the exec-time recheck asks the
-// same questions again and refuses a run when an answer differs, naming the
-// old and the new one (runtime/replay.h). Only facts a plan may show: an
-// API key variable is recorded as set or not, never its value, and no file
-// content is kept.
-struct ConsultedPath {
-  std::string path;
-  std::string type;       // "missing", "file", "directory", "char-device", "block-device", "other"
-  bool symlink = false;   // lstat: the path itself is a symlink
-  std::string target;     // its content when it is one
-  std::string canonical;  // realpath; "" when that fails
-  std::string mode;       // the permission bits, "0755" ("" when missing)
-  int uid = 0;
-  int gid = 0;
-  bool operator==(const ConsultedPath&) const = default;
-};
-struct ConsultedEnv {
-  std::string name;
-  std::optional<std::string> value;  // null: unset
-  bool operator==(const ConsultedEnv&) const = default;
-};
-struct ConsultedSecret {
-  std::string name;  // a variable that may hold an API key
-  bool set = false;
-  bool operator==(const ConsultedSecret&) const = default;
-};
-struct ConsultedUser {
-  int uid = 0;
-  int gid = 0;
-  std::vector<int> groups;
-  std::string name;
-  std::string home;
-  bool operator==(const ConsultedUser&) const = default;
-};
-struct ConsultedProbe {
-  std::string name;  // "bwrap", "seatbelt"
-  bool ok = false;
-  bool operator==(const ConsultedProbe&) const = default;
-};
-struct Consulted {
-  std::optional<ConsultedUser> user;
-  std::vector<ConsultedEnv> env;         // sorted by name
-  std::vector<ConsultedSecret> secrets;  // sorted by name
-  std::vector<ConsultedPath> paths;      // in the order first asked
-  std::vector<ConsultedProbe> probes;    // in the order above
-  std::optional<int> landlock_abi;
-  bool operator==(const Consulted&) const = default;
 };
 
 // LaunchPlan is the whole plan; see docs/plan.md for every field. The

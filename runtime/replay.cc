@@ -100,8 +100,8 @@ absl::Status ComparePath(const ir::LaunchPlan& plan, const ir::ConsultedPath& th
     return Changed(then.path, Kind(then), Kind(now), use);
   }
   if (then.target != now.target) {
-    return Changed(then.path, absl::StrCat("a symlink to '", then.target, "'"),
-                   absl::StrCat("a symlink to '", now.target, "'"), use);
+    return Changed(then.path, absl::StrCat("a symlink to '", then.target.str(), "'"),
+                   absl::StrCat("a symlink to '", now.target.str(), "'"), use);
   }
   if (then.canonical != now.canonical) {
     auto where = [](const std::string& c) {
@@ -219,15 +219,15 @@ absl::Status ReplayConsulted(const ir::LaunchPlan& plan, compiler::HostFacts& fa
   for (const ir::ConsultedEnv& e : c.env) {
     std::optional<std::string> now = compiler::ConsultedEnvValue(facts.Env(e.name));
     if (now != e.value) {
-      return Changed(absl::StrCat("the environment variable ", e.name), Quoted(e.value),
+      return Changed(absl::StrCat("the environment variable ", e.name.str()), Quoted(e.value),
                      Quoted(now));
     }
   }
   for (const ir::ConsultedSecret& s : c.secrets) {
     bool now = facts.EnvIsSet(s.name);
     if (now != s.set) {
-      return Changed(absl::StrCat("the environment variable ", s.name), s.set ? "set" : "unset",
-                     now ? "set" : "unset");
+      return Changed(absl::StrCat("the environment variable ", s.name.str()),
+                     s.set ? "set" : "unset", now ? "set" : "unset");
     }
   }
   absl::flat_hash_set<absl::string_view> known;

@@ -2,10 +2,33 @@
 #include "compiler/facts/consulted.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace cwsc::compiler {
+
+namespace {
+
+// InternedName is `name` as a SharedString, one copy per name and thread:
+// every plan's record of a variable shares it, so recording the few dozen
+// variables a compile asks about allocates nothing once each name has been
+// seen (no lock: a table per thread; the text is shared between threads
+// like any SharedString's). The names are the compiler's own (its
+// configuration keys' variables) and those a policy spells, so the tables
+// stay small.
+ir::SharedString InternedName(absl::string_view name) {
+  thread_local absl::flat_hash_map<absl::string_view, ir::SharedString> names;
+  auto it = names.find(name);
+  if (it != names.end()) return it->second;
+  ir::SharedString s = std::string(name);
+  names.emplace(absl::string_view(s.str()), s);  // the text stays where it is
+  return s;
+}
+
+}  // namespace
 
 UserInfo ConsultedRecorder::User() {
   if (!user_) user_ = inner().User();
@@ -21,7 +44,10 @@ uint32_t ConsultedRecorder::Uid() {
 std::optional<std::string> ConsultedRecorder::Env(absl::string_view name) {
   std::optional<std::string> v = inner().Env(name);
   // The facts answer a variable the same way each time: kept once.
-  if (env_.find(name) == env_.end()) env_.emplace(std::string(name), ConsultedEnvValue(v));
+  for (const ir::ConsultedEnv& e : env_) {
+    if (e.name == name) return v;
+  }
+  env_.push_back({InternedName(name), ConsultedEnvValue(v)});
   return v;
 }
 
@@ -43,22 +69,36 @@ std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& v
 
 bool ConsultedRecorder::EnvIsSet(absl::string_view name) {
   bool set = inner().EnvIsSet(name);
-  if (secrets_.find(name) == secrets_.end()) secrets_.emplace(std::string(name), set);
+  for (const ir::ConsultedSecret& s : secrets_) {
+    if (s.name == name) return set;
+  }
+  secrets_.push_back({InternedName(name), set});
   return set;
+}
+
+uint64_t ConsultedRecorder::NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
   const PathInfo& info = inner().Path(path);
-  if (asked_.empty()) {
-    asked_.reserve(128);  // a workspace compile asks about 80 paths
-    by_answer_.reserve(128);
-  }
-  auto [it, first] = by_answer_.try_emplace(&info, asked_.size());
-  if (first) {
-    asked_.push_back({std::string(path), &info});
-  } else if (asked_[it->second].path != path && !shared_.contains(path)) {
-    shared_.emplace(path);  // another path with the same shared answer
-    asked_.push_back({std::string(path), &info});
+  std::optional<ir::ConsultedPath>& record = info.record.value;
+  if (info.record.recorder != id_) {
+    // First asked in this compile. The answer's record is made once for
+    // all the compiles against these facts; remade when it names another
+    // path (facts that share an answer) or no longer matches the answer
+    // (a PathInfo edited in place). Nothing of this compile points at it.
+    info.record.recorder = id_;
+    if (!record || record->path != path || !info.record.Matches(info)) {
+      record = ConsultedPathOf(path, info);
+      info.record.Keep(info);
+    }
+    if (asked_.empty()) asked_.reserve(128);  // a workspace compile asks about 80 paths
+    asked_.push_back(&*record);
+  } else if (record->path != path && shared_.emplace(path).second) {
+    // Another path with the same answer, shared by the facts.
+    asked_.push_back(&owned_.emplace_back(ConsultedPathOf(path, info)));
   }
   return info;
 }
@@ -128,16 +168,19 @@ ir::Consulted ConsultedRecorder::Take() {
     u.home = user_->home;
     c.user = std::move(u);
   }
-  for (auto& [name, value] : env_) c.env.push_back({name, value});
-  for (auto& [name, set] : secrets_) c.secrets.push_back({name, set});
-  by_answer_.clear();
-  shared_.clear();
+  auto by_name = [](const auto& a, const auto& b) { return a.name.str() < b.name.str(); };
+  std::sort(env_.begin(), env_.end(), by_name);
+  std::sort(secrets_.begin(), secrets_.end(), by_name);
+  c.env.assign(std::make_move_iterator(env_.begin()), std::make_move_iterator(env_.end()));
+  c.secrets.assign(std::make_move_iterator(secrets_.begin()),
+                   std::make_move_iterator(secrets_.end()));
+  env_.clear();
+  secrets_.clear();
   c.paths.reserve(asked_.size());
-  for (Asked& a : asked_) {
-    c.paths.push_back(ConsultedPathOf("", *a.info));
-    c.paths.back().path = std::move(a.path);
-  }
+  for (const ir::ConsultedPath* p : asked_) c.paths.push_back(*p);
   asked_.clear();
+  shared_.clear();
+  owned_.clear();
   if (bwrap_) c.probes.push_back({"bwrap", *bwrap_});
   if (seatbelt_) c.probes.push_back({"seatbelt", *seatbelt_});
   c.landlock_abi = landlock_;

@@ -13,13 +13,13 @@
 #ifndef CWSC_COMPILER_FACTS_CONSULTED_H_
 #define CWSC_COMPILER_FACTS_CONSULTED_H_
 
-#include <map>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "compiler/facts/forwarding_facts.h"
 #include "ir/plan.h"
 
@@ -45,20 +45,22 @@ class ConsultedRecorder : public ForwardingFacts {
 
  private:
   std::optional<UserInfo> user_;
-  std::map<std::string, std::optional<std::string>, std::less<>> env_;
-  std::map<std::string, bool, std::less<>> secrets_;
-  // Each path asked, in order, with the inner facts' answer (which stays
-  // valid while they live: HostFacts::Path); copied into the record only by
-  // Take. Found again by its answer's address (one hash of a pointer per
-  // question); facts that share one answer among paths (recorded facts'
-  // unlisted paths) are told apart by name in `shared_`.
-  struct Asked {
-    std::string path;
-    const PathInfo* info;
-  };
-  std::vector<Asked> asked_;
-  absl::flat_hash_map<const PathInfo*, size_t> by_answer_;
+  // Variables in the order first asked, sorted by Take. A compile asks a
+  // few dozen: a look along the list costs less than a tree's nodes.
+  absl::InlinedVector<ir::ConsultedEnv, 24> env_;
+  absl::InlinedVector<ir::ConsultedSecret, 4> secrets_;
+  // Each path asked, in order, as the record its answer keeps
+  // (PathInfo::record, made here the first time; it stays valid while the
+  // facts live). Take copies the records, which share their text. An
+  // answer this recorder has seen carries its id (RecordMemo::recorder),
+  // so a path asked again costs one comparison; facts that share one
+  // answer among paths are told apart by name in `shared_`, and those
+  // paths' records are kept in `owned_`.
+  const uint64_t id_ = NextId();
+  static uint64_t NextId();
+  std::vector<const ir::ConsultedPath*> asked_;
   absl::flat_hash_set<std::string> shared_;
+  std::deque<ir::ConsultedPath> owned_;
   std::optional<bool> bwrap_, seatbelt_;
   std::optional<int> landlock_;
 };
@@ -68,7 +70,8 @@ class ConsultedRecorder : public ForwardingFacts {
 // replaced by "(withheld)"; the replay compares the live value the same way.
 std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& value);
 
-// ConsultedPathOf is the plan's record of one answer.
+// ConsultedPathOf is the plan's record of one answer (new text; the
+// recorder reuses PathInfo::record when it is still this).
 ir::ConsultedPath ConsultedPathOf(absl::string_view path, const PathInfo& info);
 
 // SameAnswer: `info` is the answer `recorded` keeps (ConsultedPathOf's

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/facts/host_facts.h"
@@ -110,7 +110,12 @@ class RecordedFacts : public HostFacts {
   std::string cwd = "/";
   std::map<std::string, std::optional<std::string>> env;
   std::map<std::string, bool> secrets;
-  absl::flat_hash_map<std::string, PathInfo> paths;  // found by string_view
+  // The paths the file lists, and each unlisted path asked since (missing),
+  // which gets its answer here too: one per path and per facts object, so
+  // an answer names one path (PathInfo::record keeps its record) and two
+  // facts objects share none. Nodes: an answer stays where it is while
+  // more are added.
+  absl::node_hash_map<std::string, PathInfo> paths;  // found by string_view
   std::map<std::string, std::string> files;
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
@@ -157,10 +162,9 @@ class RecordedFacts : public HostFacts {
     return it != secrets.end() && it->second;
   }
   const PathInfo& Path(absl::string_view path) override {
-    static const PathInfo* const kUnlisted = new PathInfo();  // missing
-    auto it = paths.find(path);
-    if (it == paths.end() && unlisted_is_error) unlisted.insert(std::string(path));
-    return it == paths.end() ? *kUnlisted : it->second;
+    auto [it, unlisted_now] = paths.try_emplace(path);
+    if (unlisted_now && unlisted_is_error) unlisted.insert(std::string(path));
+    return it->second;
   }
   std::vector<std::string> UnlistedPaths() const override {
     return std::vector<std::string>(unlisted.begin(), unlisted.end());

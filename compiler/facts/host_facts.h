@@ -23,6 +23,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ir/consulted.h"
 
 namespace cwsc::compiler {
 
@@ -30,6 +31,33 @@ namespace cwsc::compiler {
 enum class FileType { kMissing, kRegular, kDirectory, kCharDevice, kBlockDevice, kOther };
 const char* FileTypeName(FileType type);  // "missing", "file", "directory", ...
 std::optional<FileType> ParseFileType(absl::string_view name);
+
+// RecordMemo holds a value derived from the answer it sits in
+// (PathInfo::record): not part of the answer, so it compares equal, and a
+// copy starts without it.
+struct PathInfo;
+struct RecordMemo {
+  mutable std::optional<ir::ConsultedPath> value;
+  // The recorder that last recorded the answer (ConsultedRecorder): a
+  // compile finds a path it asked before without a lookup of its own.
+  mutable uint64_t recorder = 0;
+  RecordMemo() = default;
+  RecordMemo(const RecordMemo&) {}
+  RecordMemo& operator=(const RecordMemo&) {
+    value.reset();
+    recorder = 0;
+    return *this;
+  }
+  bool operator==(const RecordMemo&) const { return true; }
+  // Keep notes the answer `value` was made from; Matches says whether
+  // `info` is still that answer (an answer edited in place is not).
+  inline void Keep(const PathInfo& info) const;
+  inline bool Matches(const PathInfo& info) const;
+
+ private:
+  mutable uint32_t type_ = 0, mode_ = 0, uid_ = 0, gid_ = 0;
+  mutable bool symlink_ = false;
+};
 
 // PathInfo answers stat(2) (following symlinks), lstat(2)'s symlink bit and realpath(3).
 struct PathInfo {
@@ -42,8 +70,27 @@ struct PathInfo {
   uint32_t mode = 0;  // permission bits incl. setuid/setgid/sticky (07777)
   uint32_t uid = 0;
   uint32_t gid = 0;
+  // The plan's record of this answer (ir::ConsultedPath), made by the
+  // first compile that records it (ConsultedRecorder) and shared by every
+  // plan compiled against the same facts after it: a warm engine's compile
+  // copies references instead of text. Derived from the fields above and
+  // the path it was asked as, and checked against them before each use.
+  RecordMemo record;
   bool operator==(const PathInfo&) const = default;
 };
+
+void RecordMemo::Keep(const PathInfo& info) const {
+  type_ = static_cast<uint32_t>(info.type);
+  mode_ = info.mode;
+  uid_ = info.uid;
+  gid_ = info.gid;
+  symlink_ = info.is_symlink;
+}
+bool RecordMemo::Matches(const PathInfo& info) const {
+  return value && type_ == static_cast<uint32_t>(info.type) && mode_ == info.mode &&
+         uid_ == info.uid && gid_ == info.gid && symlink_ == info.is_symlink &&
+         value->canonical == info.canonical && value->target == info.target;
+}
 
 // UserInfo is the engine's own user.
 struct UserInfo {

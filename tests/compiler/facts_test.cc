@@ -434,5 +434,118 @@ TEST(Consulted, KeepsTheAnswersAndNoSecret) {
   unsetenv("CWSC_TEST_URL");
 }
 
+// A plan records each path once, in the order first asked; plans compiled
+// against the same facts share the record's text (PathInfo::record), so a
+// warm engine's compile copies no path text (docs/performance.md).
+TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
+  auto facts = ParseRecordedFacts(
+      "cwsc_facts: 1\npaths:\n  /work/a-project-directory-name:\n    type: directory\n"
+      "    canonical: /work/a-project-directory-name\n    mode: \"0755\"\n",
+      "f.yaml");
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  auto record = [&] {
+    ConsultedRecorder rec(facts->get());
+    rec.Path("/work/a-project-directory-name");
+    rec.Path("/nowhere/an-unlisted-path-of-some-length");
+    rec.Path("/work/a-project-directory-name");
+    return rec.Take();
+  };
+  ir::Consulted first = record();
+  ir::Consulted second = record();
+  ASSERT_EQ(first.paths.size(), 2u);
+  EXPECT_EQ(first.paths[0].path, "/work/a-project-directory-name");
+  EXPECT_EQ(first.paths[0].type, "directory");
+  EXPECT_EQ(first.paths[1].path, "/nowhere/an-unlisted-path-of-some-length");
+  EXPECT_EQ(first.paths[1].type, "missing");
+  EXPECT_EQ(first, second);
+  EXPECT_TRUE(first.paths[0].path.Shares(second.paths[0].path));
+  EXPECT_TRUE(first.paths[0].canonical.Shares(second.paths[0].canonical));
+  EXPECT_TRUE(first.paths[1].path.Shares(second.paths[1].path));
+}
+
+// Recorded facts give each unlisted path an answer of its own, and two
+// facts objects share none (a record kept in a shared answer would be
+// written from two threads at once).
+TEST(ConsultedRecorder, UnlistedPathsHaveAnswersOfTheirOwn) {
+  auto a = ParseRecordedFacts("cwsc_facts: 1\n", "a.yaml");
+  auto b = ParseRecordedFacts("cwsc_facts: 1\n", "b.yaml");
+  ASSERT_TRUE(a.ok() && b.ok());
+  const PathInfo& x = (*a)->Path("/x");
+  EXPECT_NE(&x, &(*a)->Path("/y"));
+  EXPECT_EQ(&x, &(*a)->Path("/x"));
+  EXPECT_NE(&x, &(*b)->Path("/x"));
+  EXPECT_EQ(x.type, FileType::kMissing);
+}
+
+PathInfo Answer(FileType type, const std::string& canonical, uint32_t mode) {
+  PathInfo p;
+  p.type = type;
+  p.canonical = canonical;
+  p.mode = mode;
+  return p;
+}
+
+// Facts that give two paths one answer: each path is recorded, once, and
+// a later compile that asks the other path first records it rightly.
+TEST(ConsultedRecorder, AnAnswerSharedByTwoPathsIsRecordedForEach) {
+  auto inner = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
+  ASSERT_TRUE(inner.ok());
+  class OneAnswer : public ForwardingFacts {
+   public:
+    using ForwardingFacts::ForwardingFacts;
+    const PathInfo& Path(absl::string_view) override { return answer; }
+    PathInfo answer = Answer(FileType::kDirectory, "/c", 0700);
+  } facts(inner->get());
+  ConsultedRecorder first(&facts);
+  first.Path("/a");
+  first.Path("/b");
+  first.Path("/a");
+  first.Path("/b");
+  ir::Consulted c = first.Take();
+  ASSERT_EQ(c.paths.size(), 2u);
+  EXPECT_EQ(c.paths[0].path, "/a");
+  EXPECT_EQ(c.paths[1].path, "/b");
+  EXPECT_EQ(c.paths[1].canonical, "/c");
+  ConsultedRecorder second(&facts);
+  second.Path("/b");
+  c = second.Take();
+  ASSERT_EQ(c.paths.size(), 1u);
+  EXPECT_EQ(c.paths[0].path, "/b");
+}
+
+// An answer changed in place after a compile recorded it (facts that break
+// the promise of unchanged answers) is recorded as it is now, never as the
+// kept record says.
+TEST(ConsultedRecorder, AnAnswerEditedInPlaceIsRecordedAfresh) {
+  auto inner = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
+  ASSERT_TRUE(inner.ok());
+  class Editable : public ForwardingFacts {
+   public:
+    using ForwardingFacts::ForwardingFacts;
+    const PathInfo& Path(absl::string_view) override { return answer; }
+    PathInfo answer = Answer(FileType::kDirectory, "/w", 0755);
+  } facts(inner->get());
+  auto record = [&] {
+    ConsultedRecorder rec(&facts);
+    rec.Path("/w");
+    return rec.Take().paths.at(0);
+  };
+  EXPECT_EQ(record().type, "directory");
+  facts.answer.type = FileType::kRegular;
+  EXPECT_EQ(record().type, "file");
+  facts.answer.canonical = "/elsewhere";
+  EXPECT_EQ(record().canonical, "/elsewhere");
+  facts.answer.mode = 0777;
+  EXPECT_EQ(record().mode, "0777");
+  facts.answer.is_symlink = true;
+  facts.answer.target = "/t";
+  ir::ConsultedPath now = record();
+  EXPECT_TRUE(now.symlink);
+  EXPECT_EQ(now.target, "/t");
+  facts.answer.uid = 7;
+  EXPECT_EQ(record().uid, 7);
+  EXPECT_EQ(record(), ConsultedPathOf("/w", facts.answer));
+}
+
 }  // namespace
 }  // namespace cwsc::compiler
