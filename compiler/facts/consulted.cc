@@ -137,7 +137,8 @@ ir::ConsultedPath ConsultedPathOf(absl::string_view path, const PathInfo& info) 
   p.type = FileTypeName(info.type);
   p.symlink = info.is_symlink;
   p.target = info.target;
-  p.canonical = info.canonical;
+  // Most paths are their own canonical form: one text for both.
+  p.canonical = info.canonical == path ? p.path : ir::SharedString(info.canonical);
   if (info.type != FileType::kMissing) p.mode = ModeText(info.mode);
   p.uid = static_cast<int>(info.uid);
   p.gid = static_cast<int>(info.gid);

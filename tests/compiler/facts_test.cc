@@ -461,6 +461,9 @@ TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
   EXPECT_TRUE(first.paths[0].path.Shares(second.paths[0].path));
   EXPECT_TRUE(first.paths[0].canonical.Shares(second.paths[0].canonical));
   EXPECT_TRUE(first.paths[1].path.Shares(second.paths[1].path));
+  // A path that is its own canonical form keeps one text for both.
+  EXPECT_TRUE(first.paths[0].canonical.Shares(first.paths[0].path));
+  EXPECT_TRUE(first.paths[1].canonical.empty());
 }
 
 // Recorded facts give each unlisted path an answer of its own, and two
