@@ -24,11 +24,11 @@ namespace cwsc::ir {
 // every plan compiled against them copies references, not text.
 struct ConsultedPath {
   SharedString path;
-  std::string type;       // "missing", "file", "directory", "char-device", "block-device", "other"
-  bool symlink = false;   // lstat: the path itself is a symlink
+  std::string type;        // "missing", "file", "directory", "char-device", "block-device", "other"
+  bool symlink = false;    // lstat: the path itself is a symlink
   SharedString target;     // its content when it is one
   SharedString canonical;  // realpath; "" when that fails
-  std::string mode;       // the permission bits, "0755" ("" when missing)
+  std::string mode;        // the permission bits, "0755" ("" when missing)
   int uid = 0;
   int gid = 0;
   bool operator==(const ConsultedPath&) const = default;
