@@ -83,21 +83,30 @@ uint64_t ConsultedRecorder::NextId() {
 
 const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
   const PathInfo& info = inner().Path(path);
-  std::optional<ir::ConsultedPath>& record = info.record.value;
-  if (info.record.recorder != id_) {
+  const RecordMemo& m = info.record;
+  if (m.recorder != id_) {
     // First asked in this compile. The answer's record is made once for
-    // all the compiles against these facts; remade when it names another
-    // path (facts that share an answer) or no longer matches the answer
-    // (a PathInfo edited in place). Nothing of this compile points at it.
-    info.record.recorder = id_;
-    if (!record || record->path != path || !info.record.Matches(info)) {
-      record = ConsultedPathOf(path, info);
-      info.record.Keep(info);
+    // all the compiles against these facts, and never changed after: a
+    // plan may share it.
+    m.recorder = id_;
+    m.used = false;
+    if (!m.value) {
+      m.value = ConsultedPathOf(path, info);
+      m.Keep(info);
+      m.current = true;
+    } else {
+      m.current = m.Matches(info);  // false: an answer edited in place
     }
     if (asked_.empty()) asked_.reserve(128);  // a workspace compile asks about 80 paths
-    asked_.push_back(&*record);
-  } else if (record->path != path && shared_.emplace(path).second) {
-    // Another path with the same answer, shared by the facts.
+  }
+  if (m.current && m.value->path == path) {
+    if (!m.used) {
+      m.used = true;
+      asked_.push_back(&*m.value);
+    }
+  } else if (apart_.emplace(path).second) {
+    // Another path with the same answer (facts that share one), or an
+    // answer no longer its record: this compile's own record.
     asked_.push_back(&owned_.emplace_back(ConsultedPathOf(path, info)));
   }
   return info;
@@ -180,7 +189,7 @@ ir::Consulted ConsultedRecorder::Take() {
   c.paths.reserve(asked_.size());
   for (const ir::ConsultedPath* p : asked_) c.paths.push_back(*p);
   asked_.clear();
-  shared_.clear();
+  apart_.clear();
   owned_.clear();
   if (bwrap_) c.probes.push_back({"bwrap", *bwrap_});
   if (seatbelt_) c.probes.push_back({"seatbelt", *seatbelt_});

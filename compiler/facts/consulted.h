@@ -50,16 +50,20 @@ class ConsultedRecorder : public ForwardingFacts {
   absl::InlinedVector<ir::ConsultedEnv, 24> env_;
   absl::InlinedVector<ir::ConsultedSecret, 4> secrets_;
   // Each path asked, in order, as the record its answer keeps
-  // (PathInfo::record, made here the first time; it stays valid while the
-  // facts live). Take copies the records, which share their text. An
-  // answer this recorder has seen carries its id (RecordMemo::recorder),
-  // so a path asked again costs one comparison; facts that share one
-  // answer among paths are told apart by name in `shared_`, and those
-  // paths' records are kept in `owned_`.
+  // (PathInfo::record, made here the first time; it stays valid, unchanged,
+  // while the facts live). Take copies the records, which share their
+  // text. The recorder's id on an answer (RecordMemo::recorder) says it
+  // was asked in this compile, so a path asked again costs a comparison.
+  // A path whose answer's record names another path (facts that share one
+  // answer among paths) or no longer matches (an answer edited in place)
+  // gets a record of this compile's own, in `owned_`, once (`apart_`).
+  // One recorder at a time per facts object: facts are not shared between
+  // threads (libcwsc holds a handle's lock for a whole compile), and a
+  // compile starts no other.
   const uint64_t id_ = NextId();
   static uint64_t NextId();
   std::vector<const ir::ConsultedPath*> asked_;
-  absl::flat_hash_set<std::string> shared_;
+  absl::flat_hash_set<std::string> apart_;
   std::deque<ir::ConsultedPath> owned_;
   std::optional<bool> bwrap_, seatbelt_;
   std::optional<int> landlock_;

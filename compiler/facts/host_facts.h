@@ -38,14 +38,19 @@ std::optional<FileType> ParseFileType(absl::string_view name);
 struct PathInfo;
 struct RecordMemo {
   mutable std::optional<ir::ConsultedPath> value;
-  // The recorder that last recorded the answer (ConsultedRecorder): a
-  // compile finds a path it asked before without a lookup of its own.
+  // The recorder that last asked for the answer (ConsultedRecorder), and
+  // what it found: whether `value` is still the answer's record, and
+  // whether it has taken it. A compile finds a path it asked before
+  // without a lookup of its own.
   mutable uint64_t recorder = 0;
+  mutable bool current = false;
+  mutable bool used = false;
   RecordMemo() = default;
   RecordMemo(const RecordMemo&) {}
   RecordMemo& operator=(const RecordMemo&) {
     value.reset();
     recorder = 0;
+    current = used = false;
     return *this;
   }
   bool operator==(const RecordMemo&) const { return true; }

@@ -511,9 +511,17 @@ TEST(ConsultedRecorder, AnAnswerSharedByTwoPathsIsRecordedForEach) {
   EXPECT_EQ(c.paths[1].canonical, "/c");
   ConsultedRecorder second(&facts);
   second.Path("/b");
+  second.Path("/a");
+  second.Path("/b");
   c = second.Take();
-  ASSERT_EQ(c.paths.size(), 1u);
+  ASSERT_EQ(c.paths.size(), 2u);
   EXPECT_EQ(c.paths[0].path, "/b");
+  EXPECT_EQ(c.paths[1].path, "/a");
+  ConsultedRecorder third(&facts);
+  third.Path("/a");
+  c = third.Take();
+  ASSERT_EQ(c.paths.size(), 1u);
+  EXPECT_EQ(c.paths[0].path, "/a");
 }
 
 // An answer changed in place after a compile recorded it (facts that break
@@ -548,6 +556,11 @@ TEST(ConsultedRecorder, AnAnswerEditedInPlaceIsRecordedAfresh) {
   facts.answer.uid = 7;
   EXPECT_EQ(record().uid, 7);
   EXPECT_EQ(record(), ConsultedPathOf("/w", facts.answer));
+  // Asked twice in one compile, recorded once.
+  ConsultedRecorder twice(&facts);
+  twice.Path("/w");
+  twice.Path("/w");
+  EXPECT_EQ(twice.Take().paths.size(), 1u);
 }
 
 }  // namespace
