@@ -480,25 +480,26 @@ TEST(ConsultedRecorder, UnlistedPathsHaveAnswersOfTheirOwn) {
   EXPECT_EQ(x.type, FileType::kMissing);
 }
 
-PathInfo Answer(FileType type, const std::string& canonical, uint32_t mode) {
-  PathInfo p;
-  p.type = type;
-  p.canonical = canonical;
-  p.mode = mode;
-  return p;
-}
+// OneAnswer gives every path the same answer, which a test may edit: facts
+// that break the promise of one answer per path, unchanged.
+class OneAnswer : public ForwardingFacts {
+ public:
+  OneAnswer(HostFacts* inner, const std::string& canonical, uint32_t mode)
+      : ForwardingFacts(inner) {
+    answer.type = FileType::kDirectory;
+    answer.canonical = canonical;
+    answer.mode = mode;
+  }
+  const PathInfo& Path(absl::string_view) override { return answer; }
+  PathInfo answer;
+};
 
 // Facts that give two paths one answer: each path is recorded, once, and
 // a later compile that asks the other path first records it rightly.
 TEST(ConsultedRecorder, AnAnswerSharedByTwoPathsIsRecordedForEach) {
   auto inner = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
   ASSERT_TRUE(inner.ok());
-  class OneAnswer : public ForwardingFacts {
-   public:
-    using ForwardingFacts::ForwardingFacts;
-    const PathInfo& Path(absl::string_view) override { return answer; }
-    PathInfo answer = Answer(FileType::kDirectory, "/c", 0700);
-  } facts(inner->get());
+  OneAnswer facts(inner->get(), "/c", 0700);
   ConsultedRecorder first(&facts);
   first.Path("/a");
   first.Path("/b");
@@ -530,12 +531,7 @@ TEST(ConsultedRecorder, AnAnswerSharedByTwoPathsIsRecordedForEach) {
 TEST(ConsultedRecorder, AnAnswerEditedInPlaceIsRecordedAfresh) {
   auto inner = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
   ASSERT_TRUE(inner.ok());
-  class Editable : public ForwardingFacts {
-   public:
-    using ForwardingFacts::ForwardingFacts;
-    const PathInfo& Path(absl::string_view) override { return answer; }
-    PathInfo answer = Answer(FileType::kDirectory, "/w", 0755);
-  } facts(inner->get());
+  OneAnswer facts(inner->get(), "/w", 0755);
   auto record = [&] {
     ConsultedRecorder rec(&facts);
     rec.Path("/w");
