@@ -38,8 +38,11 @@
  *     and freed with cwsc_string_free.
  *   - Strings passed in are copied; the caller may free them after the call.
  *   - No C++ exception crosses this interface, and the library keeps no
- *     global mutable state: different objects may be used from different
- *     threads at the same time. One object may be read (every `const`
+ *     global mutable state that a caller can see: different objects may be
+ *     used from different threads at the same time. (Inside, a compile
+ *     keeps the names of the environment variables it has recorded in a
+ *     table of its thread, and numbers its recorders with an atomic
+ *     counter; neither changes any result.) One object may be read (every `const`
  *     parameter) from several threads at once. A cwsc_facts handle may be
  *     shared: compiles that use the same handle take turns on it.
  *
