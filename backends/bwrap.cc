@@ -17,18 +17,19 @@ const char* MountOpFlag(ir::MountOp op) {
 absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
                                           const std::vector<std::string>& program,
                                           const std::vector<int>& source_fds) {
-  if (!source_fds.empty() && source_fds.size() != plan.mounts.size()) {
-    return absl::InvalidArgumentError("one bind descriptor per mount expected");
+  const ir::Bwrap* bwrap = plan.bwrap();
+  if (bwrap == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat("the plan does not use bubblewrap (kind ",
+                                                      ir::PlanKindName(plan.kind()), ")"));
   }
-  if (plan.kind != ir::PlanKind::kLinuxBwrap && plan.kind != ir::PlanKind::kLauncherBwrap) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the plan does not use bubblewrap (kind ", ir::PlanKindName(plan.kind), ")"));
+  if (!source_fds.empty() && source_fds.size() != bwrap->mounts.size()) {
+    return absl::InvalidArgumentError("one bind descriptor per mount expected");
   }
   EmittedArgv out;
   // The managed file and line that set tool_launcher (older plans: a default).
-  ir::Origin launcher = plan.launcher_origin.detail.empty() ? ir::Origin::Default("tool_launcher")
-                                                            : plan.launcher_origin;
-  for (const std::string& a : plan.launcher) out.push_back({a, launcher});
+  ir::Origin launcher = bwrap->launcher_origin.detail.empty() ? ir::Origin::Default("tool_launcher")
+                                                              : bwrap->launcher_origin;
+  for (const std::string& a : bwrap->launcher) out.push_back({a, launcher});
   ir::Origin wrapper = ir::Origin::Default("bwrap wrapper (docs/behavior.md B-42)");
   out.push_back(
       {plan.wrapper.path.empty() ? std::string(ir::kBwrapPath) : plan.wrapper.path, wrapper});
@@ -44,14 +45,14 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
   out.push_back({"--cap-drop", caps});
   out.push_back({"ALL", caps});
   out.push_back({"--die-with-parent", ir::Origin::Default("end the sandbox with its parent")});
-  if (plan.kind == ir::PlanKind::kLauncherBwrap) {
+  if (!bwrap->launcher.empty()) {
     // The launcher closes inherited descriptors, so no seccomp program can
     // reach bwrap: a new session keeps the command off the terminal instead.
     out.push_back({"--new-session",
                    ir::Origin::Default("launcher plans: no terminal injection without seccomp")});
   }
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    const ir::Mount& m = plan.mounts[i];
+  for (size_t i = 0; i < bwrap->mounts.size(); ++i) {
+    const ir::Mount& m = bwrap->mounts[i];
     int fd = source_fds.empty() ? -1 : source_fds[i];
     bool by_fd =
         fd >= 0 && (m.op == ir::MountOp::kReadOnlyBind || m.op == ir::MountOp::kWritableBind);
@@ -64,9 +65,9 @@ absl::StatusOr<EmittedArgv> EmitBwrapArgv(const ir::LaunchPlan& plan,
     }
     out.push_back({m.dest, m.origin});
   }
-  if (plan.syscall_filter) {
+  if (plan.syscall_filter()) {
     ir::Origin filter = ir::Origin::Default(absl::StrCat(
-        "syscall filter (", plan.syscall_filter->rules.size(),
+        "syscall filter (", plan.syscall_filter()->rules.size(),
         " rules; `cwsc compile --target seccomp` lists them) read from fd ", kSeccompFd));
     out.push_back({"--seccomp", filter});
     out.push_back({std::to_string(kSeccompFd), filter});

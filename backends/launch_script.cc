@@ -49,8 +49,8 @@ std::string PrintfLines(absl::string_view bytes) {
 absl::StatusOr<std::string> EmitLaunchScript(const ir::LaunchPlan& plan,
                                              const std::vector<std::string>& argv,
                                              absl::string_view tool_version) {
-  const char* kind = ir::PlanKindName(plan.kind);
-  if (plan.kind == ir::PlanKind::kLinuxLandlock || plan.kind == ir::PlanKind::kOpenSandbox) {
+  const char* kind = ir::PlanKindName(plan.kind());
+  if (plan.landlock() || plan.remote()) {
     return absl::FailedPreconditionError(
         absl::StrCat("--format script: a ", kind,
                      " plan is applied by cwsc itself, not by a program a script can run; use "
@@ -63,11 +63,11 @@ absl::StatusOr<std::string> EmitLaunchScript(const ir::LaunchPlan& plan,
   }
   std::string bpf;
   if (ReadsSeccompFd(argv)) {
-    if (!plan.syscall_filter) {
+    if (!plan.syscall_filter()) {
       return absl::FailedPreconditionError(
           "--format script: the argv reads a seccomp program the plan does not have");
     }
-    absl::StatusOr<std::string> prog = EmitSeccompBpf(*plan.syscall_filter);
+    absl::StatusOr<std::string> prog = EmitSeccompBpf(*plan.syscall_filter());
     if (!prog.ok()) return prog.status();
     bpf = *std::move(prog);
   }
@@ -132,7 +132,7 @@ absl::StatusOr<std::string> EmitLaunchScript(const ir::LaunchPlan& plan,
     absl::StrAppend(&out, "set -- \"$@\" ", ShellQuote(absl::StrCat(v.name, "=", v.value)), "\n");
   }
   if (!bpf.empty()) {
-    size_t rules = plan.syscall_filter->rules.size();
+    size_t rules = plan.syscall_filter()->rules.size();
     absl::StrAppend(&out, "# The syscall filter (", rules, rules == 1 ? " rule" : " rules",
                     ", `cwsc compile --target seccomp` lists them), ", bpf.size(),
                     " bytes of BPF,\n# on descriptor 3; the file is gone once it is open.\n",

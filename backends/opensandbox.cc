@@ -117,11 +117,11 @@ int64_t SandboxTtlSeconds(std::optional<int64_t> timeout_ms) {
 
 RemoteRequest LifecycleCreate(const ir::LaunchPlan& plan, std::optional<int64_t> timeout_ms,
                               const std::optional<std::string>& key) {
-  const std::string base = TrimUrl(plan.remote ? plan.remote->url : "");
+  const std::string base = TrimUrl(plan.remote() ? plan.remote()->url : "");
   RemoteRequest r{"create sandbox", "POST", base + "/v1/sandboxes", JsonHeaders(), ""};
   for (const RemoteHeader& h : LifecycleAuth(key)) r.headers.push_back(h);
   OJson body;
-  body["image"] = OJson{{"uri", plan.remote ? plan.remote->image : ""}};
+  body["image"] = OJson{{"uri", plan.remote() ? plan.remote()->image : ""}};
   body["entrypoint"] = DefaultEntrypoint();
   body["resourceLimits"] = OJson{{"cpu", "500m"}, {"memory", "512Mi"}};
   body["timeout"] = SandboxTtlSeconds(timeout_ms);
@@ -159,8 +159,8 @@ std::vector<RemoteRequest> ReviewRequests(const ir::LaunchPlan& plan,
                                           const std::vector<std::string>& program,
                                           std::optional<int64_t> timeout_ms) {
   std::vector<RemoteRequest> out;
-  if (!plan.remote) return out;
-  const ir::Remote& rm = *plan.remote;
+  if (!plan.remote()) return out;
+  const ir::Remote& rm = *plan.remote();
   std::optional<std::string> key;
   if (rm.api_key.kind != ir::ApiKeySource::Kind::kNone) {
     key = "<redacted: " + rm.api_key.Describe() + ">";
@@ -197,7 +197,7 @@ namespace {
 // ir::Text, which shows it escaped.
 ir::Text Preamble(const ir::LaunchPlan& plan) {
   ir::Text out;
-  const ir::Remote& rm = *plan.remote;
+  const ir::Remote& rm = *plan.remote();
   out << "# OpenSandbox contract: " << ir::ContractName(rm.contract) << "\n";
   out << "# API key: ";
   if (rm.api_key.kind == ir::ApiKeySource::Kind::kNone) {
@@ -226,7 +226,7 @@ ir::Text Preamble(const ir::LaunchPlan& plan) {
 }  // namespace
 
 std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs) {
-  if (!plan.remote) return "";
+  if (!plan.remote()) return "";
   ir::Text out = Preamble(plan);
   int n = 0;
   for (const RemoteRequest& r : reqs) {
@@ -246,8 +246,8 @@ std::string FormatReviewText(const ir::LaunchPlan& plan, const std::vector<Remot
 }
 
 std::string FormatReviewJson(const ir::LaunchPlan& plan, const std::vector<RemoteRequest>& reqs) {
-  if (!plan.remote) return "";
-  const ir::Remote& rm = *plan.remote;
+  if (!plan.remote()) return "";
+  const ir::Remote& rm = *plan.remote();
   OJson j;
   j["contract"] = ir::ContractName(rm.contract);
   j["api_key_source"] = rm.api_key.Describe();

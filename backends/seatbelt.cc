@@ -107,7 +107,7 @@ bool FullDiskWrite(const ir::Policy& p) {
 
 absl::Status EmitNetwork(const ir::LaunchPlan& plan, Lines* out) {
   const ir::Policy& policy = plan.policy;
-  const ir::Seatbelt& sb = *plan.seatbelt;
+  const ir::Seatbelt& sb = *plan.seatbelt();
   if (!HasNetwork(policy)) return absl::OkStatus();
   const Origin& o = policy.network_origin;
   out->Blank();
@@ -263,11 +263,11 @@ void EmitDenyList(const ir::Seatbelt& sb, Lines* out) {
 }  // namespace
 
 absl::StatusOr<EmittedArgv> EmitSeatbeltProfile(const ir::LaunchPlan& plan) {
-  if (!plan.seatbelt.has_value()) {
+  if (plan.seatbelt() == nullptr) {
     return absl::FailedPreconditionError(
-        absl::StrCat("plan kind ", ir::PlanKindName(plan.kind), " has no Seatbelt profile"));
+        absl::StrCat("plan kind ", ir::PlanKindName(plan.kind()), " has no Seatbelt profile"));
   }
-  const ir::Seatbelt& sb = *plan.seatbelt;
+  const ir::Seatbelt& sb = *plan.seatbelt();
   Lines out;
   EmitBase(&out);
   EmitWritePolicy(plan.policy, sb, &out);
@@ -325,7 +325,7 @@ absl::StatusOr<EmittedArgv> EmitSeatbeltArgv(const ir::LaunchPlan& plan,
   argv.push_back({"-p", wrapper_origin});
   argv.push_back(
       {SeatbeltProfileText(*lines), Origin::Default("Seatbelt profile (docs/behavior.md B-62)")});
-  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt())) {
     if (p.value.find('\0') != std::string::npos) {
       return absl::InvalidArgumentError(
           absl::StrCat("Seatbelt parameter ", p.key, " contains a NUL byte"));

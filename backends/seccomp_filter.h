@@ -2,7 +2,7 @@
 // bubblewrap loads with `--seccomp FD` (built with libseccomp for this
 // machine's architecture), and as a readable listing for golden review.
 //
-//   absl::StatusOr<std::string> bpf = EmitSeccompBpf(*plan.syscall_filter);
+//   absl::StatusOr<std::string> bpf = EmitSeccompBpf(*plan.syscall_filter());
 //   // bpf->size() % 8 == 0: struct sock_filter[], as bwrap reads it
 //
 // The program allows every call no rule refuses, refuses a matching call

@@ -87,12 +87,12 @@ void BM_RunPrepare(benchmark::State& state) {
 
 void BM_RunSeccompProgram(benchmark::State& state) {
   cwsc::ir::LaunchPlan plan = CompiledPlan();
-  if (!plan.syscall_filter) {
+  if (!plan.syscall_filter()) {
     state.SkipWithError("the plan has no syscall filter");
     return;
   }
   for (auto _ : state) {
-    auto bpf = cwsc::backends::EmitSeccompBpf(*plan.syscall_filter);
+    auto bpf = cwsc::backends::EmitSeccompBpf(*plan.syscall_filter());
     benchmark::DoNotOptimize(bpf);
   }
 }

@@ -115,7 +115,7 @@ void Scale(benchmark::State& state, Kind kind, bool live, Stage stage = Stage::k
       state.SkipWithError(std::string(r.status().message()).c_str());
       return;
     }
-    mounts = r->plan.mounts.size();
+    mounts = r->plan.mounts().size();
     benchmark::DoNotOptimize(r);
   }
   rusage after{};

@@ -44,7 +44,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
       PrintError(e.status);
       return kExitUsage;
     case driver::EmitFailure::kRefused:
-      PrintRefused(plan.refusal->reason, plan.refusal->origin);
+      PrintRefused(plan.refusal()->reason, plan.refusal()->origin);
       return kExitRefused;
     case driver::EmitFailure::kNotApplicable:
       PrintError(e.status);
@@ -245,30 +245,31 @@ int CmdExplain(const Args& args) {
   const ir::LaunchPlan& plan = r.plan;
   ir::Text out;
   if (o->config_discovered) out << "# config: " << o->config << " (no CONFIG given: discovered)\n";
-  out << "# plan kind: " << ir::PlanKindName(plan.kind) << "\n# policy: " << plan.posture_label
+  out << "# plan kind: " << ir::PlanKindName(plan.kind()) << "\n# policy: " << plan.posture_label
       << "\n";
-  Json json{{"plan_kind", ir::PlanKindName(plan.kind)},
+  Json json{{"plan_kind", ir::PlanKindName(plan.kind())},
             {"policy", plan.posture_label},
             {"target", nullptr},
             {"tokens", Json::array()},
             {"profile", nullptr},
             {"remote", nullptr}};
-  if (plan.kind != ir::PlanKind::kRefused || o->target == "plan") {
+  if (!plan.refusal() || o->target == "plan") {
     Artifact art;
     if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
-    if (!art.is_argv && plan.kind == ir::PlanKind::kOpenSandbox && plan.remote) {
+    if (!art.is_argv && plan.remote()) {
       // The remote request has no argv tokens: show its URL's origin, then the request.
-      out << "# url: " << plan.remote->url << "  (" << plan.remote->url_origin.Describe() << ")\n";
+      out << "# url: " << plan.remote()->url << "  (" << plan.remote()->url_origin.Describe()
+          << ")\n";
       // The review text is lines of its own: each is shown escaped.
       for (absl::string_view line : absl::StrSplit(absl::StripSuffix(art.text, "\n"), '\n')) {
         out << line << "\n";
       }
-      json["remote"] = Json{{"url", plan.remote->url},
-                            {"url_origin", OriginJson(plan.remote->url_origin)},
+      json["remote"] = Json{{"url", plan.remote()->url},
+                            {"url_origin", OriginJson(plan.remote()->url_origin)},
                             {"requests", Json::parse(art.json)}};
       art.is_argv = true;  // no tokens to explain below
     }
-    if (!art.is_argv && plan.kind == ir::PlanKind::kLinuxLandlock && plan.landlock) {
+    if (!art.is_argv && plan.landlock()) {
       // The ruleset has no argv tokens: each rule line carries its origin,
       // and is shown escaped (its paths are the host's).
       for (absl::string_view line : absl::StrSplit(absl::StripSuffix(art.text, "\n"), '\n')) {
@@ -293,7 +294,7 @@ int CmdExplain(const Args& args) {
     }
     // A Seatbelt profile token is explained line by line, each with its origin.
     absl::StatusOr<backends::EmittedArgv> profile =
-        plan.kind == ir::PlanKind::kMacosSeatbelt && art.argv.size() > 2 && art.argv[1].text == "-p"
+        plan.seatbelt() && art.argv.size() > 2 && art.argv[1].text == "-p"
             ? backends::EmitSeatbeltProfile(plan)
             : absl::StatusOr<backends::EmittedArgv>(absl::NotFoundError(""));
     for (size_t i = 0; i < art.argv.size(); ++i) {
@@ -314,7 +315,7 @@ int CmdExplain(const Args& args) {
       out << "  # " << art.argv[i].origin.Describe() << "\n";
     }
   } else {
-    out << "# refused: " << plan.refusal->reason << "\n#   (" << plan.refusal->origin.Describe()
+    out << "# refused: " << plan.refusal()->reason << "\n#   (" << plan.refusal()->origin.Describe()
         << ")\n";
   }
   for (const auto& s : plan.skipped) {

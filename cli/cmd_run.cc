@@ -126,7 +126,7 @@ int CmdRun(const Args& args) {
   for (const ir::Diagnostic& n : SettingNotes(r->plan)) PrintSettingNote(n);
   std::optional<std::string> startup_mode;
   if (r->merged.sandbox_mode) startup_mode = ir::PolicyTypeName(r->merged.sandbox_mode->value.type);
-  Harden(startup_mode, r->plan.kind == ir::PlanKind::kLauncherBwrap);
+  Harden(startup_mode, r->plan.kind() == ir::PlanKind::kLauncherBwrap);
   runtime::ExecRequest req;
   req.program = o->program;
   req.timeout_seconds = *timeout;
@@ -177,7 +177,7 @@ int CmdExec(const Args& args) {
   }
   // The startup posture of a plan: danger-full-access decided by a
   // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
-  Harden(runtime::PlanStartupMode(*plan), plan->kind == ir::PlanKind::kLauncherBwrap);
+  Harden(runtime::PlanStartupMode(*plan), plan->kind() == ir::PlanKind::kLauncherBwrap);
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeRuntimeFacts();
   runtime::ExecRequest req;
   req.program = o->program;

@@ -104,17 +104,18 @@ int CmdWhy(const Args& args) {
     out << "  note: " << note << "\n";
     notes.push_back(note);
   }
-  int rc = plan.kind == ir::PlanKind::kRefused ? kExitRefused : kExitOk;
+  int rc = plan.refusal() ? kExitRefused : kExitOk;
   if (JsonReport* report = ActiveReport()) {
     Json j{{"mode", ir::PermissionModeName(plan.permission_mode)},
-           {"plan_kind", ir::PlanKindName(plan.kind)},
+           {"plan_kind", ir::PlanKindName(plan.kind())},
            {"target", art->target}};
     j.update(WhyJson(why));
     j["notes"] = notes;
-    if (plan.refusal) {
-      report->Add({"error", "refused",
-                   absl::StrCat(plan.refusal->reason, " (", plan.refusal->origin.Describe(), ")"),
-                   plan.refusal->origin.file, plan.refusal->origin.line, plan.refusal->origin.col});
+    if (plan.refusal()) {
+      report->Add(
+          {"error", "refused",
+           absl::StrCat(plan.refusal()->reason, " (", plan.refusal()->origin.Describe(), ")"),
+           plan.refusal()->origin.file, plan.refusal()->origin.line, plan.refusal()->origin.col});
     }
     report->SetResult(std::move(j));
     return rc;

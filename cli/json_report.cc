@@ -132,7 +132,7 @@ Json OriginJson(const ir::Origin& o) {
 Json CompileJson(const ir::LaunchPlan& plan, const std::string& target,
                  const backends::EmittedArgv* argv, const std::string& text,
                  const std::string& requests_json) {
-  Json j{{"plan_kind", ir::PlanKindName(plan.kind)}, {"target", target}};
+  Json j{{"plan_kind", ir::PlanKindName(plan.kind())}, {"target", target}};
   if (argv != nullptr) {
     j["argv"] = backends::Texts(*argv);
   } else if (target == "plan") {
@@ -154,9 +154,9 @@ Json TokensJson(const backends::EmittedArgv& argv) {
 }
 
 void PlanNotesJson(const ir::LaunchPlan& plan, Json* out) {
-  (*out)["refusal"] = plan.refusal ? Json{{"reason", plan.refusal->reason},
-                                          {"origin", OriginJson(plan.refusal->origin)}}
-                                   : Json(nullptr);
+  (*out)["refusal"] = plan.refusal() ? Json{{"reason", plan.refusal()->reason},
+                                            {"origin", OriginJson(plan.refusal()->origin)}}
+                                     : Json(nullptr);
   Json skipped = Json::array();
   for (const ir::Skipped& s : plan.skipped) {
     skipped.push_back(Json{{"what", s.what},

@@ -238,7 +238,7 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
     if (!plan.ok()) return plan.status();
     result.plan = *std::move(plan);
   }
-  if (result.plan.kind == ir::PlanKind::kLauncherBwrap) {
+  if (const ir::Bwrap* b = result.plan.bwrap(); b && !b->launcher.empty()) {
     result.plan.warnings.insert(result.plan.warnings.end(), trust.warnings.begin(),
                                 trust.warnings.end());
   }

@@ -372,13 +372,11 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
   const std::vector<std::string>& launcher = in.spec->tool_launcher->value;
   const Origin& origin = in.spec->tool_launcher->origin;
   std::string loc = Where(origin);
-  plan->launcher = launcher;
-  plan->launcher_origin = origin;
   std::optional<Identity> user;
   auto finish = [&]() {
     std::vector<ir::Warning> lint = LintLauncher(facts, launcher, origin, user ? &*user : nullptr);
     plan->warnings.insert(plan->warnings.end(), lint.begin(), lint.end());
-    return plan->kind == PlanKind::kRefused ? std::nullopt : user;
+    return plan->refusal() ? std::nullopt : user;
   };
   auto refuse = [&](std::string reason, Origin why) {
     ir::Refuse(plan, ir::Refusal{std::move(reason), std::move(why)});
@@ -438,7 +436,9 @@ std::optional<Identity> LowerLauncher(HostFacts& facts, const LauncherInput& in,
                      "): ", probe.message.empty() ? std::string("no reason given") : probe.message),
         Origin::Fact("launcher probe"));
   }
-  plan->kind = PlanKind::kLauncherBwrap;
+  ir::Bwrap& launch = plan->launch.emplace<ir::Bwrap>();
+  launch.launcher = launcher;
+  launch.launcher_origin = origin;
   Origin marker = Origin::Default("bwrap child marker");
   plan->env_set.push_back({ir::kSandboxMarker, ir::kBwrapMarkerValue, marker});
   plan->env_set.push_back({ir::kSandboxMarkerLegacy, ir::kBwrapMarkerValue, marker});

@@ -50,7 +50,7 @@ absl::Status Resolver::BuildMounts() {
   // protected name per root, one per denied path, a few dozen others.
   size_t protected_count = 0;
   for (const ir::Root& r : plan_.roots) protected_count += r.protected_paths.size();
-  plan_.mounts.reserve(32 + plan_.roots.size() + 2 * protected_count + plan_.denied_read.size());
+  Mounts().reserve(32 + plan_.roots.size() + 2 * protected_count + plan_.denied_read.size());
   Origin base = Origin::Default("bwrap base view");
   AddMount(Role::kBase, MountOp::kReadOnlyBind, "/", "/", "read-only root view", base);
   AddMount(Role::kBase, MountOp::kDev, "", "/dev", "private /dev", base);
@@ -66,11 +66,11 @@ absl::Status Resolver::BuildMounts() {
   std::vector<ir::Mount> masks =
       DenyMasks(facts_, plan_.denied_read, launcher_user_ ? &*launcher_user_ : nullptr);
   AddDenyPins(masks);
-  for (ir::Mount& m : masks) plan_.mounts.push_back(std::move(m));
-  if (plan_.mounts.size() > kMountWarnThreshold) {
+  for (ir::Mount& m : masks) Mounts().push_back(std::move(m));
+  if (Mounts().size() > kMountWarnThreshold) {
     plan_.warnings.push_back(ir::Warning{
         "many-mounts",
-        absl::StrCat(plan_.mounts.size(), " mount operations; every launch pays for each one"),
+        absl::StrCat(Mounts().size(), " mount operations; every launch pays for each one"),
         Origin::Default("mount count")});
   }
   return absl::OkStatus();
@@ -85,7 +85,7 @@ absl::Status Resolver::BuildMounts() {
 // cannot be moved"). Directories inside a read-only mount need no pin.
 void Resolver::AddDenyPins(const std::vector<ir::Mount>& masks) {
   absl::flat_hash_set<std::string> fixed;  // mount points already there, and pins made
-  for (const ir::Mount& m : plan_.mounts) {
+  for (const ir::Mount& m : Mounts()) {
     if (m.dest != "/") fixed.insert(std::string(m.dest.str()));
   }
   for (const ir::Mount& mask : masks) {
@@ -122,7 +122,7 @@ const ir::Root* Resolver::WritableRootAbove(absl::string_view path) const {
 // InsideReadOnlyMount: `dir` (below `root`) is or lies below a mount the
 // plan made read-only or private since the root's bind.
 bool Resolver::InsideReadOnlyMount(absl::string_view dir, absl::string_view root) const {
-  for (const ir::Mount& m : plan_.mounts) {
+  for (const ir::Mount& m : Mounts()) {
     absl::string_view d = m.dest;
     if (m.op == MountOp::kWritableBind || d == root) continue;
     if (d != "/" && PathStartsWith(dir, d) && PathStartsWith(d, root)) {

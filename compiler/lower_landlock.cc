@@ -213,8 +213,7 @@ void LowerLandlock(HostFacts& facts, const PolicySpec& spec, int abi, ir::Launch
          "Landlock ABI < 6 cannot scope them; seccomp refuses AF_UNIX sockets (socketpair "
          "still works)");
   }
-  plan->landlock = std::move(ll);
-  plan->syscall_filter = LowerLandlockSyscallFilter(plan->policy);
+  plan->launch = ir::LandlockLaunch{std::move(ll), LowerLandlockSyscallFilter(plan->policy)};
 }
 
 }  // namespace cwsc::compiler

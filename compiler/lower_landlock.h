@@ -6,8 +6,8 @@
 // What a Landlock ruleset cannot express without namespaces is listed in
 // the plan's `skipped` (kind `landlock`), never dropped in silence.
 //
-//   LowerLandlock(facts, spec, /*abi=*/7, &plan);   // plan.kind is linux-landlock
-//   // plan.landlock->rules[0]: every entry of / except dev, home -> execute|read_file|read_dir
+//   LowerLandlock(facts, spec, /*abi=*/7, &plan);   // plan.kind() is linux-landlock
+//   // plan.landlock()->rules[0]: every entry of / except dev, home -> execute|read_file|read_dir
 #ifndef CWSC_COMPILER_LOWER_LANDLOCK_H_
 #define CWSC_COMPILER_LOWER_LANDLOCK_H_
 

@@ -122,9 +122,7 @@ std::optional<std::string> CheckRemoteUrl(const std::string& url) {
 
 void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
   // Local-wrapper parts do not apply to a remote run.
-  plan->mounts.clear();
-  plan->launcher.clear();
-  plan->seatbelt.reset();
+  plan->launch = ir::Unconfined{};
   if (!spec.sandbox_backend) return;
   const Setting<SandboxBackend>& b = *spec.sandbox_backend;
   if (b.value.kind != BackendKind::kOpenSandbox) {
@@ -186,9 +184,7 @@ void LowerRemote(const PolicySpec& spec, ir::LaunchPlan* plan) {
     }
   }
   rm.not_enforced = NotEnforced(spec, *plan, rm.contract);
-  plan->kind = PlanKind::kOpenSandbox;
-  plan->refusal.reset();
-  plan->remote = std::move(rm);
+  plan->launch = std::move(rm);
 }
 
 }  // namespace cwsc::compiler

@@ -261,7 +261,7 @@ absl::Status LowerSeatbelt(HostFacts& facts, const PolicySpec& spec, ir::LaunchP
   l.Network();
   l.Markers();
   if (plan->wrapper.path.empty()) plan->wrapper.path = kSandboxExec;
-  plan->seatbelt = std::move(l.sb);
+  plan->launch = std::move(l.sb);
   return absl::OkStatus();
 }
 

@@ -1,5 +1,5 @@
 // LowerSeatbelt resolves the macOS host facts the Seatbelt backend needs and
-// records them in `plan->seatbelt` (docs/behavior.md B-61): the -D parameters in
+// records them in `plan->seatbelt()` (docs/behavior.md B-61): the -D parameters in
 // order (WRITABLE_ROOT_i and WRITABLE_ROOT_i_RO_j from plan->roots, then
 // DARWIN_USER_CACHE_DIR, CARGO_HOME_REGISTRY / CARGO_HOME_GIT / CARGO_HOME,
 // NPM_CACHE_DIR, then DENY_READ_k from plan->denied_read), and for a

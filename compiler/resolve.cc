@@ -122,22 +122,20 @@ absl::StatusOr<LaunchPlan> Resolver::Run() {
   ComputeRoots();
   SelectWrapper();
   RefuseUnconfinedIfRequired();
-  if (plan_.kind == PlanKind::kLauncherBwrap) {
+  if (const ir::Bwrap* b = plan_.bwrap(); b && !b->launcher.empty()) {
     AddSkipped(SkipKind::kSyscallFilter, "syscall filter", "",
                "the launcher closes inherited descriptors, so bwrap cannot read a seccomp "
                "program; --new-session keeps the command off the terminal instead",
                in_.spec.tool_launcher->origin);
   }
-  if (plan_.kind == PlanKind::kLinuxBwrap || plan_.kind == PlanKind::kLauncherBwrap) {
+  if (ir::Bwrap* bwrap = plan_.bwrap()) {
     CWSC_RETURN_IF_ERROR(BuildMounts());
+    if (bwrap->launcher.empty()) bwrap->syscall_filter = LowerSyscallFilter(plan_.policy);
   }
-  if (plan_.kind == PlanKind::kLinuxBwrap) {
-    plan_.syscall_filter = LowerSyscallFilter(plan_.policy);
-  }
-  if (plan_.kind == PlanKind::kLinuxLandlock) {
+  if (plan_.landlock()) {
     LowerLandlock(facts_, in_.spec, facts_.LandlockAbi(), &plan_);
   }
-  if (plan_.kind == PlanKind::kMacosSeatbelt) {
+  if (plan_.seatbelt()) {
     CWSC_RETURN_IF_ERROR(LowerSeatbelt(facts_, in_.spec, &plan_));
   }
   plan_.posture_label = PostureLabel(plan_, NoNewPrivs());
@@ -162,7 +160,6 @@ bool Resolver::NoNewPrivs() {
 namespace {
 
 using ir::LaunchPlan;
-using ir::PlanKind;
 using ir::PolicyType;
 
 }  // namespace
@@ -170,7 +167,7 @@ using ir::PolicyType;
 std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_privs) {
   const ir::Policy& p = plan.policy;
   const char* net = p.network_access ? "network allowed" : "network blocked";
-  if (plan.kind == PlanKind::kOpenSandbox) {
+  if (plan.remote()) {
     const char* tag =
         p.type == PolicyType::kDangerFullAccess ? "full-access" : ir::PolicyTypeName(p.type);
     return absl::StrCat(tag,
@@ -201,10 +198,8 @@ std::string PostureLabel(const LaunchPlan& plan, std::optional<bool> no_new_priv
                  : "; sudo/setuid allowed (no-new-privs relaxed at startup)";
   }
   if (!p.ShouldSandbox()) return label;
-  bool local = plan.kind == PlanKind::kLinuxBwrap || plan.kind == PlanKind::kMacosSeatbelt ||
-               plan.kind == PlanKind::kLauncherBwrap;
-  if (local) return label + " (local OS sandbox applied)";
-  if (plan.kind == PlanKind::kLinuxLandlock) {
+  if (plan.bwrap() || plan.seatbelt()) return label + " (local OS sandbox applied)";
+  if (plan.landlock()) {
     return label + " (Landlock and seccomp applied, without namespaces)";
   }
   return label + " (policy only; no execution sandbox available)";

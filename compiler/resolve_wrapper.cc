@@ -25,7 +25,7 @@ absl::Status Resolver::SelectRemote() {
   CWSC_ASSIGN_OR_RETURN(plan_.denied_read,
                         BuildDenyList(facts_, in_.spec, ir::PlatformName(plan_.platform), vars_));
   LowerRemote(in_.spec, &plan_);  // compiler/lower_remote.h
-  if (plan_.kind == PlanKind::kRefused) Refuse(plan_.refusal->reason, plan_.refusal->origin);
+  if (const ir::Refusal* r = plan_.refusal()) Refuse(r->reason, r->origin);
   return absl::OkStatus();
 }
 
@@ -38,11 +38,11 @@ void Resolver::SelectWrapper() {
   if (Launcher()) {  // compiler/launcher.h decides launcher plans
     launcher_user_ = LowerLauncher(
         facts_, LauncherInput{&in_.spec, in_.launcher_trusted, in_.launcher_trust_refusal}, &plan_);
-    if (plan_.kind == PlanKind::kRefused) Refuse(plan_.refusal->reason, plan_.refusal->origin);
+    if (const ir::Refusal* r = plan_.refusal()) Refuse(r->reason, r->origin);
     return;
   }
   if (!pol.ShouldSandbox()) {
-    plan_.kind = PlanKind::kNone;
+    plan_.launch = ir::Unconfined{};
     AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "",
                absl::StrCat("policy ", ir::PolicyTypeName(pol.type), " does not request a sandbox"),
                pol.origin);
@@ -63,13 +63,13 @@ void Resolver::SelectWrapper() {
       return;
     }
     if (!plan_.wrapper.preferred) {
-      plan_.kind = PlanKind::kNone;
+      plan_.launch = ir::Unconfined{};
       AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath, "prefer_bwrap = false",
                  plan_.wrapper.preferred_origin);
       return;
     }
     if (!plan_.wrapper.executable) {
-      plan_.kind = PlanKind::kNone;
+      plan_.launch = ir::Unconfined{};
       AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath,
                  info.type == FileType::kMissing ? "missing" : "not a regular executable file",
                  Origin::Fact(ir::kBwrapPath));
@@ -84,12 +84,12 @@ void Resolver::SelectWrapper() {
       return;
     }
     if (!probe.ok) {
-      plan_.kind = PlanKind::kNone;
+      plan_.launch = ir::Unconfined{};
       AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kBwrapPath,
                  absl::StrCat("probe failed: ", probe.message), Origin::Fact("bwrap probe"));
       return;
     }
-    plan_.kind = PlanKind::kLinuxBwrap;
+    plan_.launch = ir::Bwrap{};
     Origin marker = Origin::Default("bwrap child marker");
     plan_.env_set.push_back({"CODEWHALE_SANDBOX", "bwrap", marker});
     plan_.env_set.push_back({"DEEPSEEK_SANDBOX", "bwrap", marker});
@@ -99,16 +99,16 @@ void Resolver::SelectWrapper() {
     // docs/behavior.md B-60 / B-30: Seatbelt iff its probe passed (prefer_bwrap ignored).
     plan_.wrapper = SeatbeltWrapper(facts_);
     if (!plan_.wrapper.probe_ok) {
-      plan_.kind = PlanKind::kNone;
+      plan_.launch = ir::Unconfined{};
       AddSkipped(SkipKind::kLocalWrapper, "local wrapper", ir::kSandboxExecPath,
                  absl::StrCat("probe failed: ", plan_.wrapper.probe_message),
                  Origin::Fact("seatbelt probe"));
       return;
     }
-    plan_.kind = PlanKind::kMacosSeatbelt;
+    plan_.launch = ir::Seatbelt{};
     return;
   }
-  plan_.kind = PlanKind::kNone;
+  plan_.launch = ir::Unconfined{};
   AddSkipped(
       SkipKind::kLocalWrapper, "local wrapper", "",
       absl::StrCat("no local wrapper is wired for platform ", ir::PlatformName(plan_.platform)),
@@ -121,12 +121,12 @@ void Resolver::SelectWrapper() {
 void Resolver::SelectLandlock(const Origin& why, const std::string& bwrap_failure) {
   int abi = facts_.LandlockAbi();
   if (abi < 1) {
-    plan_.kind = PlanKind::kNone;
+    plan_.launch = ir::Unconfined{};
     AddSkipped(SkipKind::kLocalWrapper, "local wrapper", "landlock",
                "this kernel offers no Landlock (ABI 0)", why);
     return;
   }
-  plan_.kind = PlanKind::kLinuxLandlock;
+  plan_.launch = ir::LandlockLaunch{};
   if (!bwrap_failure.empty()) {
     plan_.warnings.push_back(ir::Warning{
         "landlock-fallback",
@@ -145,7 +145,9 @@ void Resolver::SelectLandlock(const Origin& why, const std::string& bwrap_failur
 // --require-sandbox), a policy that asks for a sandbox is refused when no
 // local wrapper works, instead of running unconfined (docs/config.md).
 void Resolver::RefuseUnconfinedIfRequired() {
-  if (plan_.kind != PlanKind::kNone || !plan_.policy.ShouldSandbox()) return;
+  if (!std::holds_alternative<ir::Unconfined>(plan_.launch) || !plan_.policy.ShouldSandbox()) {
+    return;
+  }
   if (!in_.spec.sandbox_require || !in_.spec.sandbox_require->value) return;
   const ir::Origin& origin = in_.spec.sandbox_require->origin;
   bool cli = origin.kind == Origin::Kind::kCli;

@@ -123,8 +123,13 @@ class Resolver {
   // aggregate initialization.
   void AddMount(ir::MountRole role, MountOp op, ir::SharedString src, ir::SharedString dest,
                 const ir::SharedString& why, const Origin& origin) {
-    plan_.mounts.push_back(Mount{op, std::move(src), std::move(dest), why, origin, role});
+    Mounts().push_back(Mount{op, std::move(src), std::move(dest), why, origin, role});
   }
+
+  // Mounts: the bwrap launch's mounts, for BuildMounts and what it calls
+  // (only a bwrap launch has them).
+  std::vector<Mount>& Mounts() { return plan_.bwrap()->mounts; }
+  const std::vector<Mount>& Mounts() const { return plan_.bwrap()->mounts; }
 
   void AddSkipped(ir::SkipKind kind, std::string what, std::string path, std::string reason,
                   Origin origin) {

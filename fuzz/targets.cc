@@ -108,21 +108,21 @@ void Artifacts(const ir::LaunchPlan& plan, bool compiled = true) {
       (void)backends::FormatArgv(tokens, f);
     }
     auto view = backends::InterpretBwrapArgv(tokens);
-    if (compiled && plan.kind == ir::PlanKind::kLinuxBwrap) {
+    if (compiled && plan.kind() == ir::PlanKind::kLinuxBwrap) {
       Check(view.ok(), "the bwrap interpreter rejects an emitted argv");
     }
   }
   if (auto sb = backends::EmitSeatbeltProfile(plan); sb.ok()) {
     std::string text = backends::SeatbeltProfileText(*sb);
     backends::SbplParams params;
-    if (plan.seatbelt) {
-      for (const auto& p : backends::SeatbeltParams(*plan.seatbelt)) params[p.key] = p.value;
+    if (plan.seatbelt()) {
+      for (const auto& p : backends::SeatbeltParams(*plan.seatbelt())) params[p.key] = p.value;
     }
     auto prof = backends::SbplProfile::Parse(text, params, "emitted.sb");
     if (compiled) Check(prof.ok(), "the SBPL evaluator rejects an emitted profile");
     if (prof.ok()) (void)prof->CanRead(plan.cwd);
   }
-  if (plan.remote) {
+  if (plan.remote()) {
     auto reqs = backends::ReviewRequests(plan, program, std::nullopt);
     (void)backends::FormatReviewText(plan, reqs);
     (void)backends::FormatReviewJson(plan, reqs);

@@ -270,16 +270,39 @@ std::string ApiKeySource::Describe() const {
 }
 
 void Refuse(LaunchPlan* plan, Refusal refusal) {
-  plan->kind = PlanKind::kRefused;
-  plan->refusal = std::move(refusal);
-  plan->mounts.clear();
-  plan->launcher.clear();
-  plan->launcher_origin = Origin();
+  plan->launch = std::move(refusal);
   plan->env_set.clear();
-  plan->seatbelt.reset();
-  plan->remote.reset();
-  plan->syscall_filter.reset();
-  plan->landlock.reset();
+}
+
+namespace {
+struct KindOf {
+  PlanKind operator()(const Unconfined&) const { return PlanKind::kNone; }
+  PlanKind operator()(const Bwrap& b) const {
+    return b.launcher.empty() ? PlanKind::kLinuxBwrap : PlanKind::kLauncherBwrap;
+  }
+  PlanKind operator()(const LandlockLaunch&) const { return PlanKind::kLinuxLandlock; }
+  PlanKind operator()(const Seatbelt&) const { return PlanKind::kMacosSeatbelt; }
+  PlanKind operator()(const Remote&) const { return PlanKind::kOpenSandbox; }
+  PlanKind operator()(const Refusal&) const { return PlanKind::kRefused; }
+};
+}  // namespace
+
+PlanKind LaunchPlan::kind() const { return std::visit(KindOf{}, launch); }
+
+const Landlock* LaunchPlan::landlock() const {
+  const auto* l = std::get_if<LandlockLaunch>(&launch);
+  return l ? &l->ruleset : nullptr;
+}
+
+const std::span<const Mount> LaunchPlan::mounts() const {
+  if (const Bwrap* b = bwrap()) return b->mounts;
+  return {};
+}
+
+const SyscallFilter* LaunchPlan::syscall_filter() const {
+  if (const Bwrap* b = bwrap()) return b->syscall_filter ? &*b->syscall_filter : nullptr;
+  if (const auto* l = std::get_if<LandlockLaunch>(&launch)) return &l->syscall_filter;
+  return nullptr;
 }
 
 }  // namespace cwsc::ir

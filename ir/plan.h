@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ir/consulted.h"
@@ -406,19 +408,48 @@ struct Remote {
   bool operator==(const Remote&) const = default;
 };
 
-// LaunchPlan is the whole plan; see docs/plan.md for every field. The
-// common part comes first; each kind uses only its own launch fields, which
-// ir::Validate (ir/validate.h) checks:
-//   none            nothing else (the skipped list says why)
-//   linux-bwrap     mounts, syscall_filter
-//   linux-landlock  landlock, syscall_filter
-//   launcher+bwrap  mounts, launcher, launcher_origin
-//   macos-seatbelt  seatbelt
-//   opensandbox     remote
-//   refused         refusal
+// Unconfined is the launch of a `none` plan: the command runs as it is (the
+// plan's skipped list says why).
+struct Unconfined {
+  bool operator==(const Unconfined&) const = default;
+};
+
+// Bwrap is the launch of a linux-bwrap plan, or of a launcher+bwrap plan when
+// `launcher` is set: the mounts, and the seccomp stage bwrap installs.
+struct Bwrap {
+  std::vector<Mount> mounts;          // in emission order
+  std::vector<std::string> launcher;  // launcher argv prefix; non-empty: launcher+bwrap
+  Origin launcher_origin;             // the managed tool_launcher key (when launcher is set)
+  std::optional<SyscallFilter> syscall_filter;  // none under a launcher (docs/plan.md)
+  bool operator==(const Bwrap&) const = default;
+};
+
+// LandlockLaunch is the launch of a linux-landlock plan: the ruleset and the
+// seccomp stage the runtime installs itself.
+struct LandlockLaunch {
+  Landlock ruleset;
+  SyscallFilter syscall_filter;
+  bool operator==(const LandlockLaunch&) const = default;
+};
+
+// Launch is how a plan confines its command: exactly one of these, so no
+// plan carries a part of another kind. A Refusal says why nothing may run.
+using Launch = std::variant<Unconfined, Bwrap, LandlockLaunch, Seatbelt, Remote, Refusal>;
+
+// Overloaded makes one visitor of several lambdas, for std::visit over a
+// plan's launch: leaving an alternative out does not compile.
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// LaunchPlan is the whole plan; see docs/plan.md for every field. The common
+// part comes first, then the launch. The kind is not stored: it is the
+// launch's alternative (kind()).
 struct LaunchPlan {
   int schema_version = kPlanSchemaVersion;
-  PlanKind kind = PlanKind::kNone;
   Platform platform = Platform::kLinux;
   PermissionMode permission_mode = PermissionMode::kAsk;
   Origin mode_origin;
@@ -429,30 +460,39 @@ struct LaunchPlan {
   std::vector<Root> roots;              // docs/behavior.md B-20 list (empty unless workspace-write)
   std::vector<DeniedPath> denied_read;  // deny list after docs/behavior.md B-53 expansion
   Wrapper wrapper;
-  std::vector<Mount> mounts;           // mounts in order (bwrap kinds only)
-  std::vector<std::string> launcher;   // launcher argv prefix (launcher+bwrap)
-  Origin launcher_origin;              // the managed tool_launcher key (when launcher is set)
   std::vector<std::string> env_allow;  // child env allow-list (names; "LC_*" style prefixes)
   std::vector<EnvVar> env_set;         // markers and overrides, in order
-  std::optional<Seatbelt> seatbelt;    // macos-seatbelt only
-  std::optional<Remote> remote;        // opensandbox only
-  std::optional<Refusal> refusal;      // refused only
-  std::optional<SyscallFilter> syscall_filter;  // bwrap kinds, linux-landlock: the seccomp stage
-  std::optional<Landlock> landlock;             // linux-landlock only
   std::vector<Skipped> skipped;
   std::vector<Warning> warnings;
   std::vector<Expectation> expectations;  // the policy's own tests, in source order
   // What the compile asked the host (the recheck asks it again); empty in a
   // plan made by hand, which the recheck refuses to run.
   std::optional<Consulted> consulted;
+  Launch launch;
+
+  // kind names the launch's alternative as Codewhale reports it.
+  PlanKind kind() const;
+  // The launch's alternative when it is that one, else null.
+  const Bwrap* bwrap() const { return std::get_if<Bwrap>(&launch); }
+  Bwrap* bwrap() { return std::get_if<Bwrap>(&launch); }
+  const Landlock* landlock() const;  // a linux-landlock plan's ruleset
+  const Seatbelt* seatbelt() const { return std::get_if<Seatbelt>(&launch); }
+  Seatbelt* seatbelt() { return std::get_if<Seatbelt>(&launch); }
+  const Remote* remote() const { return std::get_if<Remote>(&launch); }
+  Remote* remote() { return std::get_if<Remote>(&launch); }
+  const Refusal* refusal() const { return std::get_if<Refusal>(&launch); }
+  // syscall_filter is the seccomp stage of a bwrap or landlock plan, if any.
+  const SyscallFilter* syscall_filter() const;
+  // mounts are a bwrap plan's mounts; no other plan has any. The view is
+  // const so that `plan.mounts() = ...` does not compile (it would assign
+  // a temporary); a bwrap launch's mounts are changed through bwrap().
+  const std::span<const Mount> mounts() const;
 
   bool operator==(const LaunchPlan&) const = default;
 };
 
-// Refuse makes `plan` a refused plan: its kind, its refusal, and none of the
-// launch parts of the kind it was becoming (mounts, launcher, Seatbelt facts,
-// remote endpoint, Landlock ruleset, syscall filter, environment settings),
-// so no lowering that stops half-way leaves a part ir::Validate refuses.
+// Refuse makes `plan` a refused plan: its launch becomes the refusal, which
+// drops whatever launch it was becoming, and its environment settings go.
 void Refuse(LaunchPlan* plan, Refusal refusal);
 
 }  // namespace cwsc::ir

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -143,8 +144,7 @@ constexpr auto kConsultedFields = std::make_tuple(
 
 // The plan's common part, in key order.
 constexpr auto kPlanFields = std::make_tuple(
-    Field("schema_version", &LaunchPlan::schema_version), Field("kind", &LaunchPlan::kind),
-    Field("platform", &LaunchPlan::platform),
+    Field("schema_version", &LaunchPlan::schema_version), Field("platform", &LaunchPlan::platform),
     Field("permission_mode", &LaunchPlan::permission_mode),
     Field("mode_origin", &LaunchPlan::mode_origin), Field("policy", &LaunchPlan::policy),
     Field("posture_label", &LaunchPlan::posture_label), Field("cwd", &LaunchPlan::cwd),
@@ -154,13 +154,14 @@ constexpr auto kPlanFields = std::make_tuple(
     Field("skipped", &LaunchPlan::skipped), Field("warnings", &LaunchPlan::warnings),
     Field("expectations", &LaunchPlan::expectations), Field("consulted", &LaunchPlan::consulted));
 
-// The plan's launch part: the fields of one kind, under "launch".
-constexpr auto kLaunchFields = std::make_tuple(
-    Field("launcher", &LaunchPlan::launcher),
-    Field("launcher_origin", &LaunchPlan::launcher_origin), Field("mounts", &LaunchPlan::mounts),
-    Field("syscall_filter", &LaunchPlan::syscall_filter), Field("seatbelt", &LaunchPlan::seatbelt),
-    Field("remote", &LaunchPlan::remote), Field("refusal", &LaunchPlan::refusal),
-    Field("landlock", &LaunchPlan::landlock));
+// The launch's fields (under "launch"), in key order, for the two
+// alternatives with more than one; the others are one object each.
+constexpr auto kBwrapFields = std::make_tuple(
+    Field("launcher", &Bwrap::launcher), Field("launcher_origin", &Bwrap::launcher_origin),
+    Field("mounts", &Bwrap::mounts), Field("syscall_filter", &Bwrap::syscall_filter));
+constexpr auto kLandlockLaunchFields =
+    std::make_tuple(Field("syscall_filter", &LandlockLaunch::syscall_filter),
+                    Field("landlock", &LandlockLaunch::ruleset));
 
 template <typename T, typename Table>
 constexpr bool Covers() {
@@ -196,11 +197,13 @@ static_assert(Covers<ConsultedSecret, decltype(kConsultedSecretFields)>(), "Cons
 static_assert(Covers<ConsultedUser, decltype(kConsultedUserFields)>(), "ConsultedUser table");
 static_assert(Covers<ConsultedProbe, decltype(kConsultedProbeFields)>(), "ConsultedProbe table");
 static_assert(Covers<Consulted, decltype(kConsultedFields)>(), "Consulted table incomplete");
+static_assert(Covers<Bwrap, decltype(kBwrapFields)>(), "a Bwrap field is not in its table");
+static_assert(Covers<LandlockLaunch, decltype(kLandlockLaunchFields)>(), "LandlockLaunch table");
+// The common part's table and the launch are every plan field ("kind" is the launch's).
+static_assert(FieldCount<LaunchPlan>() == std::tuple_size_v<decltype(kPlanFields)> + 1,
+              "a LaunchPlan field is not in its table");
 static_assert(FieldCount<SyscallFilter>() == 1, "SyscallFilter is written by hand: update it");
 static_assert(FieldCount<Origin>() == 5, "Origin is written by hand: update it");
-static_assert(FieldCount<LaunchPlan>() == std::tuple_size_v<decltype(kPlanFields)> +
-                                              std::tuple_size_v<decltype(kLaunchFields)>,
-              "a LaunchPlan field is in neither the common nor the launch table");
 
 constexpr const auto& TableOf(const Policy*) { return kPolicyFields; }
 constexpr const auto& TableOf(const Protected*) { return kProtectedFields; }
@@ -366,14 +369,34 @@ Json Write(const SyscallFilter& f) {
       {"default", "allow"}, {"other_architectures", "kill-process"}, {"rules", Write(f.rules)}};
 }
 
+Json LaunchJson(const LaunchPlan& p) {
+  Json launch = Json::object();
+  PlanKind kind = p.kind();
+  if (const Bwrap* b = p.bwrap()) {
+    ForEachField(kBwrapFields, [&](const auto& f) {
+      if (LaunchFieldUsed(kind, f.name)) launch[f.name] = Write(b->*(f.member));
+    });
+  } else if (const auto* l = std::get_if<LandlockLaunch>(&p.launch)) {
+    ForEachField(kLandlockLaunchFields,
+                 [&](const auto& f) { launch[f.name] = Write(l->*(f.member)); });
+  } else if (const Seatbelt* s = p.seatbelt()) {
+    launch["seatbelt"] = Write(*s);
+  } else if (const Remote* r = p.remote()) {
+    launch["remote"] = Write(*r);
+  } else if (const Refusal* r = p.refusal()) {
+    launch["refusal"] = Write(*r);
+  }
+  return launch;
+}
+
 Json PlanJson(const LaunchPlan& p) {
   Json j = Json::object();
-  ForEachField(kPlanFields, [&](const auto& f) { j[f.name] = Write(p.*(f.member)); });
-  Json launch = Json::object();
-  ForEachField(kLaunchFields, [&](const auto& f) {
-    if (LaunchFieldUsed(p.kind, f.name)) launch[f.name] = Write(p.*(f.member));
+  j["schema_version"] = p.schema_version;
+  j["kind"] = Write(p.kind());
+  ForEachField(kPlanFields, [&](const auto& f) {
+    if (f.name != std::string_view("schema_version")) j[f.name] = Write(p.*(f.member));
   });
-  j["launch"] = launch;
+  j["launch"] = LaunchJson(p);
   return j;
 }
 
@@ -541,16 +564,63 @@ void Read(const Reader& r, SyscallFilter* out) {
   Read(r.At("rules"), &out->rules);
 }
 
-// ReadLaunch reads the kind's launch fields and rejects any other key.
-void ReadLaunch(const Reader& r, LaunchPlan* p) {
+// AKind is the kind with its article: "a linux-bwrap", "an opensandbox".
+std::string AKind(PlanKind kind) {
+  return absl::StrCat(kind == PlanKind::kOpenSandbox ? "an " : "a ", PlanKindName(kind));
+}
+
+// ReadPart reads the one part of a `kind` plan's launch, which may not be null.
+template <typename T>
+void ReadPart(const Reader& r, const char* key, PlanKind kind, const char* needs, LaunchPlan* p) {
+  if (r.At(key).IsNull()) r.At(key).Fail(absl::StrCat(AKind(kind), " plan needs ", needs));
+  Read(r.At(key), &p->launch.emplace<T>());
+}
+
+// ReadLaunch reads the launch of a `kind` plan and rejects any other key.
+void ReadLaunch(const Reader& r, PlanKind kind, LaunchPlan* p) {
   for (const std::string& key : r.Keys()) {
-    if (!LaunchFieldUsed(p->kind, key)) {
-      r.At(key.c_str()).Fail(absl::StrCat("not part of a ", PlanKindName(p->kind), " plan"));
+    if (!LaunchFieldUsed(kind, key)) {
+      r.At(key.c_str()).Fail(absl::StrCat("not part of ", AKind(kind), " plan"));
     }
   }
-  ForEachField(kLaunchFields, [&](const auto& f) {
-    if (LaunchFieldUsed(p->kind, f.name)) Read(r.At(f.name), &(p->*(f.member)));
-  });
+  switch (kind) {
+    case PlanKind::kNone:
+      p->launch = Unconfined{};
+      return;
+    case PlanKind::kLinuxBwrap:
+    case PlanKind::kLauncherBwrap: {
+      Bwrap& b = p->launch.emplace<Bwrap>();
+      ForEachField(kBwrapFields, [&](const auto& f) {
+        if (LaunchFieldUsed(kind, f.name)) Read(r.At(f.name), &(b.*(f.member)));
+      });
+      // The kind is the launch's: a launcher+bwrap plan without its launcher would be another.
+      if (kind == PlanKind::kLauncherBwrap && b.launcher.empty()) {
+        r.At("launcher").Fail("a launcher+bwrap plan needs a launcher argv");
+      }
+      return;
+    }
+    case PlanKind::kLinuxLandlock: {
+      LandlockLaunch& l = p->launch.emplace<LandlockLaunch>();
+      if (r.At("syscall_filter").IsNull()) {
+        r.At("syscall_filter").Fail("a linux-landlock plan needs its syscall filter");
+      }
+      if (r.At("landlock").IsNull()) {
+        r.At("landlock").Fail("a linux-landlock plan needs a Landlock ruleset");
+      }
+      ForEachField(kLandlockLaunchFields,
+                   [&](const auto& f) { Read(r.At(f.name), &(l.*(f.member))); });
+      return;
+    }
+    case PlanKind::kMacosSeatbelt:
+      ReadPart<Seatbelt>(r, "seatbelt", kind, "its Seatbelt facts", p);
+      return;
+    case PlanKind::kOpenSandbox:
+      ReadPart<Remote>(r, "remote", kind, "a remote endpoint", p);
+      return;
+    case PlanKind::kRefused:
+      ReadPart<Refusal>(r, "refusal", kind, "a refusal", p);
+      return;
+  }
 }
 
 LaunchPlan ReadPlan(const Reader& r) {
@@ -561,10 +631,13 @@ LaunchPlan ReadPlan(const Reader& r) {
     r.At("schema_version").Fail(UnsupportedVersionMessage(p.schema_version));
   }
   std::vector<std::string> known = NamesOf(kPlanFields);
+  known.push_back("kind");
   known.push_back("launch");
   RejectUnknown(r, known);
+  PlanKind kind = PlanKind::kNone;
+  Read(r.At("kind"), &kind);
   ForEachField(kPlanFields, [&](const auto& f) { Read(r.At(f.name), &(p.*(f.member))); });
-  ReadLaunch(r.At("launch"), &p);
+  ReadLaunch(r.At("launch"), kind, &p);
   return p;
 }
 

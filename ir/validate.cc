@@ -6,8 +6,6 @@
 namespace cwsc::ir {
 namespace {
 
-bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
-
 class Checker {
  public:
   explicit Checker(const LaunchPlan& plan) : plan_(plan) {}
@@ -15,11 +13,11 @@ class Checker {
   std::vector<PlanProblem> Run() {
     CheckCommon();
     CheckRoots();
-    CheckKindParts();
-    CheckMounts();
-    if (plan_.syscall_filter) CheckSyscallFilter(*plan_.syscall_filter);
-    if (plan_.remote) CheckRemote(*plan_.remote);
-    if (plan_.seatbelt) CheckSeatbelt(*plan_.seatbelt);
+    CheckLaunch();
+    if (const Bwrap* b = plan_.bwrap()) CheckMounts(b->mounts);
+    if (const SyscallFilter* f = plan_.syscall_filter()) CheckSyscallFilter(*f);
+    if (const Remote* r = plan_.remote()) CheckRemote(*r);
+    if (const Seatbelt* sb = plan_.seatbelt()) CheckSeatbelt(*sb);
     return std::move(problems_);
   }
 
@@ -30,26 +28,24 @@ class Checker {
 
   // Kind is the plan kind as docs/plan.md spells it, for messages; AKind
   // adds its article ("a linux-bwrap", "an opensandbox").
-  std::string Kind() const { return PlanKindName(plan_.kind); }
+  std::string Kind() const { return PlanKindName(plan_.kind()); }
   std::string AKind() const {
-    return absl::StrCat(plan_.kind == PlanKind::kOpenSandbox ? "an " : "a ", Kind());
+    return absl::StrCat(plan_.kind() == PlanKind::kOpenSandbox ? "an " : "a ", Kind());
   }
 
   void CheckCommon() {
     if (plan_.schema_version != kPlanSchemaVersion) {
       Problem("/schema_version", absl::StrCat("expected ", kPlanSchemaVersion));
     }
-    if ((IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kLinuxLandlock) &&
-        plan_.platform != Platform::kLinux) {
+    if ((plan_.bwrap() || plan_.landlock()) && plan_.platform != Platform::kLinux) {
       Problem("/platform", absl::StrCat(AKind(), " plan runs on linux, not '",
                                         PlatformName(plan_.platform), "'"));
     }
-    if (plan_.kind == PlanKind::kMacosSeatbelt && plan_.platform != Platform::kMacos) {
+    if (plan_.seatbelt() && plan_.platform != Platform::kMacos) {
       Problem("/platform", absl::StrCat("a macos-seatbelt plan runs on macos, not '",
                                         PlatformName(plan_.platform), "'"));
     }
-    bool local_sandbox = IsBwrapKind(plan_.kind) || plan_.kind == PlanKind::kMacosSeatbelt ||
-                         plan_.kind == PlanKind::kLinuxLandlock;
+    bool local_sandbox = plan_.bwrap() || plan_.seatbelt() || plan_.landlock();
     if (local_sandbox && !plan_.policy.ShouldSandbox()) {
       Problem("/policy/type",
               absl::StrCat("a ", PolicyTypeName(plan_.policy.type),
@@ -77,45 +73,20 @@ class Checker {
     }
   }
 
-  // CheckKindParts: each kind has its own launch part and no other's.
-  void CheckKindParts() {
-    PlanKind k = plan_.kind;
-    Part(k == PlanKind::kRefused, plan_.refusal.has_value(), "/launch/refusal", "a refusal",
-         "refusal");
-    Part(k == PlanKind::kMacosSeatbelt, plan_.seatbelt.has_value(), "/launch/seatbelt",
-         "its Seatbelt facts", "Seatbelt facts");
-    Part(k == PlanKind::kOpenSandbox, plan_.remote.has_value(), "/launch/remote",
-         "a remote endpoint", "remote endpoint");
-    Part(k == PlanKind::kLauncherBwrap, !plan_.launcher.empty(), "/launch/launcher",
-         "a launcher argv", "launcher");
-    Part(IsBwrapKind(k), !plan_.mounts.empty(), "/launch/mounts", "mounts", "mounts");
-    Part(k == PlanKind::kLinuxLandlock, plan_.landlock.has_value(), "/launch/landlock",
-         "a Landlock ruleset", "Landlock ruleset");
-    if (k == PlanKind::kLinuxLandlock && !plan_.syscall_filter) {
-      Problem("/launch/syscall_filter", "a linux-landlock plan needs its syscall filter");
+  // CheckLaunch: what the launch's type cannot say. Which parts a kind has
+  // is the type's (ir::Launch): a plan holds one launch.
+  void CheckLaunch() {
+    if (const Bwrap* b = plan_.bwrap(); b && b->mounts.empty()) {
+      Problem("/launch/mounts", absl::StrCat(AKind(), " plan needs mounts"));
     }
-    if (plan_.syscall_filter && !IsBwrapKind(k) && k != PlanKind::kLinuxLandlock) {
-      Problem("/launch/syscall_filter",
-              absl::StrCat("only a bubblewrap plan has a syscall filter, not ", AKind(), " plan"));
-    }
-    if (plan_.refusal && plan_.refusal->reason.empty()) {
+    if (const Refusal* r = plan_.refusal(); r && r->reason.empty()) {
       Problem("/launch/refusal/reason", "a refusal needs a reason");
     }
   }
 
-  // Part: a kind that `wanted` the part needs it (`needs`), another has
-  // none (`noun`).
-  void Part(bool wanted, bool present, const char* pointer, const char* needs, const char* noun) {
-    if (wanted && !present) {
-      Problem(pointer, absl::StrCat(AKind(), " plan needs ", needs));
-    } else if (!wanted && present) {
-      Problem(pointer, absl::StrCat(AKind(), " plan has no ", noun));
-    }
-  }
-
-  void CheckMounts() {
-    for (size_t i = 0; i < plan_.mounts.size(); ++i) {
-      const Mount& m = plan_.mounts[i];
+  void CheckMounts(const std::vector<Mount>& mounts) {
+    for (size_t i = 0; i < mounts.size(); ++i) {
+      const Mount& m = mounts[i];
       std::string at = absl::StrCat("/launch/mounts/", i);
       if (m.dest.empty() || m.dest[0] != '/') {
         Problem(absl::StrCat(at, "/dest"), "expected an absolute path");

@@ -327,8 +327,8 @@ cwsc_status NewText(const std::string& text, char** out, size_t* len) {
 
 cwsc_status Refused(Sink& sink, const ir::LaunchPlan& plan) {
   return sink.Error(CWSC_E_REFUSED, "refused",
-                    absl::StrCat("refused: ", plan.refusal ? plan.refusal->reason : "", " (",
-                                 plan.refusal ? plan.refusal->origin.Describe() : "", ")"));
+                    absl::StrCat("refused: ", plan.refusal() ? plan.refusal()->reason : "", " (",
+                                 plan.refusal() ? plan.refusal()->origin.Describe() : "", ")"));
 }
 
 // CopyStrings copies `n` C strings into `out`: CWSC_E_USAGE for a NULL
@@ -594,7 +594,7 @@ cwsc_status cwsc_compile_file(const char* path, cwsc_format format, const char* 
 void cwsc_plan_free(cwsc_plan* plan) { delete plan; }
 
 const char* cwsc_plan_kind(const cwsc_plan* plan) {
-  return plan ? ir::PlanKindName(plan->plan.kind) : "";
+  return plan ? ir::PlanKindName(plan->plan.kind()) : "";
 }
 
 cwsc_status cwsc_plan_json(const cwsc_plan* plan, char** out, size_t* len,
@@ -620,30 +620,25 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
     if (raw != CWSC_TARGET_AUTO && raw != CWSC_TARGET_BWRAP && raw != CWSC_TARGET_SEATBELT) {
       return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_target value");
     }
-    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    if (p.refusal()) return cwsc::lib::Refused(sink, p);
     auto argv = std::make_unique<cwsc_argv>();
     cwsc_target t = static_cast<cwsc_target>(raw);
     if (t == CWSC_TARGET_AUTO) {
-      switch (p.kind) {
-        case ir::PlanKind::kLinuxBwrap:
-        case ir::PlanKind::kLauncherBwrap:
-          t = CWSC_TARGET_BWRAP;
-          break;
-        case ir::PlanKind::kMacosSeatbelt:
-          t = CWSC_TARGET_SEATBELT;
-          break;
-        case ir::PlanKind::kNone:
-          argv->tokens = plan->program;  // no OS sandbox: the program alone
-          break;
-        case ir::PlanKind::kLinuxLandlock:
-          return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                            "plan kind linux-landlock has no argv: the runtime applies its "
-                            "ruleset to the command itself (cwsc run, cwsc exec)");
-        default:
-          return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                            absl::StrCat("plan kind ", ir::PlanKindName(p.kind),
-                                         " has no argv (a remote plan: "
-                                         "cwsc_plan_opensandbox_json)"));
+      if (p.bwrap()) {
+        t = CWSC_TARGET_BWRAP;
+      } else if (p.seatbelt()) {
+        t = CWSC_TARGET_SEATBELT;
+      } else if (std::holds_alternative<ir::Unconfined>(p.launch)) {
+        argv->tokens = plan->program;  // no OS sandbox: the program alone
+      } else if (p.landlock()) {
+        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                          "plan kind linux-landlock has no argv: the runtime applies its "
+                          "ruleset to the command itself (cwsc run, cwsc exec)");
+      } else {
+        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                          absl::StrCat("plan kind ", ir::PlanKindName(p.kind()),
+                                       " has no argv (a remote plan: "
+                                       "cwsc_plan_opensandbox_json)"));
       }
     }
     if (t != CWSC_TARGET_AUTO) {
@@ -671,14 +666,14 @@ cwsc_status cwsc_plan_seccomp_bpf(const cwsc_plan* plan, char** out, size_t* len
     if (!out) return Missing(sink, "out");
     if (!len) return Missing(sink, "len");
     const ir::LaunchPlan& p = plan->plan;
-    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
-    if (!p.syscall_filter) {
+    if (p.refusal()) return cwsc::lib::Refused(sink, p);
+    if (!p.syscall_filter()) {
       return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                        absl::StrCat("--target seccomp-bpf: plan kind ", ir::PlanKindName(p.kind),
+                        absl::StrCat("--target seccomp-bpf: plan kind ", ir::PlanKindName(p.kind()),
                                      " has no syscall filter"));
     }
     // The program is read back against the filter's intent, as `cwsc compile` does.
-    absl::StatusOr<std::string> bpf = cwsc::driver::EmitCheckedSeccompBpf(*p.syscall_filter);
+    absl::StatusOr<std::string> bpf = cwsc::driver::EmitCheckedSeccompBpf(*p.syscall_filter());
     if (!bpf.ok()) return sink.FromStatus(bpf.status(), CWSC_E_INTERNAL, "internal");
     return cwsc::lib::NewText(*bpf, out, len);
   });
@@ -691,10 +686,10 @@ cwsc_status cwsc_plan_sbpl(const cwsc_plan* plan, char** out, size_t* len,
     if (!plan) return Missing(sink, "plan");
     if (!out) return Missing(sink, "out");
     const ir::LaunchPlan& p = plan->plan;
-    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
-    if (p.kind != ir::PlanKind::kMacosSeatbelt || !p.seatbelt) {
+    if (p.refusal()) return cwsc::lib::Refused(sink, p);
+    if (!p.seatbelt()) {
       return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                        absl::StrCat("--format sbpl: plan kind ", ir::PlanKindName(p.kind),
+                        absl::StrCat("--format sbpl: plan kind ", ir::PlanKindName(p.kind()),
                                      " has no Seatbelt profile"));
     }
     absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(p);
@@ -711,7 +706,7 @@ cwsc_status cwsc_plan_opensandbox_json(const cwsc_plan* plan, char** out, size_t
     if (!plan) return Missing(sink, "plan");
     if (!out) return Missing(sink, "out");
     const ir::LaunchPlan& p = plan->plan;
-    if (p.kind == ir::PlanKind::kRefused) return cwsc::lib::Refused(sink, p);
+    if (p.refusal()) return cwsc::lib::Refused(sink, p);
     // The same dispatch as `cwsc compile --target opensandbox` (compiler/driver/emit.h).
     cwsc::driver::Emitted emitted = cwsc::driver::EmitTarget(p, "opensandbox", plan->program);
     if (emitted.failure == cwsc::driver::EmitFailure::kInput) {
@@ -861,9 +856,9 @@ cwsc_status cwsc_spawn(const cwsc_plan* plan, cwsc_facts* facts, const cwsc_spaw
                         "facts (cwsc_facts_live) or NULL, not recorded ones");
     }
     const ir::LaunchPlan& p = plan->plan;
-    if (p.kind == ir::PlanKind::kOpenSandbox || p.kind == ir::PlanKind::kMacosSeatbelt) {
+    if (p.remote() || p.seatbelt()) {
       return sink.Error(CWSC_E_REFUSED, "not-local",
-                        absl::StrCat("plan kind ", ir::PlanKindName(p.kind),
+                        absl::StrCat("plan kind ", ir::PlanKindName(p.kind()),
                                      " does not run on this host through cwsc_spawn ("
                                      "opensandbox: `cwsc run` sends it to its server; "
                                      "macos-seatbelt: sandbox-exec on macOS)"));

@@ -177,16 +177,17 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
     if (res->merged.sandbox_mode)
       startup_mode = ir::PolicyTypeName(res->merged.sandbox_mode->value.type);
     m.policy = ir::PolicyTypeName(p.policy.type);
-    m.sandbox_kind = ir::PlanKindName(p.kind);
+    m.sandbox_kind = ir::PlanKindName(p.kind());
     m.network = p.policy.network_access;
     m.posture = p.posture_label;
-    if (p.refusal) m.refusal = p.refusal->reason;
+    if (p.refusal()) m.refusal = p.refusal()->reason;
     if (pm == ir::PermissionMode::kAsk) {
-      r.command_kind = ir::PlanKindName(p.kind);
-      r.command_unconfined = p.kind == ir::PlanKind::kNone && p.policy.ShouldSandbox();
-      if (p.refusal) {
-        r.command_why = p.refusal->reason;
-      } else if (p.kind == ir::PlanKind::kNone) {
+      r.command_kind = ir::PlanKindName(p.kind());
+      const bool unconfined = std::holds_alternative<ir::Unconfined>(p.launch);
+      r.command_unconfined = unconfined && p.policy.ShouldSandbox();
+      if (p.refusal()) {
+        r.command_why = p.refusal()->reason;
+      } else if (unconfined) {
         for (const ir::Skipped& s : p.skipped) {
           if (s.kind != ir::SkipKind::kLocalWrapper) continue;
           r.command_why = s.path.empty() ? s.reason : absl::StrCat(s.path, ": ", s.reason);
@@ -198,13 +199,13 @@ absl::StatusOr<DoctorReport> RunDoctor(const std::string& config, compiler::Host
       }
       r.wrapper_preferred = p.wrapper.preferred;
       r.preference_origin = p.wrapper.preferred_origin.Describe();
-      r.backend = p.kind == ir::PlanKind::kOpenSandbox ? "opensandbox" : "local";
-      if (p.kind == ir::PlanKind::kRefused && res->merged.sandbox_backend) {
+      r.backend = p.remote() ? "opensandbox" : "local";
+      if (p.refusal() && res->merged.sandbox_backend) {
         r.backend = res->merged.sandbox_backend->value.text;
       }
-      if (res->merged.tool_launcher && p.kind != ir::PlanKind::kOpenSandbox) {
+      if (res->merged.tool_launcher && !p.remote()) {
         r.tool_launcher = res->merged.tool_launcher->value;
-        if (p.refusal) r.launcher_refusal = p.refusal->reason;
+        if (p.refusal()) r.launcher_refusal = p.refusal()->reason;
         for (const ir::Warning& w : p.warnings) r.launcher_warnings.emplace_back(w.code, w.message);
       }
     }

@@ -46,7 +46,6 @@ using compiler::FileType;
 using compiler::PathInfo;
 using ir::LaunchPlan;
 using ir::MountOp;
-using ir::PlanKind;
 
 absl::string_view Sv(const std::string& s) { return absl::string_view(s.data(), s.size()); }
 
@@ -71,8 +70,6 @@ std::string Base(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
-bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
 
 // The exec-time recheck of a bubblewrap plan (docs/runtime.md): one
 // function per row, run in this order by CheckBwrapPlan. Each returns
@@ -113,8 +110,8 @@ absl::Status CheckFileMask(size_t i, const ir::Mount& m, compiler::HostFacts& fa
 // a bind's source is now, the replay of the plan's facts has asked.
 absl::Status CheckMounts(const LaunchPlan& plan, compiler::HostFacts& facts,
                          const backends::BwrapView& view) {
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    const ir::Mount& m = plan.mounts[i];
+  for (size_t i = 0; i < plan.mounts().size(); ++i) {
+    const ir::Mount& m = plan.mounts()[i];
     absl::Status s = m.source.empty() || m.source == "/"  // "/" always exists
                          ? CheckMaskDirectory(i, m, facts, view)
                          : CheckFileMask(i, m, facts);
@@ -126,7 +123,8 @@ absl::Status CheckMounts(const LaunchPlan& plan, compiler::HostFacts& facts,
 // CheckSyscallFilter: a plan without the seccomp stage (compiled by an older
 // cwsc) would run without the terminal and socket rules.
 absl::Status CheckSyscallFilter(const LaunchPlan& plan) {
-  if (plan.kind == PlanKind::kLinuxBwrap && !plan.syscall_filter) {
+  const ir::Bwrap* bwrap = plan.bwrap();
+  if (bwrap != nullptr && bwrap->launcher.empty() && !bwrap->syscall_filter) {
     return absl::FailedPreconditionError(
         "the plan has no syscall filter (it was compiled by an older cwsc); compile the plan "
         "again");
@@ -141,7 +139,9 @@ absl::Status CheckSyscallFilter(const LaunchPlan& plan) {
 // or the root's bind shows is the kernel's own, in reach of root.
 absl::Status CheckKernelMasks(const LaunchPlan& plan, compiler::HostFacts& facts,
                               const backends::BwrapView& view) {
-  if (plan.kind != PlanKind::kLinuxBwrap || facts.Uid() != 0) return absl::OkStatus();
+  // Under a launcher the command runs as the launcher's user, not root.
+  const ir::Bwrap* bwrap = plan.bwrap();
+  if (bwrap == nullptr || !bwrap->launcher.empty() || facts.Uid() != 0) return absl::OkStatus();
   std::vector<const char*> kernel(std::begin(ir::kKernelReadOnly), std::end(ir::kKernelReadOnly));
   kernel.insert(kernel.end(), std::begin(ir::kKernelMaskedFiles), std::end(ir::kKernelMaskedFiles));
   kernel.insert(kernel.end(), std::begin(ir::kKernelMaskedDirs), std::end(ir::kKernelMaskedDirs));
@@ -300,7 +300,7 @@ absl::Status CheckWorkingDirectory(const LaunchPlan& plan, compiler::HostFacts& 
 absl::Status CheckBwrapPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
   // A launcher plan runs bwrap as the launcher's user: its own probe
   // decides (compiler/launcher.h), not the engine user's bwrap probe.
-  if (plan.kind == PlanKind::kLauncherBwrap) CWSC_RETURN_IF_ERROR(RecheckLauncher(plan, *facts));
+  if (!plan.bwrap()->launcher.empty()) CWSC_RETURN_IF_ERROR(RecheckLauncher(plan, *facts));
   absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {"/bin/true"});
   if (!argv.ok()) return argv.status();
   absl::StatusOr<backends::BwrapView> view = backends::InterpretBwrapArgv(backends::Texts(*argv));
@@ -364,12 +364,12 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
     absl::Status pinned = CheckHostLauncher(plan, *facts);
     if (!pinned.ok()) return pinned;
   }
-  if (IsBwrapKind(plan.kind)) return CheckBwrapPlan(plan, facts);
+  if (plan.bwrap()) return CheckBwrapPlan(plan, facts);
   // A Landlock ruleset and an unconfined run: no path the compile asked
   // about may have changed, and (Landlock) no denied file has a second name.
   CWSC_RETURN_IF_ERROR(ReplayConsulted(plan, *facts, nullptr));
-  if (plan.kind == PlanKind::kLinuxLandlock) CWSC_RETURN_IF_ERROR(CheckDeniedHardLinks(plan));
-  if (plan.kind == PlanKind::kNone || plan.kind == PlanKind::kLinuxLandlock) {
+  if (plan.landlock()) CWSC_RETURN_IF_ERROR(CheckDeniedHardLinks(plan));
+  if (std::holds_alternative<ir::Unconfined>(plan.launch) || plan.landlock()) {
     const PathInfo& cwd = facts->Path(plan.cwd);
     if (cwd.type != FileType::kDirectory) {
       return absl::FailedPreconditionError(
@@ -381,10 +381,10 @@ absl::Status RecheckPlan(const LaunchPlan& plan, compiler::HostFacts* facts) {
 }
 
 bool RefusedForWantOfASandbox(const LaunchPlan& plan) {
-  if (plan.kind != PlanKind::kRefused || !plan.refusal) return false;
+  if (!plan.refusal()) return false;
   // The refusal's origin is the setting that asked for it (compiler/resolve_wrapper.cc,
   // RefuseUnconfinedIfRequired): the key in a config, or the flag.
-  const ir::Origin& o = plan.refusal->origin;
+  const ir::Origin& o = plan.refusal()->origin;
   if (o.kind == ir::Origin::Kind::kCli) return o.detail == "--require-sandbox";
   return o.detail == "sandbox_require" || o.detail == "sandboxRequire";
 }
@@ -394,55 +394,58 @@ absl::StatusOr<PreparedCommand> PrepareCommand(const LaunchPlan& plan,
                                                const std::vector<std::string>& parent_env) {
   if (program.empty()) return absl::InvalidArgumentError("no program given after `--`");
   PreparedCommand cmd;
-  cmd.sandbox_kind = ir::PlanKindName(plan.kind);
+  cmd.sandbox_kind = ir::PlanKindName(plan.kind());
   // The one place that decides how each plan kind runs.
-  switch (plan.kind) {
-    case PlanKind::kRefused:
-      return absl::FailedPreconditionError(plan.refusal ? plan.refusal->reason
-                                                        : std::string("the plan is refused"));
-    case PlanKind::kOpenSandbox:
-      return absl::FailedPreconditionError(
-          "opensandbox plans run on a remote OpenSandbox server (ExecutePlan sends them "
-          "there); there is no local command to prepare");
-    case PlanKind::kMacosSeatbelt:
-      return absl::FailedPreconditionError(
-          "macos-seatbelt plans run only on macOS (sandbox-exec); this runtime executes "
-          "linux-bwrap, launcher+bwrap and none plans");
-    case PlanKind::kNone:
-      cmd.argv = program;
-      cmd.cwd = plan.cwd;
-      if (plan.policy.ShouldSandbox()) {
-        cmd.warnings.push_back(
-            absl::StrCat("the command runs without a sandbox although the policy is ",
-                         ir::PolicyTypeName(plan.policy.type),
-                         plan.skipped.empty() ? std::string()
-                                              : absl::StrCat(" (", plan.skipped.back().what, ": ",
-                                                             plan.skipped.back().reason, ")")));
-      }
-      break;
-    case PlanKind::kLinuxLandlock:
-      // The runtime confines the child itself (runtime/landlock.h).
-      cmd.argv = program;
-      cmd.cwd = plan.cwd;
-      for (const ir::Warning& w : plan.warnings) {
-        if (w.code == "landlock-fallback") cmd.warnings.push_back(w.message);
-      }
-      break;
-    case PlanKind::kLinuxBwrap:
-    case PlanKind::kLauncherBwrap: {
-      absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, program);
-      if (!argv.ok()) return argv.status();
-      cmd.argv = backends::Texts(*argv);
-      break;
-    }
-  }
+  absl::Status st = std::visit(
+      ir::Overloaded{
+          [&](const ir::Refusal& r) { return absl::FailedPreconditionError(r.reason); },
+          [](const ir::Remote&) {
+            return absl::FailedPreconditionError(
+                "opensandbox plans run on a remote OpenSandbox server (ExecutePlan sends them "
+                "there); there is no local command to prepare");
+          },
+          [](const ir::Seatbelt&) {
+            return absl::FailedPreconditionError(
+                "macos-seatbelt plans run only on macOS (sandbox-exec); this runtime executes "
+                "linux-bwrap, launcher+bwrap and none plans");
+          },
+          [&](const ir::Unconfined&) {
+            cmd.argv = program;
+            cmd.cwd = plan.cwd;
+            if (plan.policy.ShouldSandbox()) {
+              cmd.warnings.push_back(absl::StrCat(
+                  "the command runs without a sandbox although the policy is ",
+                  ir::PolicyTypeName(plan.policy.type),
+                  plan.skipped.empty() ? std::string()
+                                       : absl::StrCat(" (", plan.skipped.back().what, ": ",
+                                                      plan.skipped.back().reason, ")")));
+            }
+            return absl::OkStatus();
+          },
+          [&](const ir::LandlockLaunch&) {
+            // The runtime confines the child itself (runtime/landlock.h).
+            cmd.argv = program;
+            cmd.cwd = plan.cwd;
+            for (const ir::Warning& w : plan.warnings) {
+              if (w.code == "landlock-fallback") cmd.warnings.push_back(w.message);
+            }
+            return absl::OkStatus();
+          },
+          [&](const ir::Bwrap&) {
+            absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, program);
+            if (!argv.ok()) return argv.status();
+            cmd.argv = backends::Texts(*argv);
+            return absl::OkStatus();
+          }},
+      plan.launch);
+  if (!st.ok()) return st;
   cmd.env = ChildEnv(plan, parent_env);
   return cmd;
 }
 
 ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
                         compiler::HostFacts* facts) {
-  if (plan.kind == PlanKind::kOpenSandbox) return ExecuteRemote(plan, request);  // opensandbox.h
+  if (plan.remote()) return ExecuteRemote(plan, request);  // opensandbox.h
   LaunchOptions options;
   options.program = request.program;
   options.parent_env = CurrentEnviron();
@@ -454,7 +457,7 @@ ExecOutcome ExecutePlan(const LaunchPlan& plan, const ExecRequest& request,
   std::unique_ptr<LocalLaunch> launch = LocalLaunch::Prepare(plan, options, facts, &refusal);
   if (!launch) {
     ExecOutcome out;
-    out.sandbox_kind = ir::PlanKindName(plan.kind);
+    out.sandbox_kind = ir::PlanKindName(plan.kind());
     out.refusal = refusal.reason;
     out.cwsc_exit_code = refusal.exit_code;
     Say("refused: " + refusal.reason);

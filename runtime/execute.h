@@ -82,7 +82,7 @@ std::vector<std::string> ChildEnv(const ir::LaunchPlan& plan,
 // FailedPrecondition's message is the refusal reason (no "cwsc:" prefix).
 absl::Status RecheckPlan(const ir::LaunchPlan& plan, compiler::HostFacts* facts);
 
-// PrepareCommand dispatches on plan.kind and builds argv/env/cwd; refusals
+// PrepareCommand dispatches on plan.kind() and builds argv/env/cwd; refusals
 // and kinds that cannot run here are FailedPrecondition (the reason).
 absl::StatusOr<PreparedCommand> PrepareCommand(const ir::LaunchPlan& plan,
                                                const std::vector<std::string>& program,

@@ -5,7 +5,7 @@
 // dropped, and the seccomp program, just before exec (runtime/host/spawn.h,
 // SpawnRequest::confine).
 //
-//   absl::StatusOr<LandlockRuleset> rs = BuildLandlockRuleset(*plan.landlock);
+//   absl::StatusOr<LandlockRuleset> rs = BuildLandlockRuleset(*plan.landlock());
 //   spawn.confine.landlock_fd = rs->fd();
 #ifndef CWSC_RUNTIME_LANDLOCK_H_
 #define CWSC_RUNTIME_LANDLOCK_H_

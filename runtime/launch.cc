@@ -21,9 +21,6 @@ namespace cwsc::runtime {
 namespace {
 
 using ir::LaunchPlan;
-using ir::PlanKind;
-
-bool IsBwrapKind(PlanKind k) { return k == PlanKind::kLinuxBwrap || k == PlanKind::kLauncherBwrap; }
 
 // RequireSandboxRefusal: a `none` plan whose policy asks for a sandbox,
 // under --require-sandbox.
@@ -79,7 +76,8 @@ std::unique_ptr<LocalLaunch> LocalLaunch::Prepare(const LaunchPlan& plan,
     refusal->exit_code = code;
     return nullptr;
   };
-  if (options.require_sandbox && plan.kind == PlanKind::kNone && plan.policy.ShouldSandbox()) {
+  const bool unconfined = std::holds_alternative<ir::Unconfined>(plan.launch);
+  if (options.require_sandbox && unconfined && plan.policy.ShouldSandbox()) {
     return refuse(RequireSandboxRefusal(plan), kExitNoSandbox);
   }
   std::unique_ptr<LocalLaunch> launch(new LocalLaunch(plan));
@@ -95,13 +93,17 @@ std::unique_ptr<LocalLaunch> LocalLaunch::Prepare(const LaunchPlan& plan,
   // under it any more, and one removed since the compile is made again
   // (runtime/protected_dirs.h). Removed when the run is over: a run leaves
   // no directory in a root.
-  if (IsBwrapKind(plan.kind)) launch->protected_dirs_.emplace(plan);
+  const ir::Bwrap* bwrap = plan.bwrap();
+  // bwrap that cwsc starts itself, not through a launcher (which closes
+  // inherited descriptors and runs as another user).
+  const bool direct_bwrap = bwrap != nullptr && bwrap->launcher.empty();
+  if (bwrap) launch->protected_dirs_.emplace(plan);
   absl::Status check = RecheckPlan(plan, facts);
   if (!check.ok()) return refuse(std::string(check.message()));
   // bwrap binds what cwsc opened and checked, not what a path names later
   // (runtime/bind_fds.h). A launcher (sudo) closes inherited descriptors:
   // its plans keep paths (docs/runtime.md, "Threat model").
-  if (plan.kind == PlanKind::kLinuxBwrap) {
+  if (direct_bwrap) {
     absl::StatusOr<BindSources> opened = OpenBindSources(plan, *facts);
     if (!opened.ok()) return refuse(std::string(opened.status().message()));
     launch->binds_.emplace(std::move(*opened));
@@ -111,7 +113,7 @@ std::unique_ptr<LocalLaunch> LocalLaunch::Prepare(const LaunchPlan& plan,
     c.argv = backends::Texts(*argv);
   }
   // At a terminal, Ctrl-C must reach the command and not end bwrap first.
-  if (plan.kind == PlanKind::kLinuxBwrap && options.foreground_shim) {
+  if (direct_bwrap && options.foreground_shim) {
     std::string why = AddForegroundShim(&c.argv);
     if (!why.empty()) {
       c.warnings.push_back(absl::StrCat(
@@ -122,7 +124,7 @@ std::unique_ptr<LocalLaunch> LocalLaunch::Prepare(const LaunchPlan& plan,
   // A bwrap sandbox waits at a gate after its mounts until cwsc has checked
   // them (runtime/mount_check.h): bwrap 0.8 mounts a descriptor's path.
   SpawnRequest& spawn = launch->spawn_;
-  if (plan.kind == PlanKind::kLinuxBwrap) {
+  if (direct_bwrap) {
     absl::StatusOr<MountGate> g = MountGate::Open();
     if (!g.ok()) return refuse(std::string(g.status().message()));
     launch->gate_.emplace(std::move(*g));
@@ -134,9 +136,9 @@ std::unique_ptr<LocalLaunch> LocalLaunch::Prepare(const LaunchPlan& plan,
   spawn.cwd = c.cwd;
   spawn.timeout_seconds = options.timeout_seconds;
   spawn.kill_grace_seconds = options.kill_grace_seconds;
-  spawn.spare_direct_child = plan.kind == PlanKind::kLinuxBwrap;
+  spawn.spare_direct_child = direct_bwrap;
   LocalLaunch* self = launch.get();
-  if (IsBwrapKind(plan.kind)) {
+  if (bwrap) {
     spawn.stderr_sink = [self](std::string_view s) { self->scanner_.Feed(s); };
   }
   for (int fd : launch->binds_ ? launch->binds_->fds() : std::vector<int>{}) {
@@ -151,23 +153,19 @@ std::unique_ptr<LocalLaunch> LocalLaunch::Prepare(const LaunchPlan& plan,
     };
   }
   // The seccomp program travels to bwrap on its own descriptor, sealed.
-  if (plan.kind == PlanKind::kLinuxBwrap && plan.syscall_filter) {
-    absl::StatusOr<int> fd = SealedFilterFd(*plan.syscall_filter);
+  if (direct_bwrap && bwrap->syscall_filter) {
+    absl::StatusOr<int> fd = SealedFilterFd(*bwrap->syscall_filter);
     if (!fd.ok()) return refuse(std::string(fd.status().message()));
     launch->filter_fd_ = *fd;
     spawn.inherit_fds.push_back({*fd, backends::kSeccompFd});
   }
   // A linux-landlock plan: the ruleset built here, applied by the child
   // with the seccomp program just before exec.
-  if (plan.kind == PlanKind::kLinuxLandlock) {
-    if (!plan.landlock || !plan.syscall_filter) {
-      return refuse(
-          "the linux-landlock plan has no ruleset or no syscall filter; compile it again");
-    }
-    absl::StatusOr<LandlockRuleset> rs = BuildLandlockRuleset(*plan.landlock);
+  if (const auto* landlock = std::get_if<ir::LandlockLaunch>(&plan.launch)) {
+    absl::StatusOr<LandlockRuleset> rs = BuildLandlockRuleset(landlock->ruleset);
     if (!rs.ok()) return refuse(std::string(rs.status().message()));
     launch->ruleset_.emplace(std::move(*rs));
-    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*plan.syscall_filter);
+    absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(landlock->syscall_filter);
     if (!bpf.ok()) return refuse(std::string(bpf.status().message()));
     launch->landlock_bpf_ = *std::move(bpf);
     launch->landlock_prog_.len =
@@ -192,7 +190,7 @@ ExecOutcome LocalLaunch::SpawnFailed(const absl::Status& status, const SpawnErro
   ExecOutcome out;
   out.sandbox_kind = cmd_.sandbox_kind;
   out.error = std::string(status.message());
-  if (error.exec_errno != 0 && plan_.kind == PlanKind::kNone) {
+  if (error.exec_errno != 0 && std::holds_alternative<ir::Unconfined>(plan_.launch)) {
     out.cwsc_exit_code = ExitCodeForExecErrno(error.exec_errno);
   } else {
     out.cwsc_exit_code = kExitRefused;  // the wrapper itself could not start
@@ -213,7 +211,7 @@ ExecOutcome LocalLaunch::Finish(const SpawnResult& r) const {
   out.signal = r.signal;
   out.timed_out = r.timed_out;
   out.cwsc_exit_code = r.timed_out ? kExitTimedOut : r.exit_code;
-  if (r.timed_out || !IsBwrapKind(plan_.kind)) return out;
+  if (r.timed_out || !plan_.bwrap()) return out;
   Denial d = AttributeDenial(out.sandbox_kind, r.exit_code, scanner_.Summary());
   if (d.exec_exit != 0) {  // the program could not be started inside the sandbox
     out.ran = false;
@@ -237,13 +235,13 @@ absl::StatusOr<std::unique_ptr<PlanChild>> SpawnPlan(const LaunchPlan& plan,
                                                      compiler::HostFacts* facts,
                                                      ExecOutcome* not_run) {
   *not_run = ExecOutcome();
-  not_run->sandbox_kind = ir::PlanKindName(plan.kind);
+  not_run->sandbox_kind = ir::PlanKindName(plan.kind());
   auto fail = [&](std::string reason, int code) {
     not_run->refusal = reason;
     not_run->cwsc_exit_code = code;
     return absl::FailedPreconditionError(reason);
   };
-  if (plan.kind == PlanKind::kOpenSandbox) {
+  if (plan.remote()) {
     return fail(
         "opensandbox plans run on a remote OpenSandbox server: `cwsc run` sends them there; "
         "cwsc_spawn starts local plans only",

@@ -21,29 +21,31 @@ using compiler::PolicySpec;
 using compiler::ProbeResult;
 using compiler::Setting;
 using ir::Origin;
-using ir::PlanKind;
 
 absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
-  if (plan.launcher.empty())
+  const ir::Bwrap* bwrap = plan.bwrap();
+  if (bwrap == nullptr || bwrap->launcher.empty()) {
     return absl::FailedPreconditionError("the launcher plan has no launcher");
-  const std::string& first = plan.launcher[0];
+  }
+  const std::vector<std::string>& launcher = bwrap->launcher;
+  const std::string& first = launcher[0];
   const PathInfo& l = facts.Path(first);
   if (first.empty() || first[0] != '/' || l.type != FileType::kRegular || (l.mode & 0111) == 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("the launcher ", first, " is not an executable file on this host"));
   }
-  LauncherUser who = facts.LauncherUserOf(plan.launcher);
+  LauncherUser who = facts.LauncherUserOf(launcher);
   if (!who.ok) {
     return absl::FailedPreconditionError(
-        absl::StrCat("the launcher probe failed: `", absl::StrJoin(plan.launcher, " "),
+        absl::StrCat("the launcher probe failed: `", absl::StrJoin(launcher, " "),
                      " /usr/bin/id -u` did not report the launcher's user: ",
                      who.message.empty() ? std::string("no reason given") : who.message));
   }
   std::vector<ir::Mount> masks;
-  for (const ir::Mount& m : plan.mounts) {
+  for (const ir::Mount& m : plan.mounts()) {
     if (m.role == ir::MountRole::kDenyMask) masks.push_back(m);
   }
-  ProbeResult probe = facts.LauncherProbe(plan.launcher, compiler::LauncherProbeBwrapArgv(masks));
+  ProbeResult probe = facts.LauncherProbe(launcher, compiler::LauncherProbeBwrapArgv(masks));
   if (!probe.ok) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the launcher probe failed: a wrapped /bin/true with the deny masks did not run as the "
@@ -55,7 +57,7 @@ absl::Status RecheckLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
 }
 
 absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
-  if (plan.kind == PlanKind::kRefused || plan.kind == PlanKind::kOpenSandbox) {
+  if (plan.refusal() || plan.remote()) {
     return absl::OkStatus();
   }
   // Only the environment and the default path: a plan carries no user config.
@@ -73,12 +75,14 @@ absl::Status CheckHostLauncher(const ir::LaunchPlan& plan, HostFacts& facts) {
   }
   if (!managed->spec.tool_launcher) return absl::OkStatus();
   const std::vector<std::string>& pinned = managed->spec.tool_launcher->value;
-  if (plan.kind == PlanKind::kLauncherBwrap && plan.launcher == pinned) return absl::OkStatus();
+  const std::vector<std::string> none;
+  const std::vector<std::string>& launcher = plan.bwrap() ? plan.bwrap()->launcher : none;
+  if (!launcher.empty() && launcher == pinned) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "this host's managed config ", managed->path, " pins tool_launcher [",
-      absl::StrJoin(pinned, " "), "], and the plan (kind ", ir::PlanKindName(plan.kind),
-      plan.launcher.empty() ? std::string()
-                            : absl::StrCat(", launcher [", absl::StrJoin(plan.launcher, " "), "]"),
+      absl::StrJoin(pinned, " "), "], and the plan (kind ", ir::PlanKindName(plan.kind()),
+      launcher.empty() ? std::string()
+                       : absl::StrCat(", launcher [", absl::StrJoin(launcher, " "), "]"),
       ") does not run through it; compile the plan on this host"));
 }
 

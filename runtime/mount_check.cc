@@ -46,7 +46,7 @@ std::string UnescapeMountPath(absl::string_view field) {
 
 absl::Status CheckSandboxMounts(const ir::LaunchPlan& plan, absl::string_view mountinfo) {
   std::set<std::string> dests, writable_binds, below;  // below: writable subtrees
-  for (const ir::Mount& m : plan.mounts) {
+  for (const ir::Mount& m : plan.mounts()) {
     dests.insert(m.dest.str());
     if (m.op == ir::MountOp::kWritableBind) {
       writable_binds.insert(m.dest.str());

@@ -103,13 +103,13 @@ std::string Redact(std::string text, const std::optional<std::string>& secret) {
 }
 
 absl::StatusOr<RemoteOutcome> RunRemote(const RemoteRun& run) {
-  if (run.plan == nullptr || !run.plan->remote || run.plan->kind != ir::PlanKind::kOpenSandbox) {
+  if (run.plan == nullptr || !run.plan->remote()) {
     return absl::InvalidArgumentError("the plan is not an OpenSandbox plan");
   }
   if (run.program.empty()) return absl::InvalidArgumentError("no program to run");
   if (absl::Status s = backends::CheckRemoteProgram(run.program); !s.ok()) return s;
   Io io(run);
-  const ir::Remote& rm = *run.plan->remote;
+  const ir::Remote& rm = *run.plan->remote();
   absl::StatusOr<RemoteOutcome> r;
   if (rm.contract == ir::Contract::kCodewhale) {
     r = RunCodewhale(run, io);

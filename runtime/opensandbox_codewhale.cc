@@ -19,8 +19,9 @@ namespace remote {
 
 absl::StatusOr<RemoteOutcome> RunCodewhale(const RemoteRun& run, const Io& io) {
   const ir::LaunchPlan& plan = *run.plan;
-  RemoteRequest req = backends::CodewhaleRun(plan.remote->url, backends::ShellCommand(run.program),
-                                             backends::RemoteEnv(plan), run.api_key);
+  RemoteRequest req =
+      backends::CodewhaleRun(plan.remote()->url, backends::ShellCommand(run.program),
+                             backends::RemoteEnv(plan), run.api_key);
   long total = run.codewhale_timeout_ms;
   bool user_bound = run.timeout_ms && *run.timeout_ms < total;
   if (user_bound) total = static_cast<long>(*run.timeout_ms);

@@ -43,8 +43,8 @@ class SignalGuard {
 
 ExecOutcome ExecuteRemote(const ir::LaunchPlan& plan, const ExecRequest& request) {
   ExecOutcome out;
-  out.sandbox_kind = ir::PlanKindName(plan.kind);
-  if (plan.remote) out.not_enforced = plan.remote->not_enforced;
+  out.sandbox_kind = ir::PlanKindName(plan.kind());
+  if (plan.remote()) out.not_enforced = plan.remote()->not_enforced;
   auto fail = [&](const std::string& message, bool ran) {
     out.error = message;
     out.ran = ran;
@@ -52,8 +52,8 @@ ExecOutcome ExecuteRemote(const ir::LaunchPlan& plan, const ExecRequest& request
     std::fprintf(stderr, "cwsc: %s\n", ir::Displayable(message).c_str());
     return out;
   };
-  if (!plan.remote) return fail("the opensandbox plan has no remote endpoint", false);
-  absl::StatusOr<std::optional<std::string>> key = ReadApiKey(plan.remote->api_key);
+  if (!plan.remote()) return fail("the opensandbox plan has no remote endpoint", false);
+  absl::StatusOr<std::optional<std::string>> key = ReadApiKey(plan.remote()->api_key);
   if (!key.ok()) return fail(std::string(key.status().message()), false);
 
   SignalGuard guard;

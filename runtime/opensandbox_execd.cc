@@ -68,7 +68,7 @@ absl::StatusOr<RemoteOutcome> RunExecd(const RemoteRun& run, const Io& io,
                                        const std::string& auth_origin) {
   const ir::LaunchPlan& plan = *run.plan;
   RemoteRequest req = backends::ExecdCommand(execd_url, backends::ShellCommand(run.program),
-                                             backends::RemoteEnv(plan), plan.remote->remote_cwd,
+                                             backends::RemoteEnv(plan), plan.remote()->remote_cwd,
                                              run.timeout_ms, auth);
   ExecdStream stream(io.out, io.err, run.max_event_bytes);
   std::string sink_error;

@@ -59,7 +59,7 @@ bool SleepInterruptible(const RemoteRun& run, long ms) {
 
 absl::StatusOr<RemoteOutcome> LifecycleInSandbox(const RemoteRun& run, const Io& io,
                                                  const std::string& id) {
-  const ir::Remote& rm = *run.plan->remote;
+  const ir::Remote& rm = *run.plan->remote();
   RemoteOutcome interrupted;
   interrupted.interrupted = true;
   interrupted.exit_code = kExitInterrupt;
@@ -122,7 +122,7 @@ absl::StatusOr<RemoteOutcome> LifecycleInSandbox(const RemoteRun& run, const Io&
 }  // namespace
 
 absl::StatusOr<RemoteOutcome> RunLifecycle(const RemoteRun& run, const Io& io) {
-  const ir::Remote& rm = *run.plan->remote;
+  const ir::Remote& rm = *run.plan->remote();
   if (rm.image.empty()) {
     return absl::FailedPreconditionError("the lifecycle API needs sandbox_image");
   }

@@ -18,7 +18,7 @@ absl::StatusOr<Audit> AuditBwrapArgv(const std::vector<std::string>& argv) {
   }
   Audit a;
   a.plan = std::make_unique<ir::LaunchPlan>();
-  a.plan->kind = ir::PlanKind::kLinuxBwrap;
+  a.plan->launch = ir::Bwrap{};
   a.art.plan = a.plan.get();
   a.art.target = "bwrap";
   a.art.bwrap = *std::move(c);
@@ -44,7 +44,7 @@ absl::StatusOr<Audit> AuditSbplFile(const std::string& file, const backends::Sbp
   if (!c.ok()) return c.status();
   Audit a;
   a.plan = std::make_unique<ir::LaunchPlan>();
-  a.plan->kind = ir::PlanKind::kMacosSeatbelt;
+  a.plan->launch = ir::Seatbelt{};
   a.art.plan = a.plan.get();
   a.art.target = "seatbelt";
   a.art.sbpl = *std::move(c);

@@ -34,7 +34,7 @@ absl::StatusOr<ir::LaunchPlan> ReadPlanFile(const std::string& file) {
 
 std::set<std::string> ProbePaths(const ir::LaunchPlan& p, const PlanArtifact& art) {
   std::set<std::string> out = {"/"};
-  for (const ir::Mount& m : p.mounts) {
+  for (const ir::Mount& m : p.mounts()) {
     AddWithFamily(m.dest, &out);
     if (m.source != "/dev/null") AddWithFamily(m.source, &out);
   }
@@ -97,8 +97,12 @@ absl::StatusOr<PlanDiff> DiffPlans(const ir::LaunchPlan& a, const ir::LaunchPlan
       diff.changes.push_back(c);
     }
   }
-  if (a.kind != b.kind) diff.plan_kind = {a.kind, b.kind};
-  if (a.launcher != b.launcher) diff.launcher = {a.launcher, b.launcher};
+  if (a.kind() != b.kind()) diff.plan_kind = {a.kind(), b.kind()};
+  std::vector<std::string> launcher_a =
+      a.bwrap() ? a.bwrap()->launcher : std::vector<std::string>();
+  std::vector<std::string> launcher_b =
+      b.bwrap() ? b.bwrap()->launcher : std::vector<std::string>();
+  if (launcher_a != launcher_b) diff.launcher = {std::move(launcher_a), std::move(launcher_b)};
   if (a.wrapper.path != b.wrapper.path) diff.wrapper = {a.wrapper.path, b.wrapper.path};
   diff.remote_not_compared = art_a->target == "opensandbox" || art_b->target == "opensandbox";
   return diff;

@@ -46,30 +46,16 @@ Emitted EmitTarget(const ir::LaunchPlan& plan, const std::string& target,
     out->text = *json;
     return e;
   }
-  if (plan.kind == ir::PlanKind::kRefused) return Fail(EmitFailure::kRefused, absl::OkStatus());
+  if (plan.refusal()) return Fail(EmitFailure::kRefused, absl::OkStatus());
   std::string t = target;
   if (t == "auto") {
-    switch (plan.kind) {
-      case ir::PlanKind::kLinuxBwrap:
-      case ir::PlanKind::kLauncherBwrap:
-        t = "bwrap";
-        break;
-      case ir::PlanKind::kMacosSeatbelt:
-        t = "seatbelt";
-        break;
-      case ir::PlanKind::kNone:
-        t = "none";
-        break;
-      case ir::PlanKind::kOpenSandbox:
-        t = "opensandbox";
-        break;
-      case ir::PlanKind::kLinuxLandlock:
-        t = "landlock";
-        break;
-      default:
-        return NotApplicable(absl::StrCat("no emitter for plan kind ", ir::PlanKindName(plan.kind),
-                                          " in this build"));
-    }
+    t = std::visit(ir::Overloaded{[](const ir::Bwrap&) { return "bwrap"; },
+                                  [](const ir::Seatbelt&) { return "seatbelt"; },
+                                  [](const ir::Unconfined&) { return "none"; },
+                                  [](const ir::Remote&) { return "opensandbox"; },
+                                  [](const ir::LandlockLaunch&) { return "landlock"; },
+                                  [](const ir::Refusal&) { return "refused"; }},
+                   plan.launch);
   }
   out->target = t;
   if (t == "none") {
@@ -96,9 +82,10 @@ Emitted EmitTarget(const ir::LaunchPlan& plan, const std::string& target,
     return e;
   }
   if (t == "opensandbox") {  // the HTTP request(s) for review, key redacted
-    if (plan.kind != ir::PlanKind::kOpenSandbox || !plan.remote) {
+    if (!plan.remote()) {
       return NotApplicable(absl::StrCat("--target opensandbox: plan kind ",
-                                        ir::PlanKindName(plan.kind), " does not use OpenSandbox"));
+                                        ir::PlanKindName(plan.kind()),
+                                        " does not use OpenSandbox"));
     }
     if (absl::Status s = backends::CheckRemoteProgram(program); !s.ok()) {
       return Fail(EmitFailure::kInput, s);
@@ -110,20 +97,20 @@ Emitted EmitTarget(const ir::LaunchPlan& plan, const std::string& target,
     return e;
   }
   if (t == "landlock") {
-    if (!plan.landlock) {
+    if (!plan.landlock()) {
       return NotApplicable(absl::StrCat("--target landlock: plan kind ",
-                                        ir::PlanKindName(plan.kind), " has no Landlock ruleset",
+                                        ir::PlanKindName(plan.kind()), " has no Landlock ruleset",
                                         WrapperWhy(plan)));
     }
-    out->text = backends::EmitLandlockListing(*plan.landlock);
+    out->text = backends::EmitLandlockListing(*plan.landlock());
     return e;
   }
   if (t == "seccomp" || t == "seccomp-bpf") {
-    if (!plan.syscall_filter) {
-      return NotApplicable(absl::StrCat("--target ", t, ": plan kind ", ir::PlanKindName(plan.kind),
-                                        " has no syscall filter"));
+    if (!plan.syscall_filter()) {
+      return NotApplicable(absl::StrCat("--target ", t, ": plan kind ",
+                                        ir::PlanKindName(plan.kind()), " has no syscall filter"));
     }
-    absl::StatusOr<std::string> bpf = EmitCheckedSeccompBpf(*plan.syscall_filter);
+    absl::StatusOr<std::string> bpf = EmitCheckedSeccompBpf(*plan.syscall_filter());
     if (!bpf.ok()) {
       return Fail(EmitFailure::kInternal,
                   absl::InternalError(absl::StrCat("--target ", t, ": ", bpf.status().message())));
@@ -132,7 +119,7 @@ Emitted EmitTarget(const ir::LaunchPlan& plan, const std::string& target,
       out->text = *bpf;
       return e;
     }
-    absl::StatusOr<std::string> listing = backends::EmitSeccompListing(*plan.syscall_filter);
+    absl::StatusOr<std::string> listing = backends::EmitSeccompListing(*plan.syscall_filter());
     if (!listing.ok()) {
       return Fail(EmitFailure::kInternal, absl::InternalError(absl::StrCat(
                                               "--target seccomp: ", listing.status().message())));

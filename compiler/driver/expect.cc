@@ -127,7 +127,7 @@ class Runner {
           ExpectFailure::kNotApplicable,
           absl::InvalidArgumentError(absl::StrCat(
               "--target ", absl::StrJoin(o_.targets, ","), ": mode ", name, " compiles to a ",
-              ir::PlanKindName(p->result.plan.kind), " plan, which emits no such artifact")));
+              ir::PlanKindName(p->result.plan.kind()), " plan, which emits no such artifact")));
     }
     return p;
   }

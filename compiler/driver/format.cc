@@ -64,14 +64,13 @@ Written WriteArtifact(const ir::LaunchPlan& plan, const Artifact& art, const std
     }
     return w;
   }
-  const bool seatbelt_argv = plan.seatbelt.has_value() && !art.argv.empty() && target != "bwrap" &&
-                             plan.kind == ir::PlanKind::kMacosSeatbelt;
+  const bool seatbelt_argv = plan.seatbelt() && !art.argv.empty() && target != "bwrap";
   // --format sbpl prints the Seatbelt profile text alone (the golden-review form).
   if (format && *format == "sbpl") {
     if (!seatbelt_argv) {
       return Fail(EmitFailure::kNotApplicable,
                   absl::InvalidArgumentError(absl::StrCat("--format sbpl: plan kind ",
-                                                          ir::PlanKindName(plan.kind),
+                                                          ir::PlanKindName(plan.kind()),
                                                           " has no Seatbelt profile")));
     }
     absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(plan);
@@ -92,7 +91,7 @@ Written WriteArtifact(const ir::LaunchPlan& plan, const Artifact& art, const std
   // The forms people read say what the argv needs besides itself
   // (docs/cli.md, "Targets and formats").
   if ((form == backends::ArgvFormat::kLines || form == backends::ArgvFormat::kShell) &&
-      plan.kind == ir::PlanKind::kLinuxBwrap && plan.syscall_filter && !seatbelt_argv) {
+      plan.kind() == ir::PlanKind::kLinuxBwrap && plan.syscall_filter() && !seatbelt_argv) {
     w.note = absl::StrCat(
         "run as printed, this argv passes on the caller's whole environment and needs its "
         "seccomp program on descriptor ",

@@ -143,11 +143,12 @@ std::vector<Lint> LintPlan(const PlanArtifact& art, const compiler::PathVars& va
     }
   }
   // launcher-without-n: sudo that may prompt hangs a non-interactive agent.
-  if (!plan.launcher.empty() && absl::EndsWith(plan.launcher.front(), "sudo")) {
+  const ir::Bwrap* bwrap = plan.bwrap();
+  if (bwrap && !bwrap->launcher.empty() && absl::EndsWith(bwrap->launcher.front(), "sudo")) {
     bool n = false;
-    for (const std::string& a : plan.launcher) n = n || a == "-n" || a == "--non-interactive";
+    for (const std::string& a : bwrap->launcher) n = n || a == "-n" || a == "--non-interactive";
     if (!n) {
-      out.push_back({"launcher-without-n", plan.launcher_origin,
+      out.push_back({"launcher-without-n", bwrap->launcher_origin,
                      "the launcher runs sudo without -n: a password prompt would hang the command",
                      "add \"-n\" after sudo"});
     }

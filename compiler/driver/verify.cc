@@ -28,64 +28,65 @@ absl::StatusOr<std::string> EmitCheckedSeccompBpf(const ir::SyscallFilter& filte
 absl::StatusOr<PlanArtifact> ArtifactOf(const ir::LaunchPlan& plan) {
   PlanArtifact art;
   art.plan = &plan;
-  switch (plan.kind) {
-    case ir::PlanKind::kLinuxBwrap:
-    case ir::PlanKind::kLauncherBwrap: {
-      art.target = "bwrap";
-      absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {});
-      if (!argv.ok()) return argv.status();
-      art.bwrap_argv = *std::move(argv);
-      absl::StatusOr<backends::BwrapChecker> c =
-          backends::BwrapChecker::FromArgv(backends::Texts(art.bwrap_argv));
-      if (!c.ok()) {
-        return absl::InternalError(
-            absl::StrCat("the emitted bwrap argv is not understood: ", c.status().message()));
-      }
-      art.bwrap = *std::move(c);
-      return art;
-    }
-    case ir::PlanKind::kMacosSeatbelt: {
-      art.target = "seatbelt";
-      absl::StatusOr<backends::EmittedArgv> argv = backends::EmitSeatbeltArgv(plan, {});
-      if (!argv.ok()) return argv.status();
-      absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(plan);
-      if (!lines.ok()) return lines.status();
-      art.profile_lines = *std::move(lines);
-      art.sbpl_argv = *argv;
-      absl::StatusOr<backends::SbplChecker> c =
-          backends::SbplChecker::FromSandboxExecArgv(backends::Texts(*argv));
-      if (!c.ok()) {
-        return absl::InternalError(
-            absl::StrCat("the emitted Seatbelt profile is not understood: ", c.status().message()));
-      }
-      art.sbpl = *std::move(c);
-      return art;
-    }
-    case ir::PlanKind::kLinuxLandlock: {
-      art.target = "landlock";
-      if (!plan.landlock) return absl::InternalError("a linux-landlock plan without a ruleset");
-      std::string listing = backends::EmitLandlockListing(*plan.landlock);
-      absl::StatusOr<backends::LandlockChecker> c = backends::LandlockChecker::FromListing(listing);
-      if (!c.ok()) {
-        return absl::InternalError(
-            absl::StrCat("the emitted Landlock listing is not understood: ", c.status().message()));
-      }
-      art.landlock = *std::move(c);
-      art.landlock_lines = absl::StrSplit(listing, '\n');
-      return art;
-    }
-    case ir::PlanKind::kNone:
-      art.target = "none";
-      return art;
-    case ir::PlanKind::kRefused:
-      art.target = "refused";
-      return art;
-    case ir::PlanKind::kOpenSandbox:
-      art.target = "opensandbox";
-      return art;
-  }
-  art.target = "none";
-  return art;
+  return std::visit(
+      ir::Overloaded{
+          [&](const ir::Bwrap&) -> absl::StatusOr<PlanArtifact> {
+            art.target = "bwrap";
+            absl::StatusOr<backends::EmittedArgv> argv = backends::EmitBwrapArgv(plan, {});
+            if (!argv.ok()) return argv.status();
+            art.bwrap_argv = *std::move(argv);
+            absl::StatusOr<backends::BwrapChecker> c =
+                backends::BwrapChecker::FromArgv(backends::Texts(art.bwrap_argv));
+            if (!c.ok()) {
+              return absl::InternalError(
+                  absl::StrCat("the emitted bwrap argv is not understood: ", c.status().message()));
+            }
+            art.bwrap = *std::move(c);
+            return art;
+          },
+          [&](const ir::Seatbelt&) -> absl::StatusOr<PlanArtifact> {
+            art.target = "seatbelt";
+            absl::StatusOr<backends::EmittedArgv> argv = backends::EmitSeatbeltArgv(plan, {});
+            if (!argv.ok()) return argv.status();
+            absl::StatusOr<backends::EmittedArgv> lines = backends::EmitSeatbeltProfile(plan);
+            if (!lines.ok()) return lines.status();
+            art.profile_lines = *std::move(lines);
+            art.sbpl_argv = *argv;
+            absl::StatusOr<backends::SbplChecker> c =
+                backends::SbplChecker::FromSandboxExecArgv(backends::Texts(*argv));
+            if (!c.ok()) {
+              return absl::InternalError(absl::StrCat(
+                  "the emitted Seatbelt profile is not understood: ", c.status().message()));
+            }
+            art.sbpl = *std::move(c);
+            return art;
+          },
+          [&](const ir::LandlockLaunch& landlock) -> absl::StatusOr<PlanArtifact> {
+            art.target = "landlock";
+            std::string listing = backends::EmitLandlockListing(landlock.ruleset);
+            absl::StatusOr<backends::LandlockChecker> c =
+                backends::LandlockChecker::FromListing(listing);
+            if (!c.ok()) {
+              return absl::InternalError(absl::StrCat(
+                  "the emitted Landlock listing is not understood: ", c.status().message()));
+            }
+            art.landlock = *std::move(c);
+            art.landlock_lines = absl::StrSplit(listing, '\n');
+            return art;
+          },
+          [&](const ir::Unconfined&) -> absl::StatusOr<PlanArtifact> {
+            art.target = "none";
+            return art;
+          },
+          [&](const ir::Refusal&) -> absl::StatusOr<PlanArtifact> {
+            art.target = "refused";
+            return art;
+          },
+          [&](const ir::Remote&) -> absl::StatusOr<PlanArtifact> {
+            art.target = "opensandbox";
+            return art;
+          }},
+      plan.launch);
 }
 
 std::vector<ir::DeniedPath> MissingDenyTargets(const ir::LaunchPlan& plan,
@@ -218,9 +219,9 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
       for (size_t i = 0; i < static_cast<size_t>(v.line - 1); ++i) {
         if (absl::StartsWith(art.landlock_lines[i], "allow ")) ++index;
       }
-      if (absl::StartsWith(line, "allow ") && plan.landlock &&
-          static_cast<size_t>(index) < plan.landlock->rules.size()) {
-        d.origin = plan.landlock->rules[static_cast<size_t>(index)].origin;
+      if (absl::StartsWith(line, "allow ") && plan.landlock() &&
+          static_cast<size_t>(index) < plan.landlock()->rules.size()) {
+        d.origin = plan.landlock()->rules[static_cast<size_t>(index)].origin;
       }
     }
     // A path the read grant leaves out for a deny rule: the deny rule is
@@ -238,8 +239,8 @@ Decision DecideOn(const PlanArtifact& art, backends::AccessKind kind, const std:
   if (art.target == "refused") {
     d.allowed = false;
     d.detail = "refused";
-    d.rule = absl::StrCat("plan refused: ", plan.refusal ? plan.refusal->reason : "");
-    if (plan.refusal) d.origin = plan.refusal->origin;
+    d.rule = absl::StrCat("plan refused: ", plan.refusal() ? plan.refusal()->reason : "");
+    if (plan.refusal()) d.origin = plan.refusal()->origin;
     return d;
   }
   if (art.target == "opensandbox") {

@@ -195,8 +195,8 @@ TEST(Agreement, BwrapAndSeatbeltAgreeExceptListedDifferences) {
     SCOPED_TRACE(absl::StrCat("config ", c.config, ", facts ", c.facts, ", mode ", c.mode));
     ir::LaunchPlan lp = Compile(c, "linux");
     ir::LaunchPlan mp = Compile(c, "macos");
-    ASSERT_EQ(lp.kind, ir::PlanKind::kLinuxBwrap);
-    ASSERT_EQ(mp.kind, ir::PlanKind::kMacosSeatbelt);
+    ASSERT_EQ(lp.kind(), ir::PlanKind::kLinuxBwrap);
+    ASSERT_EQ(mp.kind(), ir::PlanKind::kMacosSeatbelt);
     ASSERT_EQ(lp.policy.type, mp.policy.type);
     absl::StatusOr<EmittedArgv> bargv = EmitBwrapArgv(lp, {"true"});
     absl::StatusOr<EmittedArgv> sargv = EmitSeatbeltArgv(mp, {"true"});

@@ -239,7 +239,7 @@ TEST(Bwrap, ProtectedSymlinkOutsideRootDropped) {
   f.Cwd("/w").Dir("/w").Dir("/w/.codewhale", "/elsewhere").Dir("/elsewhere");
   auto r = CompileText(kNoDefaults, f, "ask");
   ASSERT_TRUE(r.ok());
-  for (const auto& m : r->plan.mounts) EXPECT_NE(m.dest, "/elsewhere");
+  for (const auto& m : r->plan.mounts()) EXPECT_NE(m.dest, "/elsewhere");
   EXPECT_EQ(r->plan.roots[0].protected_paths[0].skip_reason,
             "is a symlink; the sandboxed command could have planted it");
 }

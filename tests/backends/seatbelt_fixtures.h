@@ -75,7 +75,7 @@ inline ir::Root MakeRoot(const std::string& path, std::vector<std::string> prote
 inline ir::LaunchPlan MakePlan(PolicyType type, bool network, std::vector<ir::Root> roots = {},
                                std::vector<std::string> denied = {}) {
   ir::LaunchPlan plan;
-  plan.kind = ir::PlanKind::kMacosSeatbelt;
+  plan.launch = ir::Seatbelt{};
   plan.platform = ir::Platform::kMacos;
   plan.cwd = "/Users/dev/proj";
   plan.policy.type = type;
@@ -115,14 +115,14 @@ inline std::vector<std::string> Argv(const ir::LaunchPlan& plan,
 }
 
 inline bool HasParam(const ir::LaunchPlan& plan, const std::string& key) {
-  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt())) {
     if (p.key == key) return true;
   }
   return false;
 }
 
 inline std::string ParamValue(const ir::LaunchPlan& plan, const std::string& key) {
-  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt)) {
+  for (const SeatbeltParam& p : SeatbeltParams(*plan.seatbelt())) {
     if (p.key == key) return p.value;
   }
   return "<absent>";

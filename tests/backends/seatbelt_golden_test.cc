@@ -106,7 +106,7 @@ absl::StatusOr<ir::LaunchPlan> Compile(const GoldenCase& c) {
   if (!plan.ok() || !c.force) return plan;
   // Forced Seatbelt (a test-only forced wrapper, docs/behavior.md B-30): full network and
   // full-disk write, so the trusted-automation tier appears.
-  plan->kind = ir::PlanKind::kMacosSeatbelt;
+  plan->launch = ir::Seatbelt{};
   plan->wrapper.path = "/usr/bin/sandbox-exec";
   absl::Status s = compiler::LowerSeatbelt(**facts, in.spec, &*plan);
   if (!s.ok()) return s;
@@ -138,11 +138,11 @@ void CheckSemantics(const ir::LaunchPlan& plan, const SbplProfile& p) {
   }
   const bool net = pol.type == PolicyType::kDangerFullAccess || pol.network_access;
   const bool ro_net = pol.type == PolicyType::kReadOnly && net;
-  const bool dropped = plan.seatbelt->network_dropped_for_proxy;
+  const bool dropped = plan.seatbelt()->network_dropped_for_proxy;
   EXPECT_EQ(p.CanConnect(SbplNet::kIPv4, "93.184.216.34", 443), net && !dropped);
   EXPECT_EQ(p.CanConnect(SbplNet::kIPv6, "2001:db8::1", 443), net && !ro_net);
   EXPECT_EQ(p.CanConnect(SbplNet::kIPv4, "127.0.0.1", 5432), net && !ro_net);
-  for (int port : plan.seatbelt->loopback_proxy_ports) {
+  for (int port : plan.seatbelt()->loopback_proxy_ports) {
     EXPECT_TRUE(p.CanConnect(SbplNet::kIPv4, "127.0.0.1", port));
   }
   EXPECT_EQ(p.CanConnectUnix(kMdnsResponderSocket), net && !dropped);
@@ -154,16 +154,16 @@ TEST(SeatbeltGolden, EveryModeNetworkAndDenyListCombination) {
     SCOPED_TRACE(c.name);
     absl::StatusOr<ir::LaunchPlan> plan = Compile(c);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    if (plan->kind != ir::PlanKind::kMacosSeatbelt) {
+    if (plan->kind() != ir::PlanKind::kMacosSeatbelt) {
       // full-access does not sandbox: no profile, no marker (docs/behavior.md B-30).
       EXPECT_EQ(c.mode, "full-access");
-      EXPECT_FALSE(plan->seatbelt.has_value());
+      EXPECT_FALSE(plan->seatbelt() != nullptr);
       std::string why;
       for (const ir::Skipped& s : plan->skipped) {
         if (s.kind == ir::SkipKind::kLocalWrapper) why = s.reason;
       }
       CheckGolden(c.name + ".params",
-                  absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind), ": ", why, "\n"));
+                  absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind()), ": ", why, "\n"));
       continue;
     }
     ++seatbelt_cases;
@@ -171,7 +171,7 @@ TEST(SeatbeltGolden, EveryModeNetworkAndDenyListCombination) {
     ASSERT_TRUE(argv.ok()) << argv.status();
     absl::StatusOr<SandboxExecCall> call = ParseSandboxExecArgv(Texts(*argv));
     ASSERT_TRUE(call.ok()) << call.status();
-    std::string params = absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind),
+    std::string params = absl::StrCat("# plan kind ", ir::PlanKindName(plan->kind()),
                                       "; policy: ", plan->posture_label, "\n");
     for (const std::string& key : call->param_order) {
       absl::StrAppend(&params, "-D", key, "=", call->params.at(key), "\n");

@@ -62,8 +62,8 @@ ir::LaunchPlan ReadOnlyNet(const std::string& env) {
 
 TEST(SeatbeltReadOnlyNetwork, Ipv4AndResolverOnly) {
   ir::LaunchPlan plan = ReadOnlyNet("");
-  EXPECT_TRUE(plan.seatbelt->loopback_proxy_ports.empty());
-  EXPECT_FALSE(plan.seatbelt->network_dropped_for_proxy);
+  EXPECT_TRUE(plan.seatbelt()->loopback_proxy_ports.empty());
+  EXPECT_FALSE(plan.seatbelt()->network_dropped_for_proxy);
   std::string text = Profile(plan);
   EXPECT_TRUE(absl::StrContains(
       text,
@@ -92,8 +92,8 @@ TEST(SeatbeltReadOnlyNetwork, LoopbackProxyPortsOpenOnlyThosePorts) {
       "  HTTP_PROXY: http://127.0.0.1:3128\n"
       "  https_proxy: localhost:8443\n"
       "  ALL_PROXY: socks5://proxy.corp:1080\n");
-  EXPECT_EQ(plan.seatbelt->loopback_proxy_ports, (std::vector<int>{3128, 8443}));
-  EXPECT_FALSE(plan.seatbelt->network_dropped_for_proxy);
+  EXPECT_EQ(plan.seatbelt()->loopback_proxy_ports, (std::vector<int>{3128, 8443}));
+  EXPECT_FALSE(plan.seatbelt()->network_dropped_for_proxy);
   std::string text = Profile(plan);
   EXPECT_TRUE(absl::StrContains(text,
                                 "(deny network-outbound (remote ip6 \"*:*\"))\n"
@@ -111,7 +111,7 @@ TEST(SeatbeltReadOnlyNetwork, LoopbackProxyPortsOpenOnlyThosePorts) {
 
 TEST(SeatbeltReadOnlyNetwork, ProxyWithoutLoopbackPortDropsNetwork) {
   ir::LaunchPlan plan = ReadOnlyNet("  HTTP_PROXY: http://proxy.corp:8080\n  HTTPS_PROXY: \"\"\n");
-  EXPECT_TRUE(plan.seatbelt->network_dropped_for_proxy);
+  EXPECT_TRUE(plan.seatbelt()->network_dropped_for_proxy);
   ASSERT_EQ(plan.warnings.size(), 1u);
   EXPECT_EQ(plan.warnings[0].code, "seatbelt-network-dropped");
   EXPECT_EQ(plan.warnings[0].message,
@@ -130,10 +130,10 @@ TEST(SeatbeltReadOnlyNetwork, ProxyWithoutLoopbackPortDropsNetwork) {
 TEST(SeatbeltReadOnlyNetwork, OnlyForReadOnlyWithNetwork) {
   const std::string proxy = "  HTTP_PROXY: http://127.0.0.1:3128\n";
   ir::LaunchPlan ro = Lowered(MakePlan(PolicyType::kReadOnly, false), MacFacts(proxy));
-  EXPECT_TRUE(ro.seatbelt->loopback_proxy_ports.empty());
+  EXPECT_TRUE(ro.seatbelt()->loopback_proxy_ports.empty());
   EXPECT_FALSE(absl::StrContains(Profile(ro), "network"));
   ir::LaunchPlan ww = Lowered(DefaultPlan(/*network=*/true), MacFacts(proxy));
-  EXPECT_TRUE(ww.seatbelt->loopback_proxy_ports.empty());
+  EXPECT_TRUE(ww.seatbelt()->loopback_proxy_ports.empty());
   SbplProfile p = Evaluate(ww);
   EXPECT_TRUE(
       p.CanConnect(SbplNet::kIPv4, "127.0.0.1", 22));  // full network, as the reference has it
@@ -222,17 +222,18 @@ TEST(SeatbeltLowering, MissingRootsAreKeptAsGiven) {
 
 TEST(SeatbeltEmitter, ConsistencyErrors) {
   ir::LaunchPlan no_section = MakePlan(PolicyType::kWorkspaceWrite, false);
+  no_section.launch = ir::Unconfined{};
   absl::StatusOr<EmittedArgv> r = EmitSeatbeltProfile(no_section);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(r.status().message(), "plan kind macos-seatbelt has no Seatbelt profile");
+  EXPECT_EQ(r.status().message(), "plan kind none has no Seatbelt profile");
 
   // The paths are typed, so no parameter can be out of order or unknown;
   // what remains is a proxy port outside 1-65535.
   auto err = [](std::vector<int> ports) {
     ir::LaunchPlan plan = MakePlan(PolicyType::kReadOnly, !ports.empty());
-    plan.seatbelt = ir::Seatbelt{};
-    plan.seatbelt->loopback_proxy_ports = std::move(ports);
+    plan.launch = ir::Seatbelt{};
+    plan.seatbelt()->loopback_proxy_ports = std::move(ports);
     absl::StatusOr<EmittedArgv> lines = EmitSeatbeltProfile(plan);
     return lines.ok() ? std::string("ok") : std::string(lines.status().message());
   };
@@ -270,7 +271,8 @@ TEST(SeatbeltEmitter, PlanJsonRoundTripKeepsTheArtifact) {
     ASSERT_TRUE(json.ok()) << json.status();
     absl::StatusOr<ir::LaunchPlan> back = ir::PlanFromJson(*json, "plan.json");
     ASSERT_TRUE(back.ok()) << back.status();
-    EXPECT_EQ(back->seatbelt, plan.seatbelt);
+    ASSERT_NE(back->seatbelt(), nullptr);
+    EXPECT_EQ(*back->seatbelt(), *plan.seatbelt());
     EXPECT_EQ(Argv(*back, {"true"}), Argv(plan, {"true"}));
   }
 }

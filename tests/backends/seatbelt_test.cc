@@ -104,8 +104,8 @@ TEST(SeatbeltCase32, CargoHomeFromHome) {
 
   ir::LaunchPlan none = Lowered(DefaultPlan(), MacFacts(env, true, true, /*has_home=*/false));
   EXPECT_FALSE(absl::StrContains(Profile(none), "CARGO_HOME"));
-  EXPECT_FALSE(none.seatbelt->cargo_home);
-  for (const SeatbeltParam& p : SeatbeltParams(*none.seatbelt)) {
+  EXPECT_FALSE(none.seatbelt()->cargo_home);
+  for (const SeatbeltParam& p : SeatbeltParams(*none.seatbelt())) {
     EXPECT_FALSE(absl::StartsWith(p.key, "CARGO_HOME"));
   }
 
@@ -277,8 +277,8 @@ TEST(SeatbeltCase38, MarkersAndSelection) {
   std::unique_ptr<HostFacts> facts = Facts(MacFacts());
   absl::StatusOr<ir::LaunchPlan> plan = compiler::ResolvePlan(Input("ask"), *facts);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->kind, ir::PlanKind::kMacosSeatbelt);
-  ASSERT_TRUE(plan->seatbelt.has_value());
+  EXPECT_EQ(plan->kind(), ir::PlanKind::kMacosSeatbelt);
+  ASSERT_TRUE(plan->seatbelt() != nullptr);
   std::vector<std::string> env;
   for (const ir::EnvVar& e : plan->env_set) env.push_back(absl::StrCat(e.name, "=", e.value));
   EXPECT_EQ(env,
@@ -291,8 +291,8 @@ TEST(SeatbeltCase38, MarkersAndSelection) {
   std::unique_ptr<HostFacts> failed = Facts(MacFacts("", /*probe_ok=*/false));
   absl::StatusOr<ir::LaunchPlan> none = compiler::ResolvePlan(Input("ask"), *failed);
   ASSERT_TRUE(none.ok()) << none.status();
-  EXPECT_EQ(none->kind, ir::PlanKind::kNone);
-  EXPECT_FALSE(none->seatbelt.has_value());
+  EXPECT_EQ(none->kind(), ir::PlanKind::kNone);
+  EXPECT_EQ(none->seatbelt(), nullptr);
   EXPECT_TRUE(none->env_set.empty());
   EXPECT_EQ(none->wrapper.probe_message, "sandbox-exec: sandbox_apply: Operation not permitted");
 
@@ -303,13 +303,13 @@ TEST(SeatbeltCase38, MarkersAndSelection) {
   std::unique_ptr<HostFacts> missing = Facts(no_binary);
   absl::StatusOr<ir::LaunchPlan> m = compiler::ResolvePlan(Input("ask"), *missing);
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(m->kind, ir::PlanKind::kNone);
+  EXPECT_EQ(m->kind(), ir::PlanKind::kNone);
   EXPECT_EQ(m->wrapper.probe_message, "/usr/bin/sandbox-exec does not exist");
 
   // A policy that does not sandbox never selects Seatbelt.
   absl::StatusOr<ir::LaunchPlan> dfa = compiler::ResolvePlan(Input("full-access"), *facts);
   ASSERT_TRUE(dfa.ok()) << dfa.status();
-  EXPECT_EQ(dfa->kind, ir::PlanKind::kNone);
+  EXPECT_EQ(dfa->kind(), ir::PlanKind::kNone);
   EXPECT_TRUE(dfa->env_set.empty());
 }
 

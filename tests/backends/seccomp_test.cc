@@ -346,11 +346,11 @@ TEST(Seccomp, ListingGolden) {
 
 TEST(SeccompPlanJson, RoundTripsAndRejectsImpossibleRules) {
   ir::LaunchPlan plan;
-  plan.kind = ir::PlanKind::kLinuxBwrap;
+  ir::Bwrap& bwrap = plan.launch.emplace<ir::Bwrap>();
   plan.platform = ir::Platform::kLinux;
   plan.permission_mode = ir::PermissionMode::kAsk;
-  plan.mounts.push_back({ir::MountOp::kReadOnlyBind, "/", "/", "root view", {}});
-  plan.syscall_filter = Filter(false);
+  bwrap.mounts.push_back({ir::MountOp::kReadOnlyBind, "/", "/", "root view", {}});
+  bwrap.syscall_filter = Filter(false);
   absl::StatusOr<std::string> json = ir::PlanToJson(plan);
   ASSERT_TRUE(json.ok());
   EXPECT_THAT(*json, HasSubstr("\"mask\": \"0xffffffff\""));

@@ -924,15 +924,15 @@ TEST(Lints, ShadowedDenyAndPromptingLauncher) {
   auto facts = compiler::LoadRecordedFacts(Src() + "/" + kLinuxWs);
   ASSERT_TRUE(facts.ok());
   ir::LaunchPlan plan;
-  plan.kind = ir::PlanKind::kLauncherBwrap;
+  ir::Bwrap& bwrap = plan.launch.emplace<ir::Bwrap>();
   plan.cwd = "/home/dev/proj";
-  plan.launcher = {"/usr/bin/sudo", "-u", "agent"};
-  plan.launcher_origin = ir::Origin::Config("tool_launcher", "managed.toml", 3, 1);
+  bwrap.launcher = {"/usr/bin/sudo", "-u", "agent"};
+  bwrap.launcher_origin = ir::Origin::Config("tool_launcher", "managed.toml", 3, 1);
   ir::Origin deny = ir::Origin::Config("deny read", "p.cwsp", 4, 3);
-  plan.mounts = {{ir::MountOp::kReadOnlyBind, "/", "/", "", ir::Origin::Default("base")},
-                 {ir::MountOp::kTmpfs, "", "/home/dev/.ssh", "", deny},
-                 {ir::MountOp::kWritableBind, "/home/dev/.ssh", "/home/dev/.ssh", "",
-                  ir::Origin::Config("writable", "p.cwsp", 5, 3)}};
+  bwrap.mounts = {{ir::MountOp::kReadOnlyBind, "/", "/", "", ir::Origin::Default("base")},
+                  {ir::MountOp::kTmpfs, "", "/home/dev/.ssh", "", deny},
+                  {ir::MountOp::kWritableBind, "/home/dev/.ssh", "/home/dev/.ssh", "",
+                   ir::Origin::Config("writable", "p.cwsp", 5, 3)}};
   plan.denied_read = {{"/home/dev/.ssh", "~/.ssh", deny}};
   auto art = driver::ArtifactOf(plan);
   ASSERT_TRUE(art.ok()) << art.status();
@@ -946,8 +946,8 @@ TEST(Lints, ShadowedDenyAndPromptingLauncher) {
             "(layer 2, argv 16) decides");
   EXPECT_EQ(lints[1].code, "launcher-without-n");
   EXPECT_EQ(driver::LintLocation(lints[1].origin), "managed.toml:3:1");
-  plan.launcher = {"/usr/bin/sudo", "-n", "-u", "agent"};
-  plan.mounts.pop_back();
+  bwrap.launcher = {"/usr/bin/sudo", "-n", "-u", "agent"};
+  bwrap.mounts.pop_back();
   art = driver::ArtifactOf(plan);
   ASSERT_TRUE(art.ok());
   EXPECT_TRUE(driver::LintPlan(*art, vars, facts->get()).empty());

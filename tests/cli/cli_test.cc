@@ -53,8 +53,8 @@ TEST(Cli, SeccompTargets) {
     ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
     EXPECT_EQ(bpf.out.size() % 8, 0u);
     absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(with("plan").out, "plan.json");
-    ASSERT_TRUE(plan.ok() && plan->syscall_filter.has_value());
-    EXPECT_TRUE(backends::CheckSeccompProgram(*plan->syscall_filter, bpf.out).ok());
+    ASSERT_TRUE(plan.ok() && plan->syscall_filter() != nullptr);
+    EXPECT_TRUE(backends::CheckSeccompProgram(*plan->syscall_filter(), bpf.out).ok());
     EXPECT_EQ(listing.out.find("socket (arg0") != std::string::npos, std::string(mode) == "plan")
         << "AF_UNIX rule only with the network off";
   }

@@ -110,7 +110,7 @@ TEST_F(Live, SymlinkedRootAndTmpdir) {
   ir::LaunchPlan p = Plan(links + "/ws-link", "with-tmpdir.toml");
   EXPECT_EQ(p.cwd, links + "/ws-link");  // --chdir keeps the spelling given
   std::vector<std::string> binds;
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     if (m.op == ir::MountOp::kWritableBind) binds.push_back(m.dest);
   }
   EXPECT_NE(std::find(binds.begin(), binds.end(), Real(ws_)), binds.end());
@@ -193,7 +193,7 @@ TEST_F(Live, OddRootsAreSkippedWithReasons) {
   EXPECT_EQ(reasons[t_ / "missing"], "missing");
   EXPECT_EQ(reasons[t_ / "a-file"], "not a directory");
   EXPECT_EQ(reasons["/"], "canonicalizes to /");
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     if (m.op == ir::MountOp::kWritableBind) {
       EXPECT_NE(m.dest, "/");
     }

@@ -71,24 +71,24 @@ TEST(Requirements, EffectivePolicyOutsideTheListIsRefused) {
   FactsBuilder f =
       WithRequirements("allowed_sandbox_modes = [\"read-only\", \"workspace-write\"]\n");
   ir::LaunchPlan p = Plan("", f, "full-access");
-  EXPECT_EQ(p.kind, PlanKind::kRefused);
-  ASSERT_TRUE(p.refusal.has_value());
-  EXPECT_EQ(p.refusal->reason,
+  EXPECT_EQ(p.kind(), PlanKind::kRefused);
+  ASSERT_TRUE(p.refusal() != nullptr);
+  EXPECT_EQ(p.refusal()->reason,
             "the policy danger-full-access is not allowed by requirements "
             "(/etc/codewhale/requirements.toml allows read-only, workspace-write)");
-  EXPECT_EQ(p.refusal->origin.file, "/etc/codewhale/requirements.toml");
-  EXPECT_EQ(Plan("", f, "ask").kind, PlanKind::kLinuxBwrap);
+  EXPECT_EQ(p.refusal()->origin.file, "/etc/codewhale/requirements.toml");
+  EXPECT_EQ(Plan("", f, "ask").kind(), PlanKind::kLinuxBwrap);
 }
 
 TEST(Requirements, PathFromKeyEnvAndLegacyDefault) {
   FactsBuilder legacy = WithRequirements("allowed_sandbox_modes = [\"read-only\"]\n",
                                          "/etc/deepseek/requirements.toml");
-  EXPECT_EQ(Plan("", legacy, "ask").kind, PlanKind::kRefused);
+  EXPECT_EQ(Plan("", legacy, "ask").kind(), PlanKind::kRefused);
   FactsBuilder f = WithRequirements("allowed_sandbox_modes = [\"read-only\"]\n", "/srv/req.toml");
-  EXPECT_EQ(Plan("", f, "ask").kind, PlanKind::kLinuxBwrap);  // not at a default path
-  EXPECT_EQ(Plan("requirements_path = \"/srv/req.toml\"", f, "ask").kind, PlanKind::kRefused);
+  EXPECT_EQ(Plan("", f, "ask").kind(), PlanKind::kLinuxBwrap);  // not at a default path
+  EXPECT_EQ(Plan("requirements_path = \"/srv/req.toml\"", f, "ask").kind(), PlanKind::kRefused);
   f.Env("CODEWHALE_REQUIREMENTS_PATH", "/srv/req.toml");
-  EXPECT_EQ(Plan("", f, "ask").kind, PlanKind::kRefused);
+  EXPECT_EQ(Plan("", f, "ask").kind(), PlanKind::kRefused);
 }
 
 TEST(Requirements, BadFileIsLocated) {
@@ -241,7 +241,7 @@ TEST(ProtectedNames, FilesAreProtected) {
   f.File("/home/dev/ws/.env").Dir("/home/dev/ws/.git");
   ir::LaunchPlan p = Plan("sandbox_protected_names = [\".env\", \".git\"]", f, "ask");
   std::vector<std::string> ro;
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     if (m.op == ir::MountOp::kReadOnlyBind) ro.push_back(m.dest);
   }
   EXPECT_TRUE(Has(ro, "/home/dev/ws/.env"));
@@ -276,7 +276,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   auto r = CompileConfig(o, facts.get());
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::LaunchPlan& p = r->plan;
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     if (m.op == ir::MountOp::kWritableBind) {
       EXPECT_FALSE(PathStartsWith(m.dest, common)) << m.dest;
     }
@@ -302,7 +302,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   EXPECT_TRUE(warned);
   // The worktree's own .git file is protected too.
   bool file_protected = false;
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     file_protected = file_protected || (m.op == ir::MountOp::kReadOnlyBind &&
                                         m.dest == std::string(real_wt) + "/.git");
   }
@@ -310,7 +310,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   // The main .git lies under the shared host /tmp here: re-bound read-only.
   if (PathStartsWith(common, "/tmp")) {
     bool common_ro = false;
-    for (const auto& m : p.mounts)
+    for (const auto& m : p.mounts())
       common_ro = common_ro || (m.op == ir::MountOp::kReadOnlyBind && m.dest == common);
     EXPECT_TRUE(common_ro);
   }
@@ -326,7 +326,7 @@ TEST(ProtectedNames, GitInALinkedWorktreeStaysReadOnly) {
   auto r2 = CompileConfig(o, facts.get());
   ASSERT_TRUE(r2.ok());
   bool common_bound = false;
-  for (const auto& m : r2->plan.mounts) {
+  for (const auto& m : r2->plan.mounts()) {
     common_bound =
         common_bound || (m.op == ir::MountOp::kWritableBind && PathStartsWith(common, m.dest));
   }
@@ -362,7 +362,7 @@ TEST(RoRoots, DotDotAfterASymlinkIsCanonicalized) {
   auto r = CompileConfig(o, facts.get());
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> ro;
-  for (const auto& m : r->plan.mounts) {
+  for (const auto& m : r->plan.mounts()) {
     if (m.op == ir::MountOp::kReadOnlyBind && m.why == "extra read-only root") ro.push_back(m.dest);
   }
   EXPECT_EQ(ro, std::vector<std::string>{base + "/a/c"});

@@ -108,7 +108,7 @@ TEST(DenyList, MasksByType) {
                f)
                ->plan;
   std::vector<std::string> masks;
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     if (m.why.str().rfind("deny read", 0) == 0) {
       masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.source + " " + m.dest);
     }

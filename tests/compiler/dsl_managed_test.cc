@@ -100,8 +100,9 @@ TEST(DslManaged, LauncherFromAManagedPolicy) {
   absl::StatusOr<CompileResult> r = CompileWith(kDslPath, kManagedDsl);
   ASSERT_TRUE(r.ok()) << r.status();
   const ir::LaunchPlan& p = r->plan;
-  EXPECT_EQ(p.kind, ir::PlanKind::kLauncherBwrap) << (p.refusal ? p.refusal->reason : "");
-  EXPECT_EQ(p.launcher, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
+  ASSERT_EQ(p.kind(), ir::PlanKind::kLauncherBwrap) << (p.refusal() ? p.refusal()->reason : "");
+  EXPECT_EQ(p.bwrap()->launcher,
+            (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
   ASSERT_TRUE(r->merged.tool_launcher.has_value());
   EXPECT_EQ(r->merged.tool_launcher->origin.Describe(),
             "managed launcher at /etc/codewhale/managed.cwsp:6:3");
@@ -144,7 +145,7 @@ TEST(DslManaged, SamePlanAsManagedToml) {
   // Not vacuous: the managed settings are in the compared text.
   EXPECT_NE(a.find("\"kind\": \"managed\""), std::string::npos) << a;
   EXPECT_NE(a.find("/usr/bin/sudo"), std::string::npos);
-  EXPECT_EQ(dsl->plan.kind, ir::PlanKind::kLauncherBwrap);
+  EXPECT_EQ(dsl->plan.kind(), ir::PlanKind::kLauncherBwrap);
 }
 
 TEST(DslManaged, ManagedPolicyWithErrorsIsReported) {

@@ -31,7 +31,7 @@ const ir::Root* RootAt(const ir::LaunchPlan& p, const std::string& path) {
 }
 
 bool Mounted(const ir::LaunchPlan& p, ir::MountOp op, const std::string& dest) {
-  return std::any_of(p.mounts.begin(), p.mounts.end(),
+  return std::any_of(p.mounts().begin(), p.mounts().end(),
                      [&](const ir::Mount& m) { return m.op == op && m.dest == dest; });
 }
 
@@ -235,8 +235,8 @@ TEST(Hardening, DirectoriesAboveADenyMaskInAWritableRootArePinned) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> pins;
   size_t mask_at = 0;
-  for (size_t i = 0; i < r->plan.mounts.size(); ++i) {
-    const ir::Mount& m = r->plan.mounts[i];
+  for (size_t i = 0; i < r->plan.mounts().size(); ++i) {
+    const ir::Mount& m = r->plan.mounts()[i];
     if (m.why == "pins the way to a denied path (a mount point cannot be renamed)") {
       EXPECT_EQ(m.op, ir::MountOp::kWritableBind);
       EXPECT_EQ(m.source, m.dest);
@@ -257,7 +257,7 @@ TEST(Hardening, DirectoriesAboveADenyMaskInAWritableRootArePinned) {
   f.Cwd("/home/dev/ws");
   r = CompileText("sandbox_denied_read_paths = [\"~/.config/cloud/keys\"]\n", f);
   ASSERT_TRUE(r.ok()) << r.status();
-  for (const ir::Mount& m : r->plan.mounts) {
+  for (const ir::Mount& m : r->plan.mounts()) {
     EXPECT_NE(m.why, "pins the way to a denied path (a mount point cannot be renamed)") << m.dest;
   }
 }
@@ -367,17 +367,17 @@ TEST(Hardening, SyscallFilterFollowsTheNetwork) {
   auto on = CompileText("", f, "ask");
   auto off = CompileText("", f, "plan");
   ASSERT_TRUE(on.ok() && off.ok());
-  ASSERT_TRUE(on->plan.syscall_filter && off->plan.syscall_filter);
+  ASSERT_TRUE(on->plan.syscall_filter() && off->plan.syscall_filter());
   auto has_socket = [](const ir::SyscallFilter& fl) {
     return std::any_of(fl.rules.begin(), fl.rules.end(),
                        [](const ir::SyscallRule& r) { return r.syscall == "socket"; });
   };
-  EXPECT_FALSE(has_socket(*on->plan.syscall_filter));
-  EXPECT_TRUE(has_socket(*off->plan.syscall_filter));
+  EXPECT_FALSE(has_socket(*on->plan.syscall_filter()));
+  EXPECT_TRUE(has_socket(*off->plan.syscall_filter()));
   // Unsandboxed plans carry none.
   auto full = CompileText("", f, "full-access");
   ASSERT_TRUE(full.ok());
-  EXPECT_FALSE(full->plan.syscall_filter.has_value());
+  EXPECT_FALSE(full->plan.syscall_filter() != nullptr);
 }
 
 // A setuid or setgid file is refused in every plan with a filter, network
@@ -386,9 +386,9 @@ TEST(Hardening, SetuidBitsAreRefusedWhateverTheNetwork) {
   FactsBuilder f;
   for (const char* mode : {"ask", "plan"}) {
     auto c = CompileText("", f, mode);
-    ASSERT_TRUE(c.ok() && c->plan.syscall_filter) << mode;
+    ASSERT_TRUE(c.ok() && c->plan.syscall_filter()) << mode;
     std::set<std::string> calls;
-    for (const ir::SyscallRule& r : c->plan.syscall_filter->rules) {
+    for (const ir::SyscallRule& r : c->plan.syscall_filter()->rules) {
       if (r.args.size() == 1 && r.args[0].mask == 04000 && r.args[0].value == 04000) {
         calls.insert(r.syscall);
       }
@@ -398,7 +398,7 @@ TEST(Hardening, SetuidBitsAreRefusedWhateverTheNetwork) {
                                      "mkdirat", "mknod", "mknodat", "open", "openat"}))
         << mode;
     bool socketpair =
-        std::any_of(c->plan.syscall_filter->rules.begin(), c->plan.syscall_filter->rules.end(),
+        std::any_of(c->plan.syscall_filter()->rules.begin(), c->plan.syscall_filter()->rules.end(),
                     [](const ir::SyscallRule& r) { return r.syscall == "socketpair"; });
     EXPECT_EQ(socketpair, std::string(mode) == "plan") << mode;
   }
@@ -428,7 +428,7 @@ TEST(Hardening, EveryMountCarriesTheRoleItsLoweringGaveIt) {
       f);
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> got;
-  for (const ir::Mount& m : r->plan.mounts) {
+  for (const ir::Mount& m : r->plan.mounts()) {
     got.push_back(
         absl::StrCat(ir::MountRoleName(m.role), " ", ir::MountOpName(m.op), " ", m.dest.str()));
   }
@@ -464,7 +464,7 @@ TEST(Hardening, EveryMountCarriesTheRoleItsLoweringGaveIt) {
   r = CompileText("sandbox_mode = \"read-only\"\n", tmp);
   ASSERT_TRUE(r.ok()) << r.status();
   bool shown = false;
-  for (const ir::Mount& m : r->plan.mounts) {
+  for (const ir::Mount& m : r->plan.mounts()) {
     if (m.dest == "/tmp/ws") shown = m.role == ir::MountRole::kTmpView;
   }
   EXPECT_TRUE(shown);

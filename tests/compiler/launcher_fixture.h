@@ -170,9 +170,9 @@ inline LaunchPlan Plan(const Host& host, const Options& opt = {}) {
 
 inline std::string Refusal(const Host& host, const Options& opt = {}) {
   LaunchPlan p = Plan(host, opt);
-  EXPECT_EQ(p.kind, PlanKind::kRefused);
-  EXPECT_TRUE(p.mounts.empty());
-  return p.refusal ? p.refusal->reason : "";
+  EXPECT_EQ(p.kind(), PlanKind::kRefused);
+  EXPECT_TRUE(p.mounts().empty());
+  return p.refusal() ? p.refusal()->reason : "";
 }
 
 inline std::string Argv(const LaunchPlan& p, const std::vector<std::string>& program = {"id"}) {

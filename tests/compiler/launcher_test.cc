@@ -39,8 +39,9 @@ using launcher_testing::WarningText;
 TEST(LauncherPlan, TrustedManagedFileGivesLauncherBwrapArgv) {
   Host host;
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
-  EXPECT_EQ(p.launcher, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
+  EXPECT_EQ(p.bwrap()->launcher,
+            (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
   EXPECT_EQ(Argv(p),
             "/usr/bin/sudo -n -u agent -- /usr/bin/bwrap --unshare-all --unshare-user "
             "--disable-userns --cap-drop ALL --die-with-parent --new-session "
@@ -76,8 +77,8 @@ TEST(LauncherPlan, HostTmpAndTmpdirAreNeverBound) {
   Host host;
   host.Env("TMPDIR", "/home/dev/tmp").Dir("/home/dev/tmp", 1000, 1000, "0700");
   LaunchPlan p = Plan(host, {"sandbox_writable_roots = [\"/tmp\"]\n"});
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
-  for (const auto& m : p.mounts) {
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
+  for (const auto& m : p.mounts()) {
     EXPECT_NE(m.source, "/tmp") << m.why;
     EXPECT_NE(m.source, "/home/dev/tmp") << m.why;
   }
@@ -94,7 +95,7 @@ TEST(LauncherPlan, HostTmpAndTmpdirAreNeverBound) {
       .Env("TMPDIR", "/home/dev/tmp")
       .Dir("/home/dev/tmp", 1000, 1000, "0700");
   LaunchPlan q = Plan(plain);
-  ASSERT_EQ(q.kind, PlanKind::kLinuxBwrap);
+  ASSERT_EQ(q.kind(), PlanKind::kLinuxBwrap);
   EXPECT_NE(Argv(q).find("--bind /tmp /tmp"), std::string::npos);
   EXPECT_NE(Argv(q).find("--bind /home/dev/tmp /home/dev/tmp"), std::string::npos);
 }
@@ -106,7 +107,7 @@ TEST(LauncherPlan, ManagedNetworkAccessAddsShareNet) {
       "tool_launcher = " +
       std::string(kLauncher) + "\n");
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_TRUE(testing::SharesNetwork(p));
   EXPECT_NE(Argv(p).find("--unshare-all --share-net --unshare-user"), std::string::npos);
 }
@@ -118,7 +119,7 @@ TEST(LauncherPlan, EnvManagedPathIsTrusted) {
                "/srv/managed.toml");
   host.Env("CODEWHALE_MANAGED_CONFIG_PATH", "/srv/managed.toml");
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.policy.type, ir::PolicyType::kReadOnly);
   EXPECT_EQ(Argv(p).find("--bind "), std::string::npos);
 }
@@ -130,7 +131,7 @@ TEST(LauncherPlan, StickyWorldWritableAncestorWithRootOwnedChildIsTrusted) {
           "sandbox_mode = \"workspace-write\"\ntool_launcher = " + std::string(kLauncher) + "\n",
           "/tmp/cfg/managed.toml")
       .Env("CODEWHALE_MANAGED_CONFIG_PATH", "/tmp/cfg/managed.toml");
-  EXPECT_EQ(Plan(host).kind, PlanKind::kLauncherBwrap);
+  EXPECT_EQ(Plan(host).kind(), PlanKind::kLauncherBwrap);
 }
 
 TEST(LauncherPlan, ManagedFileNotRootOwnedWarns) {
@@ -141,7 +142,7 @@ TEST(LauncherPlan, ManagedFileNotRootOwnedWarns) {
           "/srv/other/managed.toml")
       .Env("CODEWHALE_MANAGED_CONFIG_PATH", "/srv/other/managed.toml");
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_EQ(WarningText(p, "managed-not-root-owned"),
             "/srv/other is owned by uid 1001, not root; its owner can change the launcher; keep "
             "the managed file and every directory above it root-owned");
@@ -162,7 +163,7 @@ TEST(LauncherFailClosed, ApprovedEscalationToFullAccessIsRefused) {
   Host plain;
   plain.Managed("sandbox_mode = \"workspace-write\"\n");
   LaunchPlan p = Plan(plain, o);
-  EXPECT_EQ(p.kind, PlanKind::kNone);
+  EXPECT_EQ(p.kind(), PlanKind::kNone);
   EXPECT_EQ(p.policy.type, ir::PolicyType::kDangerFullAccess);
 }
 
@@ -172,7 +173,7 @@ TEST(LauncherFailClosed, EscalationRulesStillApply) {
   Options o;
   o.escalate = "workspace-write";
   LaunchPlan p = Plan(host, o);  // read-only → workspace-write is strictly wider
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_EQ(p.policy.type, ir::PolicyType::kWorkspaceWrite);
   EXPECT_FALSE(testing::SharesNetwork(p));
   o.mode = "auto-review";
@@ -240,8 +241,8 @@ TEST(LauncherFailClosed, OpenSandboxWinsBeforeTheLauncher) {
       std::string(kLauncher) + "\n");
   host.LauncherProbe("{ran: true, ok: false, message: \"must not be consulted\"}");
   LaunchPlan p = Plan(host);
-  EXPECT_EQ(p.kind, PlanKind::kOpenSandbox);
-  EXPECT_TRUE(p.launcher.empty());
+  EXPECT_EQ(p.kind(), PlanKind::kOpenSandbox);
+  EXPECT_EQ(p.bwrap(), nullptr);
 }
 
 // ---- masks and binds for the launcher's user --------------------------------
@@ -253,10 +254,10 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
       .Dir("/home/dev/.aws", 1000, 1000, "0700")
       .File("/home/dev/.netrc", 1000, 1000, "0600");
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   std::vector<std::string> masks;
-  for (size_t i = 0; i < p.mounts.size(); ++i) {
-    const ir::Mount& m = p.mounts[i];
+  for (size_t i = 0; i < p.mounts().size(); ++i) {
+    const ir::Mount& m = p.mounts()[i];
     if (m.role == ir::MountRole::kDenyMask)
       masks.push_back(std::string(backends::MountOpFlag(m.op)) + " " + m.dest + " | " +
                       m.why.str());
@@ -276,7 +277,7 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   EXPECT_TRUE(dropped);
   EXPECT_EQ(Argv(p).find("--bind /home/dev/ws"), std::string::npos);
   // Nor do its protected names get a placeholder: bwrap could not make one there.
-  for (const ir::Mount& m : p.mounts) {
+  for (const ir::Mount& m : p.mounts()) {
     EXPECT_NE(m.dest.str().rfind("/home/dev/ws", 0), 0u) << m.dest;
   }
   size_t unmounted = 0;
@@ -298,10 +299,10 @@ TEST(LauncherMasks, DeniedPathBelowUnsearchableDirIsMaskedAtTheHighestOne) {
   Host plain = host;
   plain.Managed("sandbox_mode = \"workspace-write\"\n");
   LaunchPlan q = Plan(plain);
-  ASSERT_EQ(q.kind, PlanKind::kLinuxBwrap);
+  ASSERT_EQ(q.kind(), PlanKind::kLinuxBwrap);
   std::vector<std::string> plain_masks;
-  for (size_t i = 0; i < q.mounts.size(); ++i) {
-    if (q.mounts[i].role == ir::MountRole::kDenyMask) plain_masks.push_back(q.mounts[i].dest);
+  for (size_t i = 0; i < q.mounts().size(); ++i) {
+    if (q.mounts()[i].role == ir::MountRole::kDenyMask) plain_masks.push_back(q.mounts()[i].dest);
   }
   EXPECT_EQ(plain_masks,
             (std::vector<std::string>{"/home/dev/.ssh", "/home/dev/.aws", "/home/dev/.netrc"}));
@@ -313,7 +314,7 @@ TEST(LauncherMasks, GroupSearchableHomeKeepsOrdinaryMasks) {
       .Dir("/home/dev/.ssh", 1000, 1000, "0700")
       .LauncherProbe("{ran: true, ok: true, uid: 998, gids: [998, 1000], message: \"\"}");
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_NE(Argv(p).find("--remount-ro /home/dev/ws/.deepseek --tmpfs /home/dev/.ssh --chdir"),
             std::string::npos)
       << Argv(p);
@@ -367,7 +368,7 @@ TEST(LauncherMasks, DenyListExceptionsAreNotAppliedUnderALauncher) {
   host.Dir("/home/dev/.ssh", 1000, 1000, "0700");
   LaunchPlan p = Plan(host, {"sandbox_read_denylist_defaults = false\n"
                              "sandbox_read_denylist_exempt = [\"~/.ssh\"]\n"});
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_NE(Argv(p).find("--tmpfs /home/dev/.ssh"), std::string::npos);
   std::vector<std::string> skipped;
   for (const auto& s : p.skipped) {
@@ -386,7 +387,7 @@ TEST(LauncherMasks, UnreachableReadOnlyRootIsDropped) {
       .Dir("/opt/private", 0, 0, "0700")
       .Dir("/opt/private/lib", 0, 0, "0755");
   LaunchPlan p = Plan(host, {"bwrap_ro_roots = [\"/opt/private/lib\"]\n"});
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_EQ(Argv(p).find("/opt/private/lib"), std::string::npos);
   ASSERT_FALSE(p.skipped.empty());
   EXPECT_EQ(p.skipped.back().what, "bwrap_ro_roots");
@@ -431,7 +432,7 @@ TEST(LauncherLint, ProgramInDirectoryTheLauncherUserCanWrite) {
           "sandbox_mode = \"workspace-write\"\ntool_launcher = [\"/usr/bin/sudo\", \"-n\", "
           "\"-u\", \"agent\", \"--\", \"/opt/tools/agent-exec\"]\n");
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
   EXPECT_EQ(WarningText(p, "launcher-path-writable"),
             "the launcher program /opt/tools/agent-exec can be changed by the launcher's user (uid "
             "998): /opt/tools is group-writable (mode 0775, group 998) and the launcher's user is "
@@ -467,19 +468,19 @@ TEST(LauncherHost, OnlyTheLauncherPlanRunsOnALauncherHost) {
   Host host;
   auto facts = host.Build();
   LaunchPlan launcher_plan = Plan(host);
-  ASSERT_EQ(launcher_plan.kind, PlanKind::kLauncherBwrap);
+  ASSERT_EQ(launcher_plan.kind(), PlanKind::kLauncherBwrap);
   EXPECT_TRUE(runtime::CheckHostLauncher(launcher_plan, *facts).ok());
   Host plain;
   plain.Managed("sandbox_mode = \"workspace-write\"\n");
   LaunchPlan bwrap_plan = Plan(plain);
-  ASSERT_EQ(bwrap_plan.kind, PlanKind::kLinuxBwrap);
+  ASSERT_EQ(bwrap_plan.kind(), PlanKind::kLinuxBwrap);
   absl::Status s = runtime::CheckHostLauncher(bwrap_plan, *facts);
   EXPECT_EQ(std::string(s.message()),
             "this host's managed config /etc/codewhale/managed_config.toml pins tool_launcher "
             "[/usr/bin/sudo -n -u agent --], and the plan (kind linux-bwrap) does not run through "
             "it; compile the plan on this host");
   LaunchPlan other = launcher_plan;
-  other.launcher = {"/usr/bin/sudo", "-n", "-u", "root", "--"};
+  other.bwrap()->launcher = {"/usr/bin/sudo", "-n", "-u", "root", "--"};
   EXPECT_NE(std::string(runtime::CheckHostLauncher(other, *facts).message())
                 .find("and the plan (kind launcher+bwrap, launcher [/usr/bin/sudo -n -u root --])"),
             std::string::npos);
@@ -499,8 +500,9 @@ TEST(LauncherExample, ManagedLauncherExampleCompiles) {
   Host host;
   host.Managed(text.str());
   LaunchPlan p = Plan(host);
-  ASSERT_EQ(p.kind, PlanKind::kLauncherBwrap);
-  EXPECT_EQ(p.launcher, (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
+  ASSERT_EQ(p.kind(), PlanKind::kLauncherBwrap);
+  EXPECT_EQ(p.bwrap()->launcher,
+            (std::vector<std::string>{"/usr/bin/sudo", "-n", "-u", "agent", "--"}));
   EXPECT_FALSE(testing::SharesNetwork(p));
   EXPECT_TRUE(p.warnings.size() == 1 && p.warnings[0].code == "launcher-user");
   // The same file is a load error as a user config.

@@ -65,11 +65,11 @@ TEST(LauncherTrust, GroupWritableWithEngineInGroup) {
   // Without group write bits no ACL entry can grant writing.
   Host narrow;
   narrow.Dir("/etc/codewhale", 0, 50, "0755");
-  EXPECT_EQ(Plan(narrow).kind, PlanKind::kLauncherBwrap);
+  EXPECT_EQ(Plan(narrow).kind(), PlanKind::kLauncherBwrap);
   // A group member gets the group bits, not the (wider) other bits.
   Host classes;
   classes.Dir("/etc/codewhale", 0, 27, "0757");
-  EXPECT_EQ(Plan(classes).kind, PlanKind::kLauncherBwrap);
+  EXPECT_EQ(Plan(classes).kind(), PlanKind::kLauncherBwrap);
 }
 
 TEST(LauncherTrust, GroupWritableManagedFile) {
@@ -116,8 +116,8 @@ TEST(LauncherTrust, UserConfigPointsManagedPathElsewhere) {
           "/srv/managed.toml");
   auto r = Compile(host, {"managed_config_path = \"/srv/managed.toml\"\n"});
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->plan.kind, PlanKind::kRefused);
-  const std::string& reason = r->plan.refusal->reason;
+  ASSERT_EQ(r->plan.kind(), PlanKind::kRefused);
+  const std::string& reason = r->plan.refusal()->reason;
   EXPECT_EQ(reason.substr(0, reason.find(" (config managed_config_path at ")),
             "tool_launcher in /srv/managed.toml is refused: the managed file was named by "
             "managed_config_path");
@@ -128,7 +128,7 @@ TEST(LauncherTrust, UserConfigPointsManagedPathElsewhere) {
       << reason;
   // The environment variable beats the user config's pointer.
   host.Env("CODEWHALE_MANAGED_CONFIG_PATH", "/srv/managed.toml");
-  EXPECT_EQ(Plan(host, {"managed_config_path = \"/srv/managed.toml\"\n"}).kind,
+  EXPECT_EQ(Plan(host, {"managed_config_path = \"/srv/managed.toml\"\n"}).kind(),
             PlanKind::kLauncherBwrap);
 }
 
@@ -159,7 +159,7 @@ TEST(LauncherTrust, KeyInProjectConfigStopsInteractiveLaunch) {
   // serve/exec style (--no-project-config): the project config is not read.
   Options serve;
   serve.project = false;
-  EXPECT_EQ(Plan(host, serve).kind, PlanKind::kLauncherBwrap);
+  EXPECT_EQ(Plan(host, serve).kind(), PlanKind::kLauncherBwrap);
 }
 
 TEST(LauncherTrust, ManagedFileWithoutSandboxMode) {

@@ -39,7 +39,7 @@ TEST(LandlockSelect, FallsBackWhenBwrapCannotMakeNamespaces) {
   f.Probe(false, kNoUserns);
   auto r = CompileText("", f, "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->plan.kind, PlanKind::kLinuxLandlock);
+  EXPECT_EQ(r->plan.kind(), PlanKind::kLinuxLandlock);
   ASSERT_EQ(r->plan.warnings.size(), 1u);
   EXPECT_EQ(r->plan.warnings[0].code, "landlock-fallback");
   EXPECT_EQ(r->plan.warnings[0].message,
@@ -50,23 +50,23 @@ TEST(LandlockSelect, FallsBackWhenBwrapCannotMakeNamespaces) {
   // Another probe failure (not a namespace) keeps the old behaviour.
   FactsBuilder g = Host(7);
   g.Probe(false, "bwrap: execvp /bin/true: No such file or directory");
-  EXPECT_EQ(CompileText("", g, "ask")->plan.kind, PlanKind::kNone);
+  EXPECT_EQ(CompileText("", g, "ask")->plan.kind(), PlanKind::kNone);
   // No Landlock: none, or refused with sandbox_require.
   FactsBuilder h = Host(0);
   h.Probe(false, kNoUserns);
-  EXPECT_EQ(CompileText("", h, "ask")->plan.kind, PlanKind::kNone);
-  EXPECT_EQ(CompileText("sandbox_require = true\n", h, "ask")->plan.kind, PlanKind::kRefused);
+  EXPECT_EQ(CompileText("", h, "ask")->plan.kind(), PlanKind::kNone);
+  EXPECT_EQ(CompileText("sandbox_require = true\n", h, "ask")->plan.kind(), PlanKind::kRefused);
   // bwrap asked for: no fallback.
-  EXPECT_EQ(CompileText("sandbox_linux_backend = \"bwrap\"\n", f, "ask")->plan.kind,
+  EXPECT_EQ(CompileText("sandbox_linux_backend = \"bwrap\"\n", f, "ask")->plan.kind(),
             PlanKind::kNone);
   // Full access is never confined.
-  EXPECT_EQ(CompileText("", f, "full-access")->plan.kind, PlanKind::kNone);
+  EXPECT_EQ(CompileText("", f, "full-access")->plan.kind(), PlanKind::kNone);
 }
 
 TEST(LandlockSelect, AskedForEvenWhereBwrapWorks) {
   auto r = CompileText("sandbox_linux_backend = \"Landlock\"\n", Host(7), "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->plan.kind, PlanKind::kLinuxLandlock);
+  EXPECT_EQ(r->plan.kind(), PlanKind::kLinuxLandlock);
   EXPECT_TRUE(r->plan.warnings.empty());
   auto bad = CompileText("sandbox_linux_backend = \"firejail\"\n", Host(7), "ask");
   ASSERT_FALSE(bad.ok());
@@ -85,9 +85,9 @@ TEST(LandlockSelect, AskedForEvenWhereBwrapWorks) {
 TEST(LandlockLower, TheFilterRefusesNewUserNamespaces) {
   auto r = CompileText("sandbox_linux_backend = \"landlock\"\n", Host(7), "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->plan.kind, PlanKind::kLinuxLandlock);
-  ASSERT_TRUE(r->plan.syscall_filter.has_value());
-  absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*r->plan.syscall_filter);
+  ASSERT_EQ(r->plan.kind(), PlanKind::kLinuxLandlock);
+  ASSERT_TRUE(r->plan.syscall_filter() != nullptr);
+  absl::StatusOr<std::string> bpf = backends::EmitSeccompBpf(*r->plan.syscall_filter());
   ASSERT_TRUE(bpf.ok()) << bpf.status();
   auto verdict = [&](const char* name, uint64_t arg0) {
     backends::SeccompCall call;
@@ -108,8 +108,8 @@ TEST(LandlockLower, TheFilterRefusesNewUserNamespaces) {
   // The bwrap plan's filter leaves these to bwrap's --disable-userns.
   auto b = CompileText("", Host(7), "ask");
   ASSERT_TRUE(b.ok()) << b.status();
-  ASSERT_EQ(b->plan.kind, PlanKind::kLinuxBwrap);
-  for (const ir::SyscallRule& rule : b->plan.syscall_filter->rules) {
+  ASSERT_EQ(b->plan.kind(), PlanKind::kLinuxBwrap);
+  for (const ir::SyscallRule& rule : b->plan.syscall_filter()->rules) {
     EXPECT_NE(rule.syscall, "clone3");
   }
 }
@@ -117,7 +117,7 @@ TEST(LandlockLower, TheFilterRefusesNewUserNamespaces) {
 TEST(LandlockLower, RulesetPerAbi) {
   auto r = CompileText("sandbox_linux_backend = \"landlock\"\n", Host(7), "plan");
   ASSERT_TRUE(r.ok()) << r.status();
-  const ir::Landlock& ll = *r->plan.landlock;
+  const ir::Landlock& ll = *r->plan.landlock();
   EXPECT_EQ(ll.abi, 7);
   EXPECT_EQ(ll.handled_fs, (1ULL << 16) - 1);
   EXPECT_EQ(ll.handled_net, ir::kLandlockNetBindTcp | ir::kLandlockNetConnectTcp);
@@ -125,9 +125,9 @@ TEST(LandlockLower, RulesetPerAbi) {
   // ABI 3: no network, no ioctl, no scopes; the plan says what is not held.
   auto old = CompileText("sandbox_linux_backend = \"landlock\"\n", Host(3), "plan");
   ASSERT_TRUE(old.ok());
-  EXPECT_EQ(old->plan.landlock->handled_fs, (1ULL << 15) - 1);
-  EXPECT_EQ(old->plan.landlock->handled_net, 0u);
-  EXPECT_EQ(old->plan.landlock->scoped, 0u);
+  EXPECT_EQ(old->plan.landlock()->handled_fs, (1ULL << 15) - 1);
+  EXPECT_EQ(old->plan.landlock()->handled_net, 0u);
+  EXPECT_EQ(old->plan.landlock()->scoped, 0u);
   std::string skipped;
   for (const ir::Skipped& s : old->plan.skipped) skipped += s.what + ": " + s.reason + "\n";
   EXPECT_TRUE(absl::StrContains(skipped,
@@ -137,14 +137,14 @@ TEST(LandlockLower, RulesetPerAbi) {
   EXPECT_TRUE(absl::StrContains(skipped, "abstract unix sockets: Landlock ABI < 6"));
   // The network on: nothing network-related is handled.
   auto on = CompileText("sandbox_linux_backend = \"landlock\"\n", Host(7), "ask");
-  EXPECT_EQ(on->plan.landlock->handled_net, 0u);
-  EXPECT_EQ(on->plan.landlock->scoped, ir::kLandlockScopeSignal);
+  EXPECT_EQ(on->plan.landlock()->handled_net, 0u);
+  EXPECT_EQ(on->plan.landlock()->scoped, ir::kLandlockScopeSignal);
 }
 
 TEST(LandlockLower, ListingAndSkipped) {
   auto r = CompileText("sandbox_linux_backend = \"landlock\"\n", Host(7), "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  std::string listing = backends::EmitLandlockListing(*r->plan.landlock);
+  std::string listing = backends::EmitLandlockListing(*r->plan.landlock());
   EXPECT_TRUE(absl::StartsWith(
       listing,
       "# cwsc Landlock ruleset (ABI 7): every handled access no rule grants is refused\n"
@@ -206,14 +206,14 @@ TEST(LandlockAgreement, WithTheBwrapEvaluator) {
     auto bw = CompileText("", f, mode);
     auto ll = CompileText("sandbox_linux_backend = \"landlock\"\n", f, mode);
     ASSERT_TRUE(bw.ok() && ll.ok());
-    ASSERT_EQ(bw->plan.kind, PlanKind::kLinuxBwrap);
-    ASSERT_EQ(ll->plan.kind, PlanKind::kLinuxLandlock);
+    ASSERT_EQ(bw->plan.kind(), PlanKind::kLinuxBwrap);
+    ASSERT_EQ(ll->plan.kind(), PlanKind::kLinuxLandlock);
     auto argv = backends::EmitBwrapArgv(bw->plan, {});
     ASSERT_TRUE(argv.ok());
     auto b = backends::BwrapChecker::FromArgv(backends::Texts(*argv));
     ASSERT_TRUE(b.ok()) << b.status();
     auto l =
-        backends::LandlockChecker::FromListing(backends::EmitLandlockListing(*ll->plan.landlock));
+        backends::LandlockChecker::FromListing(backends::EmitLandlockListing(*ll->plan.landlock()));
     ASSERT_TRUE(l.ok()) << l.status();
     struct Q {
       AccessKind kind;

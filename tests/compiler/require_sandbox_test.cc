@@ -67,7 +67,7 @@ TEST(RequireSandbox, WithoutItAFailedProbeRunsUnconfined) {
   f.Probe(false, kProbeFailure);
   auto r = CompileText("", f, "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->plan.kind, PlanKind::kNone);
+  EXPECT_EQ(r->plan.kind(), PlanKind::kNone);
 }
 
 TEST(RequireSandbox, AFailedProbeRefusesWithTheCauseAndTheFix) {
@@ -75,30 +75,31 @@ TEST(RequireSandbox, AFailedProbeRefusesWithTheCauseAndTheFix) {
   f.Probe(false, kProbeFailure);
   auto r = CompileText("sandbox_require = true\n", f, "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->plan.kind, PlanKind::kRefused);
-  EXPECT_EQ(r->plan.refusal->reason,
+  ASSERT_EQ(r->plan.kind(), PlanKind::kRefused);
+  EXPECT_EQ(r->plan.refusal()->reason,
             "the policy is workspace-write but no sandbox wrapper works here (/usr/bin/bwrap: "
             "probe failed: bwrap: Creating new namespace failed: nesting depth or "
             "/proc/sys/user/max_*_namespaces exceeded (ENOSPC)), and sandbox_require = true "
             "forbids running the command unconfined; make the wrapper work (`cwsc doctor` names "
             "the cause and its fix), or set sandbox_require = false to run it unconfined with a "
             "warning");
-  EXPECT_EQ(r->plan.refusal->origin.kind, ir::Origin::Kind::kConfig);
-  EXPECT_EQ(r->plan.refusal->origin.line, 1);
+  EXPECT_EQ(r->plan.refusal()->origin.kind, ir::Origin::Kind::kConfig);
+  EXPECT_EQ(r->plan.refusal()->origin.line, 1);
   // Read-only (plan mode) asks for a sandbox too; full access does not.
-  EXPECT_EQ(CompileText("sandbox_require = true\n", f, "plan")->plan.kind, PlanKind::kRefused);
-  EXPECT_EQ(CompileText("sandbox_require = true\n", f, "full-access")->plan.kind, PlanKind::kNone);
+  EXPECT_EQ(CompileText("sandbox_require = true\n", f, "plan")->plan.kind(), PlanKind::kRefused);
+  EXPECT_EQ(CompileText("sandbox_require = true\n", f, "full-access")->plan.kind(),
+            PlanKind::kNone);
   // A working wrapper is not affected.
   FactsBuilder ok;
-  EXPECT_EQ(CompileText("sandbox_require = true\n", ok, "ask")->plan.kind, PlanKind::kLinuxBwrap);
+  EXPECT_EQ(CompileText("sandbox_require = true\n", ok, "ask")->plan.kind(), PlanKind::kLinuxBwrap);
 }
 
 TEST(RequireSandbox, PreferBwrapOffNamesItsOwnFix) {
   FactsBuilder f;
   auto r = CompileText("sandbox_require = true\nprefer_bwrap = false\n", f, "ask");
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->plan.kind, PlanKind::kRefused);
-  EXPECT_EQ(r->plan.refusal->reason,
+  ASSERT_EQ(r->plan.kind(), PlanKind::kRefused);
+  EXPECT_EQ(r->plan.refusal()->reason,
             "the policy is workspace-write but no sandbox wrapper works here (/usr/bin/bwrap: "
             "prefer_bwrap = false), and sandbox_require = true forbids running the command "
             "unconfined; set prefer_bwrap = true, or set sandbox_require = false to run it "
@@ -115,15 +116,15 @@ TEST(RequireSandbox, TheCommandLineFlagRefusesToo) {
   o.require_sandbox = true;
   auto r = CompileConfig(o, facts.get());
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->plan.kind, PlanKind::kRefused);
-  EXPECT_EQ(r->plan.refusal->reason,
+  ASSERT_EQ(r->plan.kind(), PlanKind::kRefused);
+  EXPECT_EQ(r->plan.refusal()->reason,
             "the policy is workspace-write but no sandbox wrapper works here (/usr/bin/bwrap: "
             "probe failed: bwrap: Creating new namespace failed: nesting depth or "
             "/proc/sys/user/max_*_namespaces exceeded (ENOSPC)), and --require-sandbox forbids "
             "running the command unconfined; make the wrapper work (`cwsc doctor` names the "
             "cause and its fix), or leave out --require-sandbox to run it unconfined with a "
             "warning");
-  EXPECT_EQ(r->plan.refusal->origin.Describe(), "cli --require-sandbox");
+  EXPECT_EQ(r->plan.refusal()->origin.Describe(), "cli --require-sandbox");
 }
 
 }  // namespace

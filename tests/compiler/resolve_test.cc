@@ -31,7 +31,7 @@ ir::LaunchPlan Plan(const std::string& config, const FactsBuilder& f, const std:
 }
 
 bool HasMount(const ir::LaunchPlan& p, ir::MountOp op, const std::string& dest) {
-  for (const auto& m : p.mounts) {
+  for (const auto& m : p.mounts()) {
     if (m.op == op && m.dest == dest) return true;
   }
   return false;
@@ -68,7 +68,7 @@ TEST(Posture, FullAccessNarrowedBySandboxMode) {
   ir::LaunchPlan ext = Plan("sandbox_mode = \"external-sandbox\"", f, "full-access");
   EXPECT_EQ(ext.policy.type, PolicyType::kExternalSandbox);
   EXPECT_TRUE(ext.policy.network_access);
-  EXPECT_EQ(ext.kind, PlanKind::kNone);
+  EXPECT_EQ(ext.kind(), PlanKind::kNone);
 }
 
 // Case 26: configured danger-full-access never loosens Ask/Auto-Review/Plan.
@@ -171,7 +171,7 @@ TEST(EnvOverrides, PreferBwrapFalseFromEnvOptsOut) {
   FactsBuilder f;
   f.Env("CODEWHALE_PREFER_BWRAP", "false");
   ir::LaunchPlan p = Plan("prefer_bwrap = true", f, "ask");
-  EXPECT_EQ(p.kind, PlanKind::kNone);
+  EXPECT_EQ(p.kind(), PlanKind::kNone);
   EXPECT_EQ(p.wrapper.preferred_origin.Describe(), "env CODEWHALE_PREFER_BWRAP");
 }
 
@@ -278,16 +278,16 @@ TEST(Layers, ToolLauncherInProjectConfigStopsTheLaunch) {
 TEST(Backend, UnsupportedBackendRefuses) {
   FactsBuilder f;
   ir::LaunchPlan p = Plan("sandbox_backend = \"docker\"", f, "ask");
-  EXPECT_EQ(p.kind, PlanKind::kRefused);
-  ASSERT_TRUE(p.refusal);
-  EXPECT_NE(p.refusal->reason.find("unsupported sandbox_backend 'docker'"), std::string::npos);
-  EXPECT_EQ(p.refusal->origin.line, 1);
-  EXPECT_TRUE(p.mounts.empty());
-  EXPECT_EQ(Plan("sandbox_backend = \" None \"", f, "ask").kind, PlanKind::kLinuxBwrap);
-  EXPECT_EQ(Plan("sandbox_backend = \"\"", f, "ask").kind, PlanKind::kLinuxBwrap);
+  EXPECT_EQ(p.kind(), PlanKind::kRefused);
+  ASSERT_TRUE(p.refusal());
+  EXPECT_NE(p.refusal()->reason.find("unsupported sandbox_backend 'docker'"), std::string::npos);
+  EXPECT_EQ(p.refusal()->origin.line, 1);
+  EXPECT_TRUE(p.mounts().empty());
+  EXPECT_EQ(Plan("sandbox_backend = \" None \"", f, "ask").kind(), PlanKind::kLinuxBwrap);
+  EXPECT_EQ(Plan("sandbox_backend = \"\"", f, "ask").kind(), PlanKind::kLinuxBwrap);
   FactsBuilder g;
   g.Env("CODEWHALE_SANDBOX_BACKEND", "firecracker");
-  EXPECT_EQ(Plan("", g, "ask").kind, PlanKind::kRefused);
+  EXPECT_EQ(Plan("", g, "ask").kind(), PlanKind::kRefused);
 }
 
 // Case 27: escalation (docs/behavior.md B-12).
@@ -312,7 +312,7 @@ TEST(Escalation, Rules) {
             "'workspace-write' posture");
   auto dfa = esc("ask", "", "danger-full-access");
   ASSERT_TRUE(dfa.ok());
-  EXPECT_EQ(dfa->plan.kind, PlanKind::kNone);
+  EXPECT_EQ(dfa->plan.kind(), PlanKind::kNone);
   EXPECT_EQ(esc("ask", "", "read-only").status().message(),
             "--escalate: invalid value 'read-only': expected workspace-write or "
             "danger-full-access, or the mode full-access");
@@ -341,20 +341,20 @@ TEST(Escalation, Rules) {
 TEST(Wrapper, Selection) {
   FactsBuilder ok;
   ir::LaunchPlan p = Plan("", ok, "ask");
-  EXPECT_EQ(p.kind, PlanKind::kLinuxBwrap);
+  EXPECT_EQ(p.kind(), PlanKind::kLinuxBwrap);
   ASSERT_EQ(p.env_set.size(), 2u);
   EXPECT_EQ(p.env_set[0].name + "=" + p.env_set[0].value, "CODEWHALE_SANDBOX=bwrap");
   EXPECT_EQ(p.env_set[1].name + "=" + p.env_set[1].value, "DEEPSEEK_SANDBOX=bwrap");
 
   ir::LaunchPlan off = Plan("prefer_bwrap = false", ok, "ask");
-  EXPECT_EQ(off.kind, PlanKind::kNone);
+  EXPECT_EQ(off.kind(), PlanKind::kNone);
   EXPECT_TRUE(off.env_set.empty());  // no marker on fallback
-  EXPECT_TRUE(off.mounts.empty());
+  EXPECT_TRUE(off.mounts().empty());
 
   FactsBuilder failed;
   failed.Probe(false, "bwrap: setting up uid map: Permission denied");
   ir::LaunchPlan f = Plan("", failed, "ask");
-  EXPECT_EQ(f.kind, PlanKind::kNone);
+  EXPECT_EQ(f.kind(), PlanKind::kNone);
   EXPECT_EQ(f.wrapper.probe_message, "bwrap: setting up uid map: Permission denied");
   EXPECT_EQ(f.skipped.back().reason, "probe failed: bwrap: setting up uid map: Permission denied");
 
@@ -370,15 +370,15 @@ TEST(Wrapper, Selection) {
 
   FactsBuilder mac;
   mac.Platform("windows");
-  EXPECT_EQ(Plan("", mac, "ask").kind, PlanKind::kNone);
+  EXPECT_EQ(Plan("", mac, "ask").kind(), PlanKind::kNone);
 }
 
 // Case 13: full access and external-sandbox never reach the builder.
 TEST(Wrapper, NonSandboxPoliciesAreUnwrapped) {
   FactsBuilder f;
   ir::LaunchPlan p = Plan("", f, "full-access");
-  EXPECT_EQ(p.kind, PlanKind::kNone);
-  EXPECT_TRUE(p.mounts.empty());
+  EXPECT_EQ(p.kind(), PlanKind::kNone);
+  EXPECT_TRUE(p.mounts().empty());
   EXPECT_EQ(p.posture_label,
             "full access (sandbox disabled); sudo/setuid still blocked by the no-new-privs kernel "
             "flag set at startup");
@@ -426,8 +426,8 @@ TEST(Roots, MountsShareTheirRootsPaths) {
   size_t binds = 0, placeholders = 0;
   for (const ir::Root& r : p.roots) {
     if (!r.writable_bind) continue;
-    for (size_t i = 0; i < p.mounts.size(); ++i) {
-      const ir::Mount& m = p.mounts[i];
+    for (size_t i = 0; i < p.mounts().size(); ++i) {
+      const ir::Mount& m = p.mounts()[i];
       if (m.op == ir::MountOp::kWritableBind && m.dest == r.canonical) {
         ++binds;
         EXPECT_TRUE(m.source.Shares(r.canonical)) << r.canonical;
@@ -437,7 +437,7 @@ TEST(Roots, MountsShareTheirRootsPaths) {
     for (const ir::Protected& q : r.protected_paths) {
       if (!q.placeholder || !q.applied) continue;
       std::vector<const ir::Mount*> at;
-      for (const ir::Mount& m : p.mounts) {
+      for (const ir::Mount& m : p.mounts()) {
         if (m.dest == r.canonical + "/" + q.path.str().substr(q.path.rfind('/') + 1))
           at.push_back(&m);
       }
@@ -496,7 +496,7 @@ TEST(Roots, ProtectedMountsArePathOrderedWhateverTheRootOrder) {
                                 "]\nsandbox_protected_names = [\"z-last\", \"a-first\"]\n",
                             f, "ask");
     std::vector<std::string> dests;  // a placeholder's tmpfs and remount count once
-    for (const ir::Mount& m : p.mounts) {
+    for (const ir::Mount& m : p.mounts()) {
       bool prot = absl::StartsWith(m.why.str(), "protected descendant") ||
                   absl::StartsWith(m.why.str(), "protected name does not exist");
       if (prot) dests.push_back(m.dest);
@@ -573,14 +573,14 @@ TEST(Roots, ReadOnlyWorkspaceUnderTmpStaysVisible) {
   FactsBuilder f;
   f.Cwd("/tmp/proj").Dir("/tmp/proj");
   ir::LaunchPlan p = Plan("", f, "plan");
-  ASSERT_EQ(p.kind, PlanKind::kLinuxBwrap);
+  ASSERT_EQ(p.kind(), PlanKind::kLinuxBwrap);
   bool found = false;
-  for (size_t i = 0; i < p.mounts.size(); ++i) {
-    if (p.mounts[i].op == ir::MountOp::kReadOnlyBind && p.mounts[i].dest == "/tmp/proj") {
+  for (size_t i = 0; i < p.mounts().size(); ++i) {
+    if (p.mounts()[i].op == ir::MountOp::kReadOnlyBind && p.mounts()[i].dest == "/tmp/proj") {
       found = true;
       EXPECT_GT(i, 3u);  // after --tmpfs /tmp
     }
-    EXPECT_NE(p.mounts[i].op, ir::MountOp::kWritableBind);
+    EXPECT_NE(p.mounts()[i].op, ir::MountOp::kWritableBind);
   }
   EXPECT_TRUE(found);
 }

@@ -122,7 +122,7 @@ TEST(Worktree, PlanAddsMetadataRootsAsWritable) {
   auto r = cwsc::testing::CompileText("", f, "ask");
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> binds;
-  for (const auto& mnt : r->plan.mounts) {
+  for (const auto& mnt : r->plan.mounts()) {
     if (mnt.op == ir::MountOp::kWritableBind) binds.push_back(mnt.dest);
   }
   EXPECT_EQ(binds,
@@ -149,7 +149,7 @@ TEST(Worktree, ProtectedMainGitInNestedRootsIsMountedOnce) {
   }
   EXPECT_EQ(listed, 2);
   std::vector<std::string> read_only;
-  for (const auto& mnt : r->plan.mounts) {
+  for (const auto& mnt : r->plan.mounts()) {
     if (mnt.op == ir::MountOp::kReadOnlyBind && absl::StartsWith(mnt.dest, "/x/")) {
       read_only.push_back(mnt.dest);
     }

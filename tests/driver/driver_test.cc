@@ -256,7 +256,6 @@ TEST(DriverEmit, TargetDispatch) {
   EXPECT_EQ(e.failure, driver::EmitFailure::kUnknownTarget);
 
   ir::LaunchPlan none;
-  none.kind = ir::PlanKind::kNone;
   e = driver::EmitTarget(none, "auto", {"sh", "-c", "true"});
   ASSERT_EQ(e.failure, driver::EmitFailure::kNone) << e.status;
   EXPECT_EQ(e.artifact.target, "none");
@@ -284,7 +283,7 @@ TEST(DriverFormat, FormsAndNotes) {
   ASSERT_EQ(lines.failure, driver::EmitFailure::kNone) << lines.status;
   EXPECT_TRUE(absl::StartsWith(lines.output, "/usr/bin/bwrap\n")) << lines.output;
   EXPECT_TRUE(absl::EndsWith(lines.output, "\nsh\n-c\necho 'a b'\n")) << lines.output;
-  ASSERT_TRUE(ask.syscall_filter.has_value());
+  ASSERT_NE(ask.syscall_filter(), nullptr);
   EXPECT_TRUE(absl::StrContains(lines.note, "(`--target seccomp-bpf`)")) << lines.note;
   driver::Written nul = driver::WriteArtifact(ask, e.artifact, "bwrap", "nul", "0.1.0");
   EXPECT_EQ(nul.note, "");  // a form for programs, not people

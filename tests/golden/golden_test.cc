@@ -118,7 +118,7 @@ TEST_P(Golden, Outputs) {
     std::string verb = line.substr(0, line.find(' '));
     std::string arg = line.substr(line.find(' ') + 1);
     if (verb == "kind") {
-      EXPECT_EQ(ir::PlanKindName(parsed->kind), arg);
+      EXPECT_EQ(ir::PlanKindName(parsed->kind()), arg);
     } else if (verb == "exit") {
       EXPECT_EQ(std::to_string(compile.exit_code), arg);
     } else if (verb == "argv") {  // unwrapped: the argv is exactly the program

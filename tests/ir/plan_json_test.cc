@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "ir/validate.h"
 
 namespace cwsc::ir {
@@ -17,7 +18,6 @@ namespace {
 // CommonPlan sets every field of the common part to a non-default value.
 LaunchPlan CommonPlan() {
   LaunchPlan p;
-  p.kind = PlanKind::kNone;
   p.platform = Platform::kLinux;
   p.permission_mode = ir::PermissionMode::kAsk;
   p.mode_origin = Origin::Cli("--mode ask");
@@ -67,31 +67,33 @@ LaunchPlan CommonPlan() {
   return p;
 }
 
-LaunchPlan BwrapPlan() {
-  LaunchPlan p = CommonPlan();
-  p.kind = PlanKind::kLinuxBwrap;
-  p.mounts.push_back({MountOp::kReadOnlyBind, "/", "/", "root", Origin::Default("base")});
-  p.mounts.push_back({MountOp::kTmpfs, "", "/tmp", "tmp", Origin::Default("base")});
-  p.mounts.push_back({MountOp::kRemountReadOnly, "", "/tmp", "ro", Origin::Default("base"),
-                      MountRole::kPlaceholder});
+SyscallFilter Filter() {
   SyscallFilter f;
   f.rules.push_back({"ioctl", {{1, 0xffffffff, 0x5412}}, 1, "TIOCSTI", Origin::Default("t")});
-  p.syscall_filter = f;
+  return f;
+}
+
+LaunchPlan BwrapPlan() {
+  LaunchPlan p = CommonPlan();
+  Bwrap& b = p.launch.emplace<Bwrap>();
+  b.mounts.push_back({MountOp::kReadOnlyBind, "/", "/", "root", Origin::Default("base")});
+  b.mounts.push_back({MountOp::kTmpfs, "", "/tmp", "tmp", Origin::Default("base")});
+  b.mounts.push_back({MountOp::kRemountReadOnly, "", "/tmp", "ro", Origin::Default("base"),
+                      MountRole::kPlaceholder});
+  b.syscall_filter = Filter();
   return p;
 }
 
 LaunchPlan LauncherPlan() {
   LaunchPlan p = BwrapPlan();
-  p.kind = PlanKind::kLauncherBwrap;
-  p.syscall_filter.reset();
-  p.launcher = {"/usr/bin/sudo", "-u", "agent", "--"};
-  p.launcher_origin = Origin::Config("tool_launcher", "/etc/m.toml", 2, 1);
+  p.bwrap()->syscall_filter.reset();
+  p.bwrap()->launcher = {"/usr/bin/sudo", "-u", "agent", "--"};
+  p.bwrap()->launcher_origin = Origin::Config("tool_launcher", "/etc/m.toml", 2, 1);
   return p;
 }
 
 LaunchPlan SeatbeltPlan() {
   LaunchPlan p = CommonPlan();
-  p.kind = PlanKind::kMacosSeatbelt;
   p.platform = Platform::kMacos;
   Seatbelt sb;
   sb.writable_roots = {{{"/w", Origin::Default("r")}, {{"/w/.codewhale", Origin::Default("p")}}}};
@@ -101,13 +103,12 @@ LaunchPlan SeatbeltPlan() {
   sb.denied_read = {{"/h/.ssh", Origin::Default("built-in")}};
   sb.loopback_proxy_ports = {8080};
   sb.network_dropped_for_proxy = true;
-  p.seatbelt = sb;
+  p.launch = sb;
   return p;
 }
 
 LaunchPlan RemotePlan() {
   LaunchPlan p = CommonPlan();
-  p.kind = PlanKind::kOpenSandbox;
   Remote remote;
   remote.contract = Contract::kLifecycle;
   remote.url = "http://127.0.0.1:1";
@@ -119,14 +120,27 @@ LaunchPlan RemotePlan() {
   remote.execd_port = 4000;
   remote.keep = true;
   remote.remote_cwd = "/srv";
-  p.remote = remote;
+  p.launch = remote;
   return p;
 }
 
 LaunchPlan RefusedPlan() {
   LaunchPlan p = CommonPlan();
-  p.kind = PlanKind::kRefused;
-  p.refusal = Refusal{"because", Origin::Default("r")};
+  p.launch = Refusal{"because", Origin::Default("r")};
+  return p;
+}
+
+LaunchPlan LandlockPlan() {
+  LaunchPlan p = CommonPlan();
+  Landlock ruleset;
+  ruleset.abi = 7;
+  ruleset.handled_fs = kLandlockFsReadFile | kLandlockFsWriteFile;
+  ruleset.handled_net = kLandlockNetConnectTcp;
+  ruleset.scoped = kLandlockScopeSignal;
+  ruleset.rules.push_back({"/usr", kLandlockFsReadFile, {}, "read", Origin::Default("base")});
+  ruleset.rules.push_back(
+      {"/h", kLandlockFsReadFile, {".ssh"}, "read but secrets", Origin::Default("deny")});
+  p.launch = LandlockLaunch{ruleset, Filter()};
   return p;
 }
 
@@ -134,12 +148,13 @@ LaunchPlan RefusedPlan() {
 LaunchPlan FullPlan() { return BwrapPlan(); }
 
 std::vector<LaunchPlan> EveryKind() {
-  return {CommonPlan(), BwrapPlan(), LauncherPlan(), SeatbeltPlan(), RemotePlan(), RefusedPlan()};
+  return {CommonPlan(), BwrapPlan(),   LauncherPlan(), SeatbeltPlan(),
+          RemotePlan(), RefusedPlan(), LandlockPlan()};
 }
 
 TEST(PlanJson, EveryKindRoundTrips) {
   for (const LaunchPlan& p : EveryKind()) {
-    SCOPED_TRACE(PlanKindName(p.kind));
+    SCOPED_TRACE(PlanKindName(p.kind()));
     EXPECT_EQ(Validate(p), std::vector<PlanProblem>{});
     absl::StatusOr<std::string> text = PlanToJson(p);
     ASSERT_TRUE(text.ok()) << text.status();
@@ -173,49 +188,59 @@ PlanProblem First(const LaunchPlan& p) {
   return problems.empty() ? PlanProblem{} : problems[0];
 }
 
-// Each kind without its own part, and each kind with another kind's part.
-TEST(Validate, EachKindNeedsItsOwnPartAndNoOther) {
-  LaunchPlan p = RefusedPlan();
-  p.refusal.reset();
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/refusal", "a refused plan needs a refusal"}));
-  p = SeatbeltPlan();
-  p.seatbelt.reset();
-  EXPECT_EQ(First(p),
-            (PlanProblem{"/launch/seatbelt", "a macos-seatbelt plan needs its Seatbelt facts"}));
-  p = RemotePlan();
-  p.remote.reset();
-  EXPECT_EQ(First(p),
-            (PlanProblem{"/launch/remote", "an opensandbox plan needs a remote endpoint"}));
-  p = LauncherPlan();
-  p.launcher.clear();
-  EXPECT_EQ(First(p),
-            (PlanProblem{"/launch/launcher", "a launcher+bwrap plan needs a launcher argv"}));
-  p = BwrapPlan();
-  p.mounts.clear();
+// A plan holds one launch, so no plan in memory can lack its kind's part or
+// carry another kind's; what is left to check is what the type cannot say.
+TEST(Validate, TheLaunchTypeLeavesOnlyEmptyParts) {
+  LaunchPlan p = BwrapPlan();
+  p.bwrap()->mounts.clear();
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts", "a linux-bwrap plan needs mounts"}));
-
-  p = BwrapPlan();
-  p.refusal = Refusal{"x", {}};
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/refusal", "a linux-bwrap plan has no refusal"}));
   p = RefusedPlan();
-  p.seatbelt = Seatbelt{};
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt", "a refused plan has no Seatbelt facts"}));
-  p = SeatbeltPlan();
-  p.remote = RemotePlan().remote;
-  EXPECT_EQ(First(p),
-            (PlanProblem{"/launch/remote", "a macos-seatbelt plan has no remote endpoint"}));
+  p.launch = Refusal{"", Origin::Default("r")};
+  EXPECT_EQ(First(p), (PlanProblem{"/launch/refusal/reason", "a refusal needs a reason"}));
+  // The kind is the launch's: a launcher makes a bwrap launch launcher+bwrap.
   p = BwrapPlan();
-  p.launcher = {"/usr/bin/sudo"};
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/launcher", "a linux-bwrap plan has no launcher"}));
-  p = CommonPlan();
-  p.mounts = BwrapPlan().mounts;
-  EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts", "a none plan has no mounts"}));
-  p = RemotePlan();
-  p.syscall_filter = SyscallFilter{};
-  EXPECT_EQ(First(p),
-            (PlanProblem{"/launch/syscall_filter",
-                         "only a bubblewrap plan has a syscall filter, not an opensandbox "
-                         "plan"}));
+  EXPECT_EQ(p.kind(), PlanKind::kLinuxBwrap);
+  p.bwrap()->launcher = {"/usr/bin/sudo"};
+  EXPECT_EQ(p.kind(), PlanKind::kLauncherBwrap);
+  // Refusing drops the launch it was becoming, and the environment settings.
+  Refuse(&p, Refusal{"no", Origin::Default("r")});
+  EXPECT_EQ(p.kind(), PlanKind::kRefused);
+  EXPECT_EQ(p.bwrap(), nullptr);
+  EXPECT_TRUE(p.mounts().empty());
+  EXPECT_EQ(p.syscall_filter(), nullptr);
+  EXPECT_TRUE(p.env_set.empty());
+}
+
+// What a plan read from JSON would need to be wrong in the same ways, the
+// reader refuses: a kind without its part, or with another kind's part.
+TEST(PlanJson, EachKindNeedsItsOwnPartAndNoOther) {
+  auto read = [](const LaunchPlan& p, const std::string& key, const std::string& value) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(*PlanToJson(p));
+    j["launch"][key] = nlohmann::ordered_json::parse(value);
+    return std::string(PlanFromJson(j.dump(), "p.json").status().message());
+  };
+  auto bad = [](const std::string& at, const std::string& why) {
+    return absl::StrCat("p.json: error: bad plan at '", at, "': ", why, "\n");
+  };
+  EXPECT_EQ(read(RefusedPlan(), "refusal", "null"),
+            bad("/launch/refusal", "a refused plan needs a refusal"));
+  EXPECT_EQ(read(SeatbeltPlan(), "seatbelt", "null"),
+            bad("/launch/seatbelt", "a macos-seatbelt plan needs its Seatbelt facts"));
+  EXPECT_EQ(read(RemotePlan(), "remote", "null"),
+            bad("/launch/remote", "an opensandbox plan needs a remote endpoint"));
+  EXPECT_EQ(read(LauncherPlan(), "launcher", "[]"),
+            bad("/launch/launcher", "a launcher+bwrap plan needs a launcher argv"));
+  EXPECT_EQ(read(LandlockPlan(), "syscall_filter", "null"),
+            bad("/launch/syscall_filter", "a linux-landlock plan needs its syscall filter"));
+  EXPECT_EQ(read(LandlockPlan(), "landlock", "null"),
+            bad("/launch/landlock", "a linux-landlock plan needs a Landlock ruleset"));
+  EXPECT_EQ(read(BwrapPlan(), "refusal", "{}"),
+            bad("/launch/refusal", "not part of a linux-bwrap plan"));
+  EXPECT_EQ(read(BwrapPlan(), "launcher", "[\"/usr/bin/sudo\"]"),
+            bad("/launch/launcher", "not part of a linux-bwrap plan"));
+  EXPECT_EQ(read(CommonPlan(), "mounts", "[]"), bad("/launch/mounts", "not part of a none plan"));
+  EXPECT_EQ(read(RemotePlan(), "syscall_filter", "null"),
+            bad("/launch/syscall_filter", "not part of an opensandbox plan"));
 }
 
 TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
@@ -246,33 +271,33 @@ TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
   EXPECT_EQ(First(p),
             (PlanProblem{"/roots/0/canonical", "a bound root needs its absolute canonical path"}));
   p = BwrapPlan();
-  p.mounts[0].source = "";
+  p.bwrap()->mounts[0].source = "";
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/0/source",
                                    "a read-only-bind needs an absolute source path"}));
   p = BwrapPlan();
-  p.mounts[1].source = "/x";
+  p.bwrap()->mounts[1].source = "/x";
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/1/source", "a tmpfs mount has no source"}));
   p = BwrapPlan();
-  p.mounts[2].dest = "tmp";
+  p.bwrap()->mounts[2].dest = "tmp";
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/2/dest", "expected an absolute path"}));
   p = RemotePlan();
-  p.remote->api_key = {ApiKeySource::Kind::kEnv, "", {}};
+  p.remote()->api_key = {ApiKeySource::Kind::kEnv, "", {}};
   EXPECT_EQ(First(p),
             (PlanProblem{"/launch/remote/api_key/name", "the env key source needs a name"}));
   p = RemotePlan();
-  p.remote->api_key.origin.file = "";
+  p.remote()->api_key.origin.file = "";
   EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/api_key/origin",
                                    "a config key source needs the config file"}));
   p = SeatbeltPlan();
-  p.seatbelt->writable_roots[0].read_only[0].path = "w/.codewhale";
+  p.seatbelt()->writable_roots[0].read_only[0].path = "w/.codewhale";
   EXPECT_EQ(First(p), (PlanProblem{"/launch/seatbelt/writable_roots/0/read_only/0/path",
                                    "expected an absolute path"}));
   p = SeatbeltPlan();
-  p.seatbelt->loopback_proxy_ports = {0};
+  p.seatbelt()->loopback_proxy_ports = {0};
   EXPECT_EQ(First(p),
             (PlanProblem{"/launch/seatbelt/loopback_proxy_ports/0", "expected 1 to 65535"}));
   p = RemotePlan();
-  p.remote->execd_port = 0;
+  p.remote()->execd_port = 0;
   EXPECT_EQ(First(p), (PlanProblem{"/launch/remote/execd_port", "expected 1 to 65535"}));
 }
 
@@ -281,38 +306,40 @@ TEST(Validate, PlatformPolicyRootsMountsAndKeys) {
 // the base view's /tmp, or a writable bind as a protected name.
 TEST(Validate, AMountsRoleMustFitIt) {
   LaunchPlan p = BwrapPlan();
-  p.mounts[1].dest = "/home/dev/.ssh";  // a tmpfs mask claiming to be the private /tmp
+  p.bwrap()->mounts[1].dest = "/home/dev/.ssh";  // a tmpfs mask claiming to be the private /tmp
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/1/role",
                                    "a base mount cannot be a tmpfs at '/home/dev/.ssh'"}));
   p = BwrapPlan();
-  p.mounts[1].role = MountRole::kKernelMask;
+  p.bwrap()->mounts[1].role = MountRole::kKernelMask;
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/1/role",
                                    "a kernel-mask mount cannot be a tmpfs at '/tmp'"}));
   p = BwrapPlan();
-  p.mounts.push_back({MountOp::kWritableBind, "/w", "/w", "w", {}, MountRole::kProtected});
+  p.bwrap()->mounts.push_back({MountOp::kWritableBind, "/w", "/w", "w", {}, MountRole::kProtected});
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/3/role",
                                    "a protected mount cannot be a writable-bind of '/w' at '/w'"}));
   p = BwrapPlan();
-  p.mounts.push_back({MountOp::kWritableBind, "/etc", "/w", "w", {}, MountRole::kRootBind});
+  p.bwrap()->mounts.push_back(
+      {MountOp::kWritableBind, "/etc", "/w", "w", {}, MountRole::kRootBind});
   EXPECT_EQ(First(p),
             (PlanProblem{"/launch/mounts/3/role",
                          "a root-bind mount cannot be a writable-bind of '/etc' at '/w'"}));
   p = BwrapPlan();
-  p.mounts.push_back({MountOp::kReadOnlyBind, "/w", "/w", "w", {}, MountRole::kTmpView});
+  p.bwrap()->mounts.push_back({MountOp::kReadOnlyBind, "/w", "/w", "w", {}, MountRole::kTmpView});
   EXPECT_EQ(First(p), (PlanProblem{"/launch/mounts/3/role",
                                    "a tmp-view mount cannot be a read-only-bind of '/w' at '/w'"}));
   p = BwrapPlan();
-  p.mounts.push_back({MountOp::kReadOnlyBind, "/w", "/w", "w", {}, MountRole::kDenyMask});
+  p.bwrap()->mounts.push_back({MountOp::kReadOnlyBind, "/w", "/w", "w", {}, MountRole::kDenyMask});
   EXPECT_EQ(First(p),
             (PlanProblem{"/launch/mounts/3/role",
                          "a deny-mask mount cannot be a read-only-bind of '/w' at '/w'"}));
   // What the compiler makes fits.
   p = BwrapPlan();
-  p.mounts.push_back({MountOp::kReadOnlyBind, "/dev/null", "/w/k", "w", {}, MountRole::kDenyMask});
-  p.mounts.push_back({MountOp::kTmpfs, "", "/w/d", "w", {}, MountRole::kDenyMask});
-  p.mounts.push_back(
+  p.bwrap()->mounts.push_back(
+      {MountOp::kReadOnlyBind, "/dev/null", "/w/k", "w", {}, MountRole::kDenyMask});
+  p.bwrap()->mounts.push_back({MountOp::kTmpfs, "", "/w/d", "w", {}, MountRole::kDenyMask});
+  p.bwrap()->mounts.push_back(
       {MountOp::kReadOnlyBind, "/dev/null", "/proc/kcore", "k", {}, MountRole::kKernelMask});
-  p.mounts.push_back(
+  p.bwrap()->mounts.push_back(
       {MountOp::kReadOnlyBind, "/proc/sys", "/proc/sys", "k", {}, MountRole::kKernelReadOnly});
   EXPECT_EQ(Validate(p), std::vector<PlanProblem>{});
 }

@@ -75,7 +75,7 @@ TEST(ChildEnvTest, AllowListThenMarkers) {
 
 TEST(ChildEnvTest, CompiledPlanAllowList) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
-  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kLinuxBwrap);
   std::vector<std::string> env = ChildEnv(plan, {"PATH=/usr/bin", "AWS_SECRET_ACCESS_KEY=k",
                                                  "HTTPS_PROXY=http://p:3128", "SSH_AUTH_SOCK=/s"});
   EXPECT_THAT(env, ElementsAre("PATH=/usr/bin", "HTTPS_PROXY=http://p:3128",
@@ -84,19 +84,18 @@ TEST(ChildEnvTest, CompiledPlanAllowList) {
 
 TEST(PrepareCommandTest, DispatchOnKind) {
   ir::LaunchPlan plan;
-  plan.kind = ir::PlanKind::kRefused;
-  plan.refusal = ir::Refusal{"unsupported sandbox_backend 'x'", {}};
+  plan.launch = ir::Refusal{"unsupported sandbox_backend 'x'", {}};
   auto r = PrepareCommand(plan, {"true"}, {});
   EXPECT_EQ(r.status().message(), "unsupported sandbox_backend 'x'");
-  plan.kind = ir::PlanKind::kOpenSandbox;
+  plan.launch = ir::Remote{};
   EXPECT_EQ(PrepareCommand(plan, {"true"}, {}).status().message(),
             "opensandbox plans run on a remote OpenSandbox server (ExecutePlan sends them "
             "there); there is no local command to prepare");
-  plan.kind = ir::PlanKind::kMacosSeatbelt;
+  plan.launch = ir::Seatbelt{};
   EXPECT_EQ(PrepareCommand(plan, {"true"}, {}).status().message(),
             "macos-seatbelt plans run only on macOS (sandbox-exec); this runtime executes "
             "linux-bwrap, launcher+bwrap and none plans");
-  plan.kind = ir::PlanKind::kNone;
+  plan.launch = ir::Unconfined{};
   plan.policy.type = ir::PolicyType::kDangerFullAccess;
   plan.cwd = "/w";
   auto none = PrepareCommand(plan, {"sh", "-c", "x"}, {});
@@ -125,7 +124,7 @@ TEST(PrepareCommandTest, UnsandboxedFallbackWarns) {
                           "bwrap_probe: {ran: true, ok: false, exit_code: 1, message: \"bwrap: "
                           "No permissions to creating new namespace\"}"}});
   ir::LaunchPlan plan = Compile(yaml);
-  ASSERT_EQ(plan.kind, ir::PlanKind::kNone);
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kNone);
   auto cmd = PrepareCommand(plan, {"true"}, {});
   ASSERT_TRUE(cmd.ok());
   ASSERT_EQ(cmd->warnings.size(), 1u);
@@ -178,9 +177,9 @@ TEST(RecheckTest, ProbeFailureRefusesWithBwrapsMessage) {
 TEST(RecheckTest, WritableRootGoneOrMoved) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
   size_t index = 0;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (plan.mounts[i].op == ir::MountOp::kWritableBind &&
-        plan.mounts[i].source == "/home/dev/proj")
+  for (size_t i = 0; i < plan.mounts().size(); ++i) {
+    if (plan.mounts()[i].op == ir::MountOp::kWritableBind &&
+        plan.mounts()[i].source == "/home/dev/proj")
       index = i + 1;
   }
   ASSERT_GT(index, 0u) << "the plan binds the workspace";
@@ -229,11 +228,11 @@ TEST(RecheckTest, ProtectedDirectoryThatAppearedRefuses) {
   EXPECT_EQ(Recheck(plan, WorkspaceFacts()), "ok");
   // A plan without the placeholder (edited, or from an older cwsc) is refused.
   std::vector<ir::Mount> kept;
-  for (const ir::Mount& m : plan.mounts) {
+  for (const ir::Mount& m : plan.mounts()) {
     if (m.dest != "/home/dev/proj/.codewhale") kept.push_back(m);
   }
-  ASSERT_LT(kept.size(), plan.mounts.size());
-  plan.mounts = kept;
+  ASSERT_LT(kept.size(), plan.mounts().size());
+  plan.bwrap()->mounts = kept;
   EXPECT_EQ(Recheck(plan, WorkspaceFacts()),
             "/home/dev/proj/.codewhale was missing when the plan was compiled and is a directory "
             "now; compile the plan again");
@@ -242,9 +241,9 @@ TEST(RecheckTest, ProtectedDirectoryThatAppearedRefuses) {
 TEST(RecheckTest, MaskTargetChangedType) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
   size_t ssh = 0, netrc = 0;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (plan.mounts[i].dest == "/home/dev/.ssh") ssh = i + 1;
-    if (plan.mounts[i].dest == "/home/dev/.netrc") netrc = i + 1;
+  for (size_t i = 0; i < plan.mounts().size(); ++i) {
+    if (plan.mounts()[i].dest == "/home/dev/.ssh") ssh = i + 1;
+    if (plan.mounts()[i].dest == "/home/dev/.netrc") netrc = i + 1;
   }
   ASSERT_GT(ssh, 0u);
   ASSERT_GT(netrc, 0u);
@@ -268,7 +267,7 @@ TEST(RecheckTest, WorkingDirectoryHiddenInsideTheSandbox) {
   std::string yaml =
       absl::StrReplaceAll(WorkspaceFacts(), {{"cwd: /home/dev/proj", "cwd: /home/dev/.ssh"}});
   ir::LaunchPlan plan = Compile(yaml, "plan");
-  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kLinuxBwrap);
   EXPECT_EQ(Recheck(plan, yaml),
             "the working directory /home/dev/.ssh would not be visible inside the sandbox "
             "(hidden by `--tmpfs /home/dev/.ssh`); run from a directory outside it or choose a "
@@ -304,8 +303,8 @@ TEST(RecheckTest, EveryConsultedAnswerIsAskedAgain) {
   std::sort(paths.begin(), paths.end());
   EXPECT_EQ(std::adjacent_find(paths.begin(), paths.end()), paths.end());
   size_t ws = 0;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (plan.mounts[i].source == "/home/dev/proj") ws = i + 1;
+  for (size_t i = 0; i < plan.mounts().size(); ++i) {
+    if (plan.mounts()[i].source == "/home/dev/proj") ws = i + 1;
   }
   ASSERT_GT(ws, 0u);
   struct Case {
@@ -385,8 +384,8 @@ TEST(RecheckTest, AChangeTheSandboxCannotSeeIsLetThrough) {
   // The mask's own mount point turned into a symlink: bwrap would follow it
   // and mask what it names, leaving the keys moved elsewhere in sight.
   size_t ssh = 0;
-  for (size_t i = 0; i < plan.mounts.size(); ++i) {
-    if (plan.mounts[i].dest == "/home/dev/.ssh") ssh = i + 1;
+  for (size_t i = 0; i < plan.mounts().size(); ++i) {
+    if (plan.mounts()[i].dest == "/home/dev/.ssh") ssh = i + 1;
   }
   ASSERT_GT(ssh, 0u);
   std::string ssh_link = absl::StrReplaceAll(
@@ -417,10 +416,10 @@ TEST(RecheckTest, EveryKernelInterfaceLeftInReachRefuses) {
         "uid: 0, gid: 0}\n"}});
   ASSERT_THAT(yaml, HasSubstr("/proc/acpi"));
   ir::LaunchPlan plan = Compile(yaml, "ask", dir + "/config.toml");
-  ASSERT_EQ(plan.kind, ir::PlanKind::kLinuxBwrap);
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kLinuxBwrap);
   EXPECT_EQ(Recheck(plan, yaml), "ok");
   std::vector<std::string> masked;
-  for (const ir::Mount& m : plan.mounts) {
+  for (const ir::Mount& m : plan.mounts()) {
     if (ir::IsKernelInterface(m.dest.str()) && m.op != ir::MountOp::kRemountReadOnly) {
       masked.push_back(m.dest.str());
     }
@@ -431,10 +430,10 @@ TEST(RecheckTest, EveryKernelInterfaceLeftInReachRefuses) {
   for (const std::string& k : masked) {
     ir::LaunchPlan edited = plan;
     std::vector<ir::Mount> kept;
-    for (const ir::Mount& m : plan.mounts) {
+    for (const ir::Mount& m : plan.mounts()) {
       if (m.dest != k) kept.push_back(m);
     }
-    edited.mounts = kept;
+    edited.bwrap()->mounts = kept;
     EXPECT_EQ(Recheck(edited, yaml), "the kernel interface " + k +
                                          " exists on this host but the plan does not mask it; "
                                          "compile the plan again")
@@ -444,7 +443,7 @@ TEST(RecheckTest, EveryKernelInterfaceLeftInReachRefuses) {
 
 TEST(RecheckTest, MissingWorkingDirectoryRefusesForNone) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts(), "full-access", "/dev/null");
-  ASSERT_EQ(plan.kind, ir::PlanKind::kNone);
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kNone);
   std::string gone = absl::StrReplaceAll(
       WorkspaceFacts(),
       {{"  /home/dev/proj: {type: directory, canonical: /home/dev/proj, mode: \"0755\", uid: 1000, "

@@ -27,13 +27,13 @@ using ::cwsc::testing::RunResult;
 
 ir::LaunchPlan Plan() {
   ir::LaunchPlan p;
-  p.kind = ir::PlanKind::kLinuxBwrap;
-  auto add = [&p](ir::MountOp op, const std::string& dest) {
+  ir::Bwrap& bwrap = p.launch.emplace<ir::Bwrap>();
+  auto add = [&bwrap](ir::MountOp op, const std::string& dest) {
     ir::Mount m;
     m.op = op;
     m.dest = dest;
     if (ir::MountOpHasSource(op)) m.source = dest;
-    p.mounts.push_back(m);
+    bwrap.mounts.push_back(m);
   };
   add(ir::MountOp::kReadOnlyBind, "/");
   add(ir::MountOp::kDev, "/dev");
@@ -163,7 +163,7 @@ TEST(MountGateRun, TheNextLaunchWaitsForWhatTheLastOnesTook) {
   o.read_project_config = false;
   absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(o, facts.get());
   ASSERT_TRUE(r.ok()) << r.status();
-  if (r->plan.kind != ir::PlanKind::kLinuxBwrap) GTEST_SKIP() << "bwrap does not work here";
+  if (r->plan.kind() != ir::PlanKind::kLinuxBwrap) GTEST_SKIP() << "bwrap does not work here";
   ExecRequest req;
   req.program = {"/bin/sh", "-c", "echo ran >> ran"};
   ExecOutcome once = ExecutePlan(r->plan, req, facts.get());
@@ -198,7 +198,7 @@ TEST(ProtectedDirsHold, ARootSwappedForASymlinkIsNotFollowed) {
   ASSERT_EQ(mkdir(outside.c_str(), 0755), 0);
   ASSERT_EQ(symlink(outside.c_str(), (t / "ws").c_str()), 0);
   ir::LaunchPlan plan;
-  plan.kind = ir::PlanKind::kLinuxBwrap;
+  plan.launch = ir::Bwrap{};
   ir::Root r;
   r.path = t / "ws";
   r.canonical = t / "ws";  // what the compile saw: a directory

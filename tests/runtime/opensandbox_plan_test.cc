@@ -82,10 +82,10 @@ TEST(LowerRemoteTest, BackendSpellingsAreTrimmedAndCaseInsensitive) {
     SCOPED_TRACE(v);
     EXPECT_EQ(compiler::ParseBackend(v), compiler::BackendKind::kOpenSandbox);
     ir::LaunchPlan plan = Lower(Spec(v));
-    EXPECT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
-    ASSERT_TRUE(plan.remote.has_value());
-    EXPECT_EQ(plan.remote->contract, ir::Contract::kCodewhale);
-    EXPECT_EQ(plan.remote->url, "https://sandbox.example.test");
+    EXPECT_EQ(plan.kind(), ir::PlanKind::kOpenSandbox);
+    ASSERT_TRUE(plan.remote() != nullptr);
+    EXPECT_EQ(plan.remote()->contract, ir::Contract::kCodewhale);
+    EXPECT_EQ(plan.remote()->url, "https://sandbox.example.test");
   }
   for (const char* v : {"", "none", " NONE "}) {
     EXPECT_EQ(compiler::ParseBackend(v), compiler::BackendKind::kNone);
@@ -94,13 +94,13 @@ TEST(LowerRemoteTest, BackendSpellingsAreTrimmedAndCaseInsensitive) {
 
 TEST(LowerRemoteTest, UnsupportedBackendIsRefusedNeverLocal) {
   ir::LaunchPlan plan = Lower(Spec("docker"));
-  EXPECT_EQ(plan.kind, ir::PlanKind::kRefused);
-  ASSERT_TRUE(plan.refusal.has_value());
-  EXPECT_EQ(plan.refusal->reason,
+  EXPECT_EQ(plan.kind(), ir::PlanKind::kRefused);
+  ASSERT_TRUE(plan.refusal() != nullptr);
+  EXPECT_EQ(plan.refusal()->reason,
             "unsupported sandbox_backend 'docker': shell execution is refused; choose a supported "
             "backend (opensandbox) or explicitly select none");
-  EXPECT_EQ(plan.refusal->origin.Describe(), "config sandbox_backend at cfg.toml:1:1");
-  EXPECT_FALSE(plan.remote.has_value());
+  EXPECT_EQ(plan.refusal()->origin.Describe(), "config sandbox_backend at cfg.toml:1:1");
+  EXPECT_FALSE(plan.remote() != nullptr);
 }
 
 TEST(LowerRemoteTest, UnusableUrlsAreRefusedWithTheReason) {
@@ -135,10 +135,10 @@ TEST(LowerRemoteTest, UnusableUrlsAreRefusedWithTheReason) {
     PolicySpec spec = Spec("opensandbox");
     spec.sandbox_url = S(c.url, "sandbox_url", 2);
     ir::LaunchPlan plan = Lower(spec);
-    EXPECT_EQ(plan.kind, ir::PlanKind::kRefused);
-    ASSERT_TRUE(plan.refusal.has_value());
-    EXPECT_EQ(plan.refusal->reason, c.reason);
-    EXPECT_EQ(plan.refusal->origin.Describe(), "config sandbox_url at cfg.toml:2:1");
+    EXPECT_EQ(plan.kind(), ir::PlanKind::kRefused);
+    ASSERT_TRUE(plan.refusal() != nullptr);
+    EXPECT_EQ(plan.refusal()->reason, c.reason);
+    EXPECT_EQ(plan.refusal()->origin.Describe(), "config sandbox_url at cfg.toml:2:1");
     EXPECT_THAT(*ir::PlanToJson(plan), Not(HasSubstr("pw-secret")));
   }
 }
@@ -147,30 +147,30 @@ TEST(LowerRemoteTest, DefaultUrlAndKeySources) {
   PolicySpec spec;
   spec.sandbox_backend = Backend("opensandbox");
   ir::LaunchPlan plan = Lower(spec);
-  ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
-  EXPECT_EQ(plan.remote->url, "http://localhost:8080");
-  EXPECT_EQ(plan.remote->url_origin.kind, ir::Origin::Kind::kDefault);
-  EXPECT_EQ(plan.remote->api_key.Describe(), "");
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kOpenSandbox);
+  EXPECT_EQ(plan.remote()->url, "http://localhost:8080");
+  EXPECT_EQ(plan.remote()->url_origin.kind, ir::Origin::Kind::kDefault);
+  EXPECT_EQ(plan.remote()->api_key.Describe(), "");
 
   spec.sandbox_api_key = Setting<std::string>{"", ir::Origin::Env("CODEWHALE_SANDBOX_API_KEY")};
-  EXPECT_EQ(Lower(spec).remote->api_key.Describe(), "env CODEWHALE_SANDBOX_API_KEY");
+  EXPECT_EQ(Lower(spec).remote()->api_key.Describe(), "env CODEWHALE_SANDBOX_API_KEY");
   spec.sandbox_api_key.reset();
   spec.sandbox_api_key_env = S("MY_KEY", "backend api_key env", 4);
-  EXPECT_EQ(Lower(spec).remote->api_key.Describe(), "env MY_KEY");
+  EXPECT_EQ(Lower(spec).remote()->api_key.Describe(), "env MY_KEY");
   spec.sandbox_api_key_env.reset();
   spec.sandbox_api_key_file = S("/run/secrets/key", "backend api_key file", 4);
-  EXPECT_EQ(Lower(spec).remote->api_key.Describe(), "file /run/secrets/key");
+  EXPECT_EQ(Lower(spec).remote()->api_key.Describe(), "file /run/secrets/key");
 }
 
 TEST(LowerRemoteTest, PlanRecordsWhereTheKeyComesFromNeverTheKey) {
   ir::LaunchPlan plan = Lower(Spec("opensandbox"));
-  EXPECT_EQ(plan.remote->api_key.Describe(), "config sandbox_api_key at cfg.toml:3:1");
+  EXPECT_EQ(plan.remote()->api_key.Describe(), "config sandbox_api_key at cfg.toml:3:1");
   absl::StatusOr<std::string> json = ir::PlanToJson(plan);
   ASSERT_TRUE(json.ok());
   EXPECT_THAT(*json, Not(HasSubstr(kTestKey)));
   absl::StatusOr<ir::LaunchPlan> back = ir::PlanFromJson(*json, "plan.json");
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(*back->remote, *plan.remote);
+  EXPECT_EQ(*back->remote(), *plan.remote());
 }
 
 TEST(LowerRemoteTest, NativeApiSettings) {
@@ -179,16 +179,16 @@ TEST(LowerRemoteTest, NativeApiSettings) {
   spec.sandbox_execd_url = S("http://10.0.0.5:44772/", "sandbox_execd_url", 5);
   spec.sandbox_remote_cwd = S("/workspace", "sandbox_remote_cwd", 6);
   ir::LaunchPlan plan = Lower(spec);
-  ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
-  EXPECT_EQ(plan.remote->contract, ir::Contract::kExecd);
-  EXPECT_EQ(plan.remote->url, "http://10.0.0.5:44772");
-  EXPECT_EQ(plan.remote->url_origin.Describe(), "config sandbox_execd_url at cfg.toml:5:1");
-  EXPECT_EQ(plan.remote->remote_cwd, "/workspace");
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kOpenSandbox);
+  EXPECT_EQ(plan.remote()->contract, ir::Contract::kExecd);
+  EXPECT_EQ(plan.remote()->url, "http://10.0.0.5:44772");
+  EXPECT_EQ(plan.remote()->url_origin.Describe(), "config sandbox_execd_url at cfg.toml:5:1");
+  EXPECT_EQ(plan.remote()->remote_cwd, "/workspace");
 
   spec.sandbox_opensandbox_api = Api("lifecycle", 4);
   ir::LaunchPlan refused = Lower(spec);
-  EXPECT_EQ(refused.kind, ir::PlanKind::kRefused);
-  EXPECT_EQ(refused.refusal->reason,
+  EXPECT_EQ(refused.kind(), ir::PlanKind::kRefused);
+  EXPECT_EQ(refused.refusal()->reason,
             "sandbox_opensandbox_api = \"lifecycle\" needs sandbox_image (the container image to "
             "create the sandbox from); shell execution is refused");
   spec.sandbox_image = S("debian:12", "sandbox_image", 7);
@@ -196,17 +196,17 @@ TEST(LowerRemoteTest, NativeApiSettings) {
       Setting<int>{8000, ir::Origin::Config("sandbox_execd_port", "cfg.toml", 8, 1)};
   spec.sandbox_keep = Setting<bool>{true, ir::Origin::Config("sandbox_keep", "cfg.toml", 9, 1)};
   plan = Lower(spec);
-  ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
-  EXPECT_EQ(plan.remote->url, "https://sandbox.example.test");  // the lifecycle server
-  EXPECT_EQ(plan.remote->image, "debian:12");
-  EXPECT_EQ(plan.remote->execd_port, 8000);
-  EXPECT_TRUE(plan.remote->keep);
+  ASSERT_EQ(plan.kind(), ir::PlanKind::kOpenSandbox);
+  EXPECT_EQ(plan.remote()->url, "https://sandbox.example.test");  // the lifecycle server
+  EXPECT_EQ(plan.remote()->image, "debian:12");
+  EXPECT_EQ(plan.remote()->execd_port, 8000);
+  EXPECT_TRUE(plan.remote()->keep);
 }
 
 TEST(LowerRemoteTest, NotEnforcedSaysWhatTheRemoteSideCannotEnforce) {
   ir::LaunchPlan plan = Lower(Spec("opensandbox"));
   EXPECT_THAT(
-      plan.remote->not_enforced,
+      plan.remote()->not_enforced,
       ::testing::ElementsAre(
           "writes limited to the writable roots (/home/dev/proj; the remote side decides "
           "what the command may write)",
@@ -220,8 +220,8 @@ TEST(LowerRemoteTest, NotEnforcedSaysWhatTheRemoteSideCannotEnforce) {
   spec.sandbox_opensandbox_api = Api("lifecycle", 4);
   spec.sandbox_image = S("debian:12", "sandbox_image", 5);
   ir::LaunchPlan lifecycle = Lower(spec);
-  ASSERT_EQ(lifecycle.kind, ir::PlanKind::kOpenSandbox);
-  for (const std::string& n : lifecycle.remote->not_enforced) {
+  ASSERT_EQ(lifecycle.kind(), ir::PlanKind::kOpenSandbox);
+  for (const std::string& n : lifecycle.remote()->not_enforced) {
     EXPECT_THAT(n, Not(HasSubstr("network")));
   }
 }
@@ -372,7 +372,7 @@ TEST(OpenSandboxReviewTest, GoldensForEachContract) {
   for (const char* api : {"codewhale", "execd", "lifecycle"}) {
     SCOPED_TRACE(api);
     ir::LaunchPlan plan = GoldenPlan(api);
-    ASSERT_EQ(plan.kind, ir::PlanKind::kOpenSandbox);
+    ASSERT_EQ(plan.kind(), ir::PlanKind::kOpenSandbox);
     auto reqs = backends::ReviewRequests(plan, kProgram, std::nullopt);
     std::string text = backends::FormatReviewText(plan, reqs);
     std::string json = backends::FormatReviewJson(plan, reqs);

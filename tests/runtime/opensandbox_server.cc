@@ -92,7 +92,6 @@ nlohmann::json TestServer::State() {
 
 ir::LaunchPlan RemotePlan(const std::string& contract, const std::string& url, bool with_key) {
   ir::LaunchPlan plan;
-  plan.kind = ir::PlanKind::kOpenSandbox;
   plan.platform = ir::Platform::kLinux;
   plan.permission_mode = ir::PermissionMode::kAsk;
   plan.policy.type = ir::PolicyType::kWorkspaceWrite;
@@ -107,7 +106,7 @@ ir::LaunchPlan RemotePlan(const std::string& contract, const std::string& url, b
   if (with_key) rm.api_key = {ir::ApiKeySource::Kind::kEnv, "CWSC_TEST_OPENSANDBOX_KEY", {}};
   rm.image = "debian:12";
   rm.not_enforced = {"writes limited to the writable roots (/home/dev/proj)"};
-  plan.remote = rm;
+  plan.launch = std::move(rm);
   return plan;
 }
 

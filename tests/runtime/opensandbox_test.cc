@@ -238,7 +238,7 @@ TEST_F(OpenSandboxTest, ExecdStreamsOutputAsItArrivesAndTakesTheExitCode) {
 
 TEST_F(OpenSandboxTest, ExecdSuccessCwdEnvsAndTimeoutAreSent) {
   ir::LaunchPlan plan = ExecdPlan(*server_);
-  plan.remote->remote_cwd = "/tmp";
+  plan.remote()->remote_cwd = "/tmp";
   plan.env_set.push_back({"GREETING", "hello there", ir::Origin::Default("t")});
   RemoteRun run = Run(plan, {"sh", "-c", "pwd; echo \"$GREETING\""}, std::string(kTestExecdToken));
   run.timeout_ms = 20000;
@@ -304,7 +304,7 @@ TEST_F(OpenSandboxTest, ExecdStartFailureIsAnErrorNotAnExitCode) {
 
 TEST_F(OpenSandboxTest, ExecdMissingWorkingDirectoryIsAClearError) {
   ir::LaunchPlan plan = ExecdPlan(*server_);
-  plan.remote->remote_cwd = "/nonexistent-cwsc-dir";
+  plan.remote()->remote_cwd = "/nonexistent-cwsc-dir";
   ASSERT_FALSE(Go(Run(plan, {"true"}, std::string(kTestExecdToken))).ok());
   EXPECT_EQ(message_,
             "execd returned HTTP 400 (INVALID_REQUEST_BODY): invalid request, validation error "
@@ -575,7 +575,7 @@ TEST_F(OpenSandboxTest, LifecycleCreatesWaitsRunsAndDeletes) {
 TEST_F(OpenSandboxTest, LifecycleNetworkOnAllowsAndKeepKeepsTheSandbox) {
   ir::LaunchPlan plan = RemotePlan("lifecycle", server_->url());
   plan.policy.network_access = true;
-  plan.remote->keep = true;
+  plan.remote()->keep = true;
   auto r = Go(Run(plan, {"true"}));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->sandbox_deleted);
