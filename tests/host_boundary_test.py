@@ -26,6 +26,10 @@ layers each may link are read from the table of docs/architecture.md
    layers of their own) include each other without a cycle (a cycle is
    printed as its path), and no .cc or .h file under compiler/ has more than
    MAX_LINES lines.
+6. Code reads the plan's launch, not its kind: outside ir/ and tests/, the
+   sources name a plan kind (`PlanKind::k...`) in at most MAX_KIND_NAMES
+   places (each printed); everywhere else they ask for the launch's
+   alternative (ir/plan.h).
 
 Exit status 0 when every check passes; otherwise each violation is printed.
 With --expect LAYER:SYMBOL (the check's own test, with a library that calls
@@ -95,6 +99,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 MAX_LINES = 500
+# Check 6: places outside ir/ that may name a plan kind (where the two bwrap
+# flavours differ).
+MAX_KIND_NAMES = 4
 
 
 def compiler_modules(root):
@@ -150,6 +157,28 @@ def long_files(root):
                     lines = sum(1 for _ in f)
                 if lines > MAX_LINES:
                     out.append((os.path.relpath(path, root), lines))
+    return out
+
+
+KIND_NAME = re.compile(r"\bPlanKind::k[A-Za-z]+")
+KIND_FOLDERS = ["compiler", "backends", "runtime", "lib", "cli", "fuzz", "bench", "examples"]
+
+
+def kind_names(root):
+    """(path:line, text) of each place outside ir/ and tests/ that names a
+    plan kind's enumerator."""
+    out = []
+    for folder in KIND_FOLDERS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if not name.endswith((".cc", ".h", ".c")):
+                    continue
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
+                    for number, line in enumerate(f, 1):
+                        if KIND_NAME.search(line):
+                            out.append((f"{os.path.relpath(path, root)}:{number}", line.strip()))
     return out
 
 
@@ -263,6 +292,12 @@ def main(argv):
     for path, lines in long_files(root):
         problems.append(f"{path} has {lines} lines; a file of compiler/ has at most {MAX_LINES}")
     print(f"compiler/: {len(graph)} modules")
+    named = kind_names(root)
+    for place, line in named:
+        print(f"names a plan kind: {place}: {line}")
+    if len(named) > MAX_KIND_NAMES:
+        problems.append(f"{len(named)} places outside ir/ name a plan kind; at most "
+                        f"{MAX_KIND_NAMES} may (ask for the launch's alternative: ir/plan.h)")
 
     for p in problems:
         print(p)
@@ -277,7 +312,11 @@ def main(argv):
         diamond = include_cycles({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()})
         searched = cycle == [["a", "b", "c", "a"]] and diamond == []
         print(f"include cycle search {'finds' if searched else 'does NOT find'} a -> b -> c -> a")
-        return 0 if found and searched else 1
+        # Check 6's pattern: an enumerator is a kind named, its spelling is not.
+        kinds = (bool(KIND_NAME.search("if (p.kind() == ir::PlanKind::kLinuxBwrap) {")) and
+                 not KIND_NAME.search("ir::PlanKindName(plan.kind())"))
+        print(f"plan kind pattern {'tells' if kinds else 'does NOT tell'} a name from a spelling")
+        return 0 if found and searched and kinds else 1
     return 1 if problems else 0
 
 
