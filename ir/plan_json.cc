@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <initializer_list>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -311,6 +312,156 @@ bool LaunchFieldUsed(PlanKind kind, const std::string& name) {
 
 // ---- writing ---------------------------------------------------------------
 
+// JsonOut writes JSON straight into a string, in the one canonical form
+// (nlohmann's dump(2): two-space indent, `"key": value`, `[]` and `{}` when
+// empty, strings escaped as it escapes them), without building a document
+// first. A string that is not valid UTF-8 cannot be written (BadUtf8).
+struct BadUtf8 {};
+
+class JsonOut {
+ public:
+  explicit JsonOut(std::string* out) : out_(*out) {}
+
+  void BeginObject() { Open('{'); }
+  void EndObject() { Close('}'); }
+  void BeginArray() { Open('['); }
+  void EndArray() { Close(']'); }
+  void Key(std::string_view key) {
+    NextItem();
+    Quoted(key);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void String(std::string_view s) {
+    BeforeValue();
+    Quoted(s);
+  }
+  void Int(int v) {
+    BeforeValue();
+    absl::StrAppend(&out_, v);
+  }
+  void Bool(bool v) {
+    BeforeValue();
+    out_ += v ? "true" : "false";
+  }
+  void Null() {
+    BeforeValue();
+    out_ += "null";
+  }
+
+ private:
+  void BeforeValue() {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!items_.empty()) {
+      NextItem();
+    }
+  }
+  // NextItem starts a member or an element on its own line.
+  void NextItem() {
+    out_ += items_.back()++ == 0 ? "\n" : ",\n";
+    out_.append(2 * items_.size(), ' ');
+  }
+  void Open(char c) {
+    BeforeValue();
+    out_ += c;
+    items_.push_back(0);
+  }
+  void Close(char c) {
+    size_t n = items_.back();
+    items_.pop_back();
+    if (n != 0) {
+      out_ += '\n';
+      out_.append(2 * items_.size(), ' ');
+    }
+    out_ += c;
+  }
+  // Quoted writes a string in quotes: `"` and `\` escaped, the control
+  // characters as \b \t \n \f \r or \u00XX, everything else as it is.
+  void Quoted(std::string_view s) {
+    if (!ValidUtf8(s)) throw BadUtf8{};
+    out_ += '"';
+    size_t plain = 0;  // start of the bytes not yet copied
+    for (size_t i = 0; i < s.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x20 && c != '"' && c != '\\') continue;
+      out_.append(s.data() + plain, i - plain);
+      plain = i + 1;
+      switch (c) {
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\b':
+          out_ += "\\b";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\f':
+          out_ += "\\f";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
+        default: {
+          static const char kHex[] = "0123456789abcdef";
+          const char esc[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+          out_.append(esc, sizeof esc);
+        }
+      }
+    }
+    out_.append(s.data() + plain, s.size() - plain);
+    out_ += '"';
+  }
+  // ValidUtf8: well-formed UTF-8 (RFC 3629: no overlong forms, no
+  // surrogates, nothing above U+10FFFF), as the JSON library requires.
+  static bool ValidUtf8(std::string_view s) {
+    size_t i = 0;
+    const size_t n = s.size();
+    while (i < n) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c < 0x80) {
+        ++i;
+        continue;
+      }
+      int more = 0;
+      unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+      if (c >= 0xc2 && c <= 0xdf) {
+        more = 1;
+      } else if (c >= 0xe0 && c <= 0xef) {
+        more = 2;
+        if (c == 0xe0) lo = 0xa0;  // no overlong forms
+        if (c == 0xed) hi = 0x9f;  // no surrogates
+      } else if (c >= 0xf0 && c <= 0xf4) {
+        more = 3;
+        if (c == 0xf0) lo = 0x90;  // no overlong forms
+        if (c == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+      } else {
+        return false;
+      }
+      if (n - i <= static_cast<size_t>(more)) return false;
+      unsigned char second = static_cast<unsigned char>(s[i + 1]);
+      if (second < lo || second > hi) return false;
+      for (int k = 2; k <= more; ++k) {
+        unsigned char b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+        if (b < 0x80 || b > 0xbf) return false;
+      }
+      i += static_cast<size_t>(more) + 1;
+    }
+    return true;
+  }
+
+  std::string& out_;
+  std::vector<size_t> items_;  // per open object or array: members written so far
+  bool after_key_ = false;
+};
+
 std::string Hex(uint64_t v) {
   static const char kDigits[] = "0123456789abcdef";
   std::string out;
@@ -321,83 +472,111 @@ std::string Hex(uint64_t v) {
   return "0x" + out;
 }
 
-Json Write(const std::string& v) { return v; }
-Json Write(bool v) { return v; }
-Json Write(int v) { return v; }
-Json Write(uint64_t v) { return Hex(v); }  // syscall argument masks and values
+void Write(JsonOut& o, const std::string& v) { o.String(v); }
+void Write(JsonOut& o, const SharedString& v) { o.String(v.str()); }
+void Write(JsonOut& o, bool v) { o.Bool(v); }
+void Write(JsonOut& o, int v) { o.Int(v); }
+void Write(JsonOut& o, uint64_t v) { o.String(Hex(v)); }  // syscall argument masks and values
 
 template <typename E>
-requires std::is_enum_v<E> Json Write(E v) { return EnumSpelling<E>::Name(v); }
+requires std::is_enum_v<E>
+void Write(JsonOut& o, E v) { o.String(EnumSpelling<E>::Name(v)); }
 
-Json Write(const Origin& o) {
-  Json j;
-  j["kind"] = Origin::KindName(o.kind);
-  j["detail"] = o.detail;
-  if (!o.file.empty()) {  // position keys only for a file origin
-    j["file"] = o.file;
-    j["line"] = o.line;
-    j["col"] = o.col;
+void Write(JsonOut& o, const Origin& origin) {
+  o.BeginObject();
+  o.Key("kind");
+  o.String(Origin::KindName(origin.kind));
+  o.Key("detail");
+  o.String(origin.detail.str());
+  if (!origin.file.empty()) {  // position keys only for a file origin
+    o.Key("file");
+    o.String(origin.file.str());
+    o.Key("line");
+    o.Int(origin.line);
+    o.Key("col");
+    o.Int(origin.col);
   }
-  return j;
+  o.EndObject();
 }
 
 template <Tabled T>
-Json Write(const T& v);
-Json Write(const SyscallFilter& f);
+void Write(JsonOut& o, const T& v);
+void Write(JsonOut& o, const SyscallFilter& f);
 
 template <typename T>
-Json Write(const std::vector<T>& items) {
-  Json j = Json::array();
-  for (const T& item : items) j.push_back(Write(item));
-  return j;
+void Write(JsonOut& o, const std::vector<T>& items) {
+  o.BeginArray();
+  for (const T& item : items) Write(o, item);
+  o.EndArray();
 }
 
 template <typename T>
-Json Write(const std::optional<T>& v) {
-  return v ? Write(*v) : Json(nullptr);
+void Write(JsonOut& o, const std::optional<T>& v) {
+  if (v) {
+    Write(o, *v);
+  } else {
+    o.Null();
+  }
 }
 
 template <Tabled T>
-Json Write(const T& v) {
-  Json j = Json::object();
-  ForEachField(TableOf(&v), [&](const auto& f) { j[f.name] = Write(v.*(f.member)); });
-  return j;
+void Write(JsonOut& o, const T& v) {
+  o.BeginObject();
+  ForEachField(TableOf(&v), [&](const auto& f) {
+    o.Key(f.name);
+    Write(o, v.*(f.member));
+  });
+  o.EndObject();
 }
 
-Json Write(const SyscallFilter& f) {
-  return Json{
-      {"default", "allow"}, {"other_architectures", "kill-process"}, {"rules", Write(f.rules)}};
+void Write(JsonOut& o, const SyscallFilter& f) {
+  o.BeginObject();
+  o.Key("default");
+  o.String("allow");
+  o.Key("other_architectures");
+  o.String("kill-process");
+  o.Key("rules");
+  Write(o, f.rules);
+  o.EndObject();
 }
 
-Json LaunchJson(const LaunchPlan& p) {
-  Json launch = Json::object();
+void WriteLaunch(JsonOut& o, const LaunchPlan& p) {
+  o.BeginObject();
   PlanKind kind = p.kind();
+  auto field = [&](const char* name, const auto& value) {
+    o.Key(name);
+    Write(o, value);
+  };
   if (const Bwrap* b = p.bwrap()) {
     ForEachField(kBwrapFields, [&](const auto& f) {
-      if (LaunchFieldUsed(kind, f.name)) launch[f.name] = Write(b->*(f.member));
+      if (LaunchFieldUsed(kind, f.name)) field(f.name, b->*(f.member));
     });
   } else if (const auto* l = std::get_if<LandlockLaunch>(&p.launch)) {
-    ForEachField(kLandlockLaunchFields,
-                 [&](const auto& f) { launch[f.name] = Write(l->*(f.member)); });
+    ForEachField(kLandlockLaunchFields, [&](const auto& f) { field(f.name, l->*(f.member)); });
   } else if (const Seatbelt* s = p.seatbelt()) {
-    launch["seatbelt"] = Write(*s);
+    field("seatbelt", *s);
   } else if (const Remote* r = p.remote()) {
-    launch["remote"] = Write(*r);
+    field("remote", *r);
   } else if (const Refusal* r = p.refusal()) {
-    launch["refusal"] = Write(*r);
+    field("refusal", *r);
   }
-  return launch;
+  o.EndObject();
 }
 
-Json PlanJson(const LaunchPlan& p) {
-  Json j = Json::object();
-  j["schema_version"] = p.schema_version;
-  j["kind"] = Write(p.kind());
+void WritePlan(JsonOut& o, const LaunchPlan& p) {
+  o.BeginObject();
+  o.Key("schema_version");
+  o.Int(p.schema_version);
+  o.Key("kind");
+  Write(o, p.kind());
   ForEachField(kPlanFields, [&](const auto& f) {
-    if (f.name != std::string_view("schema_version")) j[f.name] = Write(p.*(f.member));
+    if (f.name == std::string_view("schema_version")) return;
+    o.Key(f.name);
+    Write(o, p.*(f.member));
   });
-  j["launch"] = LaunchJson(p);
-  return j;
+  o.Key("launch");
+  WriteLaunch(o, p);
+  o.EndObject();
 }
 
 // ---- reading ---------------------------------------------------------------
@@ -408,21 +587,25 @@ struct BadPlan {
   std::string message;
 };
 
+// Reader is one value of the plan's JSON and where it is. The JSON pointer
+// of a value is spelled only when it is needed, for an error: a reader
+// keeps its parent and its key or index, and the parent outlives it (a
+// reader lives in the call that reads its value).
 class Reader {
  public:
-  Reader(const Json& j, std::string ptr) : j_(j), ptr_(std::move(ptr)) {}
+  explicit Reader(const Json& j) : j_(j) {}
 
   Reader At(const char* key) const {
     if (!j_.is_object()) Fail("expected an object");
     auto it = j_.find(key);
-    if (it == j_.end()) throw BadPlan{absl::StrCat(ptr_, "/", key), "missing"};
-    return Reader(*it, absl::StrCat(ptr_, "/", key));
+    if (it == j_.end()) throw BadPlan{absl::StrCat(pointer(), "/", key), "missing"};
+    return Reader(*it, this, key, 0);
   }
   bool Has(const char* key) const { return j_.is_object() && j_.contains(key); }
   bool IsNull() const { return j_.is_null(); }
-  std::string Str() const {
+  const std::string& Str() const {
     if (!j_.is_string()) Fail("expected a string");
-    return j_.get<std::string>();
+    return j_.get_ref<const std::string&>();
   }
   bool Bool() const {
     if (!j_.is_boolean()) Fail("expected a boolean");
@@ -439,7 +622,7 @@ class Reader {
   }
   // HexU64 reads "0x" followed by 1 to 16 hexadecimal digits.
   uint64_t HexU64() const {
-    std::string s = Str();
+    const std::string& s = Str();
     if (s.size() < 3 || s.size() > 18 || s[0] != '0' || s[1] != 'x') {
       Fail("expected \"0x\" and 1 to 16 hexadecimal digits");
     }
@@ -452,44 +635,61 @@ class Reader {
     }
     return v;
   }
-  std::vector<Reader> Items() const {
+  // ForEachItem calls f(item) for each element of an array, in order.
+  template <typename F>
+  void ForEachItem(F&& f) const {
     if (!j_.is_array()) Fail("expected an array");
-    std::vector<Reader> out;
-    for (size_t i = 0; i < j_.size(); ++i) out.emplace_back(j_[i], absl::StrCat(ptr_, "/", i));
-    return out;
+    for (size_t i = 0; i < j_.size(); ++i) f(Reader(j_[i], this, nullptr, i));
   }
-  // Keys lists an object's keys (an error for another value).
-  std::vector<std::string> Keys() const {
+  // ForEachKey calls f(key) for each key of an object (an error for another value).
+  template <typename F>
+  void ForEachKey(F&& f) const {
     if (!j_.is_object()) Fail("expected an object");
-    std::vector<std::string> out;
-    for (auto it = j_.begin(); it != j_.end(); ++it) out.push_back(it.key());
-    return out;
+    for (auto it = j_.begin(); it != j_.end(); ++it) f(it.key());
   }
-  const std::string& pointer() const { return ptr_; }
-  [[noreturn]] void Fail(const std::string& message) const { throw BadPlan{ptr_, message}; }
+  // pointer is the value's JSON pointer ("" for the whole plan).
+  std::string pointer() const {
+    if (parent_ == nullptr) return "";
+    return key_ != nullptr ? absl::StrCat(parent_->pointer(), "/", key_)
+                           : absl::StrCat(parent_->pointer(), "/", index_);
+  }
+  [[noreturn]] void Fail(const std::string& message) const { throw BadPlan{pointer(), message}; }
 
  private:
+  Reader(const Json& j, const Reader* parent, const char* key, size_t index)
+      : j_(j), parent_(parent), key_(key), index_(index) {}
+
   const Json& j_;
-  std::string ptr_;
+  const Reader* parent_ = nullptr;
+  const char* key_ = nullptr;  // an object's key; null: an array's element
+  size_t index_ = 0;
 };
 
-// RejectUnknown refuses a key that is not one of `known` (docs/plan.md,
+// RejectUnknown refuses a key for which `known` is false (docs/plan.md,
 // "Compatibility": the plan is a closed format).
-void RejectUnknown(const Reader& r, const std::vector<std::string>& known) {
-  for (const std::string& key : r.Keys()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
+template <typename Known>
+void RejectUnknownIf(const Reader& r, Known&& known) {
+  r.ForEachKey([&](const std::string& key) {
+    if (!known(key)) {
       r.At(key.c_str())
           .Fail(absl::StrCat("unknown field (schema_version ", kPlanSchemaVersion,
                              " has no such field)"));
     }
-  }
+  });
 }
 
+void RejectUnknown(const Reader& r, std::initializer_list<std::string_view> known) {
+  RejectUnknownIf(r, [&](const std::string& key) {
+    return std::find(known.begin(), known.end(), key) != known.end();
+  });
+}
+
+// InTable: `key` names a field of `table`.
 template <typename Table>
-std::vector<std::string> NamesOf(const Table& table) {
-  std::vector<std::string> names;
-  ForEachField(table, [&](const auto& f) { names.push_back(f.name); });
-  return names;
+bool InTable(const Table& table, std::string_view key) {
+  bool found = false;
+  ForEachField(table, [&](const auto& f) { found = found || key == f.name; });
+  return found;
 }
 
 void Read(const Reader& r, std::string* out) { *out = r.Str(); }
@@ -501,7 +701,7 @@ void Read(const Reader& r, uint64_t* out) { *out = r.HexU64(); }
 template <typename E>
 requires std::is_enum_v<E>
 void Read(const Reader& r, E* out) {
-  std::string s = r.Str();
+  const std::string& s = r.Str();
   for (E v : EnumSpelling<E>::kValues) {
     if (s == EnumSpelling<E>::Name(v)) {
       *out = v;
@@ -540,7 +740,7 @@ void Read(const Reader& r, SyscallFilter* out);
 
 template <typename T>
 void Read(const Reader& r, std::vector<T>* out) {
-  for (const Reader& item : r.Items()) Read(item, &out->emplace_back());
+  r.ForEachItem([&](const Reader& item) { Read(item, &out->emplace_back()); });
 }
 
 template <typename T>
@@ -551,7 +751,7 @@ void Read(const Reader& r, std::optional<T>* out) {
 
 template <Tabled T>
 void Read(const Reader& r, T* out) {
-  RejectUnknown(r, NamesOf(TableOf(out)));
+  RejectUnknownIf(r, [&](const std::string& key) { return InTable(TableOf(out), key); });
   ForEachField(TableOf(out), [&](const auto& f) { Read(r.At(f.name), &(out->*(f.member))); });
 }
 
@@ -578,11 +778,11 @@ void ReadPart(const Reader& r, const char* key, PlanKind kind, const char* needs
 
 // ReadLaunch reads the launch of a `kind` plan and rejects any other key.
 void ReadLaunch(const Reader& r, PlanKind kind, LaunchPlan* p) {
-  for (const std::string& key : r.Keys()) {
+  r.ForEachKey([&](const std::string& key) {
     if (!LaunchFieldUsed(kind, key)) {
       r.At(key.c_str()).Fail(absl::StrCat("not part of ", AKind(kind), " plan"));
     }
-  }
+  });
   switch (kind) {
     case PlanKind::kNone:
       p->launch = Unconfined{};
@@ -630,10 +830,9 @@ LaunchPlan ReadPlan(const Reader& r) {
   if (p.schema_version != kPlanSchemaVersion) {
     r.At("schema_version").Fail(UnsupportedVersionMessage(p.schema_version));
   }
-  std::vector<std::string> known = NamesOf(kPlanFields);
-  known.push_back("kind");
-  known.push_back("launch");
-  RejectUnknown(r, known);
+  RejectUnknownIf(r, [](const std::string& key) {
+    return key == "kind" || key == "launch" || InTable(kPlanFields, key);
+  });
   PlanKind kind = PlanKind::kNone;
   Read(r.At("kind"), &kind);
   ForEachField(kPlanFields, [&](const auto& f) { Read(r.At(f.name), &(p.*(f.member))); });
@@ -716,9 +915,14 @@ std::string UnsupportedVersionMessage(int version) {
 }
 
 absl::StatusOr<std::string> PlanToJson(const LaunchPlan& plan) {
+  std::string text;
+  text.reserve(64 * 1024);
   try {
-    return PlanJson(plan).dump(2) + "\n";
-  } catch (const nlohmann::json::exception& e) {
+    JsonOut out(&text);
+    WritePlan(out, plan);
+    text += '\n';
+    return text;
+  } catch (const BadUtf8&) {
     return absl::InvalidArgumentError(
         "the plan holds a path or value that is not valid UTF-8; JSON cannot represent it "
         "(use --format nul for the argv)");
@@ -730,7 +934,7 @@ absl::StatusOr<LaunchPlan> PlanFromJson(const std::string& text, const std::stri
   if (j.is_discarded()) return MalformedJson(text, file);
   LaunchPlan plan;
   try {
-    plan = ReadPlan(Reader(j, ""));
+    plan = ReadPlan(Reader(j));
   } catch (const BadPlan& bad) {
     return BadPlanError(file, bad.pointer, bad.message);
   } catch (const nlohmann::json::exception& e) {

@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "ir/validate.h"
 
@@ -150,6 +152,77 @@ LaunchPlan FullPlan() { return BwrapPlan(); }
 std::vector<LaunchPlan> EveryKind() {
   return {CommonPlan(), BwrapPlan(),   LauncherPlan(), SeatbeltPlan(),
           RemotePlan(), RefusedPlan(), LandlockPlan()};
+}
+
+// The plan's JSON is written straight into text, not through the JSON
+// library's document; what it writes is what the library's dump(2) writes
+// for the same document, byte for byte.
+TEST(PlanJson, WriterWritesWhatTheJsonLibraryWrites) {
+  for (const LaunchPlan& p : EveryKind()) {
+    SCOPED_TRACE(PlanKindName(p.kind()));
+    std::string text = *PlanToJson(p);
+    EXPECT_EQ(text, nlohmann::ordered_json::parse(text).dump(2) + "\n");
+  }
+}
+
+// Every string: the same escapes as the library's, and an error exactly
+// where the library finds invalid UTF-8 (overlong forms, surrogates, bytes
+// above U+10FFFF, cut sequences, stray continuation bytes).
+TEST(PlanJson, StringsAreEscapedAndCheckedAsTheJsonLibraryDoes) {
+  std::vector<std::string> cases;
+  for (int b = 0; b < 256; ++b) cases.push_back(std::string(1, static_cast<char>(b)));
+  const char* const kSequences[] = {"\xc2\x80",
+                                    "\xdf\xbf",
+                                    "\xc0\x80",
+                                    "\xc1\xbf",
+                                    "\xe0\xa0\x80",
+                                    "\xe0\x80\x80",
+                                    "\xe0\x9f\xbf",
+                                    "\xed\x9f\xbf",
+                                    "\xed\xa0\x80",
+                                    "\xee\x80\x80",
+                                    "\xef\xbf\xbf",
+                                    "\xf0\x90\x80\x80",
+                                    "\xf0\x8f\xbf\xbf",
+                                    "\xf4\x8f\xbf\xbf",
+                                    "\xf4\x90\x80\x80",
+                                    "\xf5\x80\x80\x80",
+                                    "\xe2\x82",
+                                    "\xf0\x9f\x98",
+                                    "\x80",
+                                    "a\xc3",
+                                    "\xc3\xa9\x80",
+                                    "caf\xc3\xa9 \x7f \x1b[31m \\ \" /"};
+  for (const char* seq : kSequences) cases.push_back(seq);
+  // And strings of bytes drawn from the interesting ones, the same each run.
+  const unsigned char kBytes[] = {'a',  '"',  '\\', '/',  0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc2,
+                                  0xc3, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, '\n', 0x9f};
+  uint32_t seed = 12345;
+  for (int n = 0; n < 3000; ++n) {
+    std::string s;
+    for (int len = static_cast<int>((seed >> 8) % 7); len > 0; --len) {
+      seed = seed * 1103515245 + 12345;
+      s += static_cast<char>(kBytes[(seed >> 16) % sizeof kBytes]);
+    }
+    seed = seed * 1103515245 + 12345;
+    cases.push_back(s);
+  }
+  LaunchPlan p = CommonPlan();
+  for (const std::string& c : cases) {
+    p.cwd = c;
+    absl::StatusOr<std::string> ours = PlanToJson(p);
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(*PlanToJson(CommonPlan()));
+    j["cwd"] = c;
+    std::optional<std::string> theirs;
+    try {
+      theirs = j.dump(2) + "\n";
+    } catch (const nlohmann::json::exception&) {
+    }
+    ASSERT_EQ(ours.ok(), theirs.has_value()) << absl::CHexEscape(c);
+    if (theirs) {
+      EXPECT_EQ(*ours, *theirs) << absl::CHexEscape(c);
+    }
+  }
 }
 
 TEST(PlanJson, EveryKindRoundTrips) {
