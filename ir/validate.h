@@ -1,8 +1,9 @@
 // Validate checks that a LaunchPlan is one the backends and the runtime can
-// act on: each kind carries its own launch fields and no other kind's (a
-// refused plan its refusal, a Seatbelt plan its Seatbelt facts, ...), mounts
-// are well formed, roots agree with their skip reasons. PlanFromJson runs it
-// on every plan it reads, so `cwsc exec` refuses an impossible plan.
+// act on, beyond what its type says (a plan holds one launch, ir::Launch):
+// a bwrap launch has mounts and they are well formed, a refusal has a
+// reason, the platform fits the launch, roots agree with their skip
+// reasons. PlanFromJson runs it on every plan it reads, so `cwsc exec`
+// refuses an impossible plan.
 //
 //   std::vector<PlanProblem> problems = Validate(plan);  // empty: valid
 //
