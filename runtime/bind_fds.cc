@@ -131,12 +131,13 @@ absl::StatusOr<BindSources> OpenBindSources(const ir::LaunchPlan& plan,
                                             compiler::HostFacts& facts) {
   BindSources out;
   std::vector<int>& fds = *out.mutable_fds();
-  fds.assign(plan.mounts().size(), -1);
+  const std::span<const ir::Mount> mounts = plan.mounts();
+  fds.assign(mounts.size(), -1);
   size_t count = 0;
-  for (const ir::Mount& m : plan.mounts()) count += !BoundByPath(m);
+  for (const ir::Mount& m : mounts) count += !BoundByPath(m);
   RaiseFdLimit(count);
-  for (size_t i = 0; i < plan.mounts().size(); ++i) {
-    const ir::Mount& m = plan.mounts()[i];
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const ir::Mount& m = mounts[i];
     if (BoundByPath(m)) continue;
     int fd = OpenWithoutSymlinks(m.source.c_str());
     if (fd < 0) {

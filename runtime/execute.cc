@@ -110,8 +110,9 @@ absl::Status CheckFileMask(size_t i, const ir::Mount& m, compiler::HostFacts& fa
 // a bind's source is now, the replay of the plan's facts has asked.
 absl::Status CheckMounts(const LaunchPlan& plan, compiler::HostFacts& facts,
                          const backends::BwrapView& view) {
-  for (size_t i = 0; i < plan.mounts().size(); ++i) {
-    const ir::Mount& m = plan.mounts()[i];
+  const std::span<const ir::Mount> mounts = plan.mounts();
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const ir::Mount& m = mounts[i];
     absl::Status s = m.source.empty() || m.source == "/"  // "/" always exists
                          ? CheckMaskDirectory(i, m, facts, view)
                          : CheckFileMask(i, m, facts);

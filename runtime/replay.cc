@@ -73,8 +73,9 @@ absl::Status ReplayProbe(const ir::ConsultedProbe& then, compiler::HostFacts& fa
 
 // What the plan uses `path` for, to name it in a refusal.
 std::string UseOf(const ir::LaunchPlan& plan, const std::string& path) {
-  for (size_t i = 0; i < plan.mounts().size(); ++i) {
-    const ir::Mount& m = plan.mounts()[i];
+  const std::span<const ir::Mount> mounts = plan.mounts();
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const ir::Mount& m = mounts[i];
     if (m.source == path || m.dest == path) {
       return absl::StrCat("mount ", i + 1, ": ", m.why.str());
     }
@@ -157,8 +158,9 @@ bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, const s
 absl::Status Unrecorded(const ir::LaunchPlan& plan, compiler::HostFacts& facts,
                         const backends::BwrapView* view,
                         const absl::flat_hash_set<absl::string_view>& known) {
-  for (size_t i = 0; i < plan.mounts().size(); ++i) {
-    const ir::Mount& m = plan.mounts()[i];
+  const std::span<const ir::Mount> mounts = plan.mounts();
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const ir::Mount& m = mounts[i];
     if (m.source.empty() || m.source == "/" || m.source == "/dev/null") continue;
     if (known.contains(m.source.str())) continue;
     const PathInfo& s = facts.Path(m.source.str());
