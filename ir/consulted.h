@@ -59,7 +59,10 @@ struct ConsultedProbe {
   bool operator==(const ConsultedProbe&) const = default;
 };
 struct Consulted {
+  // The user: `user` when the compile read the passwd entry (name, home,
+  // groups), else `uid` when it asked only for the user id; at most one.
   std::optional<ConsultedUser> user;
+  std::optional<int> uid;
   std::vector<ConsultedEnv> env;         // sorted by name
   std::vector<ConsultedSecret> secrets;  // sorted by name
   std::vector<ConsultedPath> paths;      // in the order first asked

@@ -21,7 +21,7 @@
 
 namespace cwsc::ir {
 
-inline constexpr int kPlanSchemaVersion = 4;
+inline constexpr int kPlanSchemaVersion = 5;
 
 // PlanKind is how a command will be confined; spelled as Codewhale reports it.
 enum class PlanKind {

@@ -139,7 +139,7 @@ constexpr auto kConsultedProbeFields =
     std::make_tuple(Field("name", &ConsultedProbe::name), Field("ok", &ConsultedProbe::ok));
 
 constexpr auto kConsultedFields = std::make_tuple(
-    Field("user", &Consulted::user), Field("env", &Consulted::env),
+    Field("user", &Consulted::user), Field("uid", &Consulted::uid), Field("env", &Consulted::env),
     Field("secrets", &Consulted::secrets), Field("paths", &Consulted::paths),
     Field("probes", &Consulted::probes), Field("landlock_abi", &Consulted::landlock_abi));
 

@@ -45,6 +45,9 @@ class Checker {
       Problem("/platform", absl::StrCat("a macos-seatbelt plan runs on macos, not '",
                                         PlatformName(plan_.platform), "'"));
     }
+    if (plan_.consulted && plan_.consulted->user && plan_.consulted->uid) {
+      Problem("/consulted/uid", "a plan records the user id alone or the whole user, not both");
+    }
     bool local_sandbox = plan_.bwrap() || plan_.seatbelt() || plan_.landlock();
     if (local_sandbox && !plan_.policy.ShouldSandbox()) {
       Problem("/policy/type",

@@ -218,6 +218,9 @@ absl::Status ReplayConsulted(const ir::LaunchPlan& plan, compiler::HostFacts& fa
     }
   }
   if (c.user) CWSC_RETURN_IF_ERROR(ReplayUser(*c.user, facts.User()));
+  if (c.uid && static_cast<uint32_t>(*c.uid) != facts.Uid()) {
+    return Changed("the user's uid", absl::StrCat(*c.uid), absl::StrCat(facts.Uid()));
+  }
   for (const ir::ConsultedEnv& e : c.env) {
     std::optional<std::string> now = compiler::ConsultedEnvValue(facts.Env(e.name));
     if (now != e.value) {

@@ -35,10 +35,13 @@ UserInfo ConsultedRecorder::User() {
   return *user_;
 }
 
-// The uid is recorded with the rest of the user: one question, one answer.
+// The uid alone is a question of its own: a compile that needs no more
+// records no more, so the recheck asks no passwd entry and a change to the
+// user's groups or home does not refuse a plan that never read them.
 uint32_t ConsultedRecorder::Uid() {
-  if (!user_) user_ = inner().User();
-  return inner().Uid();
+  uint32_t uid = inner().Uid();
+  if (!uid_) uid_ = uid;
+  return uid;
 }
 
 std::optional<std::string> ConsultedRecorder::Env(absl::string_view name) {
@@ -177,6 +180,8 @@ ir::Consulted ConsultedRecorder::Take() {
     u.name = user_->name;
     u.home = user_->home;
     c.user = std::move(u);
+  } else if (uid_) {
+    c.uid = static_cast<int>(*uid_);
   }
   auto by_name = [](const auto& a, const auto& b) { return a.name.str() < b.name.str(); };
   std::sort(env_.begin(), env_.end(), by_name);

@@ -1,5 +1,6 @@
 // ConsultedRecorder passes every question of a compile on and keeps the
-// answers the plan records (ir::Consulted): the user, the environment
+// answers the plan records (ir::Consulted): the user (or its id alone,
+// when that is all the compile asked), the environment
 // variables read, whether API key variables are set, every path asked
 // about, the bwrap and Seatbelt probes (a launcher plan's own probe is
 // asked again by runtime/launcher_check.h, with its argv). The exec-time
@@ -45,6 +46,7 @@ class ConsultedRecorder : public ForwardingFacts {
 
  private:
   std::optional<UserInfo> user_;
+  std::optional<uint32_t> uid_;
   // Variables in the order first asked, sorted by Take. A compile asks a
   // few dozen: a look along the list costs less than a tree's nodes.
   absl::InlinedVector<ir::ConsultedEnv, 24> env_;

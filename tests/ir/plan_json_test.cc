@@ -417,6 +417,30 @@ TEST(Validate, AMountsRoleMustFitIt) {
   EXPECT_EQ(Validate(p), std::vector<PlanProblem>{});
 }
 
+// The record names the user one way: its id alone (the compile asked no
+// more) or the whole passwd entry. Each reads back as written; both at once
+// is not a plan this cwsc writes.
+TEST(Validate, ConsultedUserIsItsIdOrTheWholeEntryNotBoth) {
+  LaunchPlan p = BwrapPlan();
+  p.consulted.emplace().uid = 1000;
+  absl::StatusOr<LaunchPlan> back = PlanFromJson(*PlanToJson(p), "p.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->consulted, p.consulted);
+  EXPECT_NE(PlanToJson(p)->find("\"uid\": 1000"), std::string::npos);
+  p.consulted->uid.reset();
+  p.consulted->user = ConsultedUser{1000, 1000, {1000, 27}, "dev", "/home/dev"};
+  back = PlanFromJson(*PlanToJson(p), "p.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->consulted, p.consulted);
+  p.consulted->uid = 1000;
+  EXPECT_EQ(First(p),
+            (PlanProblem{"/consulted/uid",
+                         "a plan records the user id alone or the whole user, not both"}));
+  EXPECT_EQ(PlanFromJson(*PlanToJson(p), "p.json").status().message(),
+            "p.json: error: bad plan at '/consulted/uid': a plan records the user id alone or "
+            "the whole user, not both\n");
+}
+
 // The example: kind refused with "refusal": null is refused on read.
 TEST(Validate, RunsOnEveryPlanRead) {
   std::string text = *PlanToJson(RefusedPlan());
@@ -436,21 +460,29 @@ TEST(PlanJson, Version1PlanIsRefusedByName) {
           .status()
           .message(),
       "old.json: error: bad plan at '/schema_version': schema_version 1 is no longer read "
-      "(this cwsc reads version 4); compile the plan again with this cwsc\n");
+      "(this cwsc reads version 5); compile the plan again with this cwsc\n");
   // Version 2 had no record of the facts its compile consulted, which the
   // exec-time recheck replays: it is refused the same way.
   EXPECT_EQ(PlanFromJson("{\"schema_version\": 2, \"kind\": \"linux-bwrap\"}", "v2.json")
                 .status()
                 .message(),
             "v2.json: error: bad plan at '/schema_version': schema_version 2 is no longer read "
-            "(this cwsc reads version 4); compile the plan again with this cwsc\n");
+            "(this cwsc reads version 5); compile the plan again with this cwsc\n");
   // Version 3 had no mount roles, which the runtime reads to pick the masks
   // it checks: refused the same way.
   EXPECT_EQ(PlanFromJson("{\"schema_version\": 3, \"kind\": \"linux-bwrap\"}", "v3.json")
                 .status()
                 .message(),
             "v3.json: error: bad plan at '/schema_version': schema_version 3 is no longer read "
-            "(this cwsc reads version 4); compile the plan again with this cwsc\n");
+            "(this cwsc reads version 5); compile the plan again with this cwsc\n");
+  // Version 4 recorded the whole user where the compile asked only its id,
+  // and its recheck would refuse on changes the compile never read: refused
+  // the same way.
+  EXPECT_EQ(PlanFromJson("{\"schema_version\": 4, \"kind\": \"linux-bwrap\"}", "v4.json")
+                .status()
+                .message(),
+            "v4.json: error: bad plan at '/schema_version': schema_version 4 is no longer read "
+            "(this cwsc reads version 5); compile the plan again with this cwsc\n");
 }
 
 // Every plan golden reads back to the same bytes (JSON -> plan -> JSON).
@@ -474,7 +506,7 @@ TEST(PlanJson, EveryGoldenPlanRoundTrips) {
 
 TEST(PlanJson, KeyOrderIsStable) {
   std::string text = *PlanToJson(FullPlan());
-  EXPECT_EQ(text.find("{\n  \"schema_version\": 4,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
+  EXPECT_EQ(text.find("{\n  \"schema_version\": 5,\n  \"kind\": \"linux-bwrap\""), 0u) << text;
   EXPECT_EQ(text.back(), '\n');
 }
 
@@ -495,7 +527,7 @@ TEST(PlanJson, NumberOverflowNamesLineAndColumn) {
 // An integer outside int's range is rejected, not truncated (2^32 + 1 would read as 1).
 TEST(PlanJson, IntegerOutOfRangeIsRejected) {
   std::string text = *PlanToJson(FullPlan());
-  text.replace(text.find("\"schema_version\": 4"), 19, "\"schema_version\": 4294967297");
+  text.replace(text.find("\"schema_version\": 5"), 19, "\"schema_version\": 5294967297");
   absl::StatusOr<LaunchPlan> r = PlanFromJson(text, "p.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
@@ -522,10 +554,10 @@ TEST(PlanJson, UnknownKindAndSchemaVersionAreRejected) {
             "linux-bwrap, macos-seatbelt, launcher+bwrap, opensandbox, refused or "
             "linux-landlock\n");
   std::string v = text;
-  v.replace(v.find("\"schema_version\": 4"), 19, "\"schema_version\": 9");
+  v.replace(v.find("\"schema_version\": 5"), 19, "\"schema_version\": 9");
   EXPECT_EQ(PlanFromJson(v, "p.json").status().message(),
             "p.json: error: bad plan at '/schema_version': unsupported schema_version 9 (this cwsc "
-            "reads 4)\n");
+            "reads 5)\n");
   EXPECT_EQ(PlanFromJson("[]", "p.json").status().message(),
             "p.json: error: bad plan at '': expected an object\n");
 }
@@ -550,7 +582,7 @@ TEST(PlanJson, UnknownFieldsAreRejectedEverywhere) {
     j[ptr]["future_restriction"] = true;
     EXPECT_EQ(PlanFromJson(j.dump(2), "p.json").status().message(),
               "p.json: error: bad plan at '" + where +
-                  "/future_restriction': unknown field (schema_version 4 has no such field)\n");
+                  "/future_restriction': unknown field (schema_version 5 has no such field)\n");
   }
 }
 

@@ -295,7 +295,7 @@ TEST(RecheckTest, EveryConsultedAnswerIsAskedAgain) {
   ir::LaunchPlan plan = Compile(WorkspaceFacts());
   ASSERT_TRUE(plan.consulted.has_value());
   const ir::Consulted& c = *plan.consulted;
-  ASSERT_TRUE(c.user.has_value());
+  ASSERT_TRUE(c.uid.has_value());  // HOME is set: the passwd entry is not read
   EXPECT_GT(c.paths.size(), 20u);
   // Each path once, in the order first asked.
   std::vector<std::string> paths;
@@ -314,8 +314,6 @@ TEST(RecheckTest, EveryConsultedAnswerIsAskedAgain) {
       {"user: {uid: 1000, gid: 1000, groups: [1000, 27]",
        "user: {uid: 1001, gid: 1000, groups: [1000, 27]",
        "the user's uid was 1000 when the plan was compiled and is 1001 now"},
-      {"groups: [1000, 27]", "groups: [1000]",
-       "the user's group list was [1000,27] when the plan was compiled and is [1000] now"},
       {"  TMPDIR: /var/tmp/dev\n", "  TMPDIR: /var/tmp/eve\n",
        "the environment variable TMPDIR was '/var/tmp/dev' when the plan was compiled and is "
        "'/var/tmp/eve' now"},
@@ -351,6 +349,48 @@ TEST(RecheckTest, EveryConsultedAnswerIsAskedAgain) {
   EXPECT_EQ(Recheck(bare, WorkspaceFacts()),
             "the plan records none of the facts its compile consulted (made by hand or edited); "
             "compile the plan again");
+}
+
+// The recheck asks again what the compile asked, and no more. A compile
+// that needed only the user id (HOME named the home directory) records the
+// uid alone: the user's groups, name, primary group or passwd home changing
+// does not refuse its plan, and the recheck looks nothing up in the passwd
+// database. A compile that read the passwd entry (no HOME) records all of it.
+TEST(RecheckTest, TheUserIsRecordedAsFarAsTheCompileAskedForIt) {
+  ir::LaunchPlan plan = Compile(WorkspaceFacts());
+  ASSERT_TRUE(plan.consulted.has_value());
+  const std::vector<std::pair<std::string, std::string>> unasked = {
+      {"groups: [1000, 27]", "groups: [1000]"},
+      {"name: dev", "name: eve"},
+      {"home: /home/dev}", "home: /home/eve}"},
+      {"gid: 1000, groups", "gid: 100, groups"},
+  };
+  for (const auto& [from, to] : unasked) {
+    std::string yaml = absl::StrReplaceAll(WorkspaceFacts(), {{from, to}});
+    ASSERT_NE(yaml, WorkspaceFacts()) << from;
+    EXPECT_EQ(Recheck(plan, yaml), "ok") << from;
+  }
+  std::string other_uid =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"user: {uid: 1000,", "user: {uid: 1001,"}});
+  ASSERT_NE(other_uid, WorkspaceFacts());
+  EXPECT_EQ(Recheck(plan, other_uid),
+            "the user's uid was 1000 when the plan was compiled and is 1001 now; compile the "
+            "plan again");
+
+  std::string no_home =
+      absl::StrReplaceAll(WorkspaceFacts(), {{"  HOME: /home/dev\n", "  HOME: null\n"}});
+  ASSERT_NE(no_home, WorkspaceFacts());
+  ir::LaunchPlan whole = Compile(no_home);
+  ASSERT_TRUE(whole.consulted.has_value());
+  std::string fewer_groups =
+      absl::StrReplaceAll(no_home, {{"groups: [1000, 27]", "groups: [1000]"}});
+  EXPECT_EQ(Recheck(whole, fewer_groups),
+            "the user's group list was [1000,27] when the plan was compiled and is [1000] now; "
+            "compile the plan again");
+  std::string other_home = absl::StrReplaceAll(no_home, {{"home: /home/dev}", "home: /home/eve}"}});
+  EXPECT_THAT(Recheck(whole, other_home),
+              ::testing::StartsWith("the user's home directory was /home/dev when the plan was "
+                                    "compiled and is /home/eve now"));
 }
 
 // A path the sandbox cannot see may change: below a tmpfs mask (a credential

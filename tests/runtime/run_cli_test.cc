@@ -78,7 +78,7 @@ TEST_F(RunCliTest, ExecRefusesOldAndImpossiblePlans) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, v1 +
                        ": error: bad plan at '/schema_version': schema_version 1 is no longer "
-                       "read (this cwsc reads version 4); compile the plan again with this cwsc\n");
+                       "read (this cwsc reads version 5); compile the plan again with this cwsc\n");
   nlohmann::json plan = nlohmann::json::parse(ReadFileOr(CompilePlan()));
   ASSERT_EQ(plan["kind"], "linux-bwrap");
   plan["kind"] = "refused";

@@ -175,8 +175,13 @@ def broken_cases():
     del p["launch"]["refusal"]
     yield "a refused plan without its refusal", p
     p = copy.deepcopy(base)
-    p["schema_version"] = 5
+    p["schema_version"] = 6
     yield "another schema_version", p
+    p = copy.deepcopy(base)
+    p["consulted"]["user"] = {"uid": 1000, "gid": 1000, "groups": [1000], "name": "dev",
+                              "home": "/home/dev"}
+    p["consulted"]["uid"] = 1000
+    yield "a record of the user id alone and of the whole user", p
     p = copy.deepcopy(base)
     p["launch"]["mounts"][0]["role"] = "guard"
     yield "an unknown mount role", p
