@@ -131,6 +131,21 @@ TEST_P(FuzzRegressCli, CwscRejectsRegressionInputsWithALocation) {
   }
 }
 
+// The plan reader's seeds are the golden plans of the current schema
+// (docs/fuzzing.md): a seed of an older schema stops at the version check and
+// leads the fuzzer nowhere past it. A schema change updates both.
+TEST(FuzzSeeds, PlanSeedsAreTheGoldenPlans) {
+  const std::string golden = SourceRoot() + "/tests/golden/bwrap";
+  std::vector<std::string> dirs = FilesIn(golden);
+  ASSERT_GE(dirs.size(), 14u);
+  for (const std::string& dir : dirs) {
+    const std::string name = dir.substr(golden.size() + 1);
+    SCOPED_TRACE(name);
+    EXPECT_EQ(testing::ReadFileOr(SourceRoot() + "/fuzz/corpus/plan_json/" + name + ".json"),
+              testing::ReadFileOr(dir + "/plan.json"));
+  }
+}
+
 std::string Name(const ::testing::TestParamInfo<Target>& i) { return i.param.name; }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzRegress, ::testing::ValuesIn(Targets()), Name);
