@@ -621,36 +621,34 @@ cwsc_status cwsc_plan_argv(const cwsc_plan* plan, cwsc_target target, cwsc_argv*
       return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_target value");
     }
     if (p.refusal()) return cwsc::lib::Refused(sink, p);
+    // What the library offers instead of an argv, for the kinds without one.
+    if (raw == CWSC_TARGET_AUTO && p.landlock()) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        "plan kind linux-landlock has no argv: the runtime applies its "
+                        "ruleset to the command itself (cwsc run, cwsc exec)");
+    }
+    if (raw == CWSC_TARGET_AUTO && p.remote()) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        absl::StrCat("plan kind ", ir::PlanKindName(p.kind()),
+                                     " has no argv (a remote plan: "
+                                     "cwsc_plan_opensandbox_json)"));
+    }
+    // The dispatch of `cwsc compile --target` (compiler/driver/emit.h):
+    // auto is the plan kind's own argv (the program alone when unconfined).
+    const char* name = raw == CWSC_TARGET_BWRAP      ? "bwrap"
+                       : raw == CWSC_TARGET_SEATBELT ? "seatbelt"
+                                                     : "auto";
+    cwsc::driver::Emitted emitted = cwsc::driver::EmitTarget(p, name, plan->program);
+    if (emitted.failure != cwsc::driver::EmitFailure::kNone) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        std::string(emitted.status.message()));
+    }
+    if (!emitted.artifact.is_argv) {  // a kind whose own artifact is not an argv
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        absl::StrCat("plan kind ", ir::PlanKindName(p.kind()), " has no argv"));
+    }
     auto argv = std::make_unique<cwsc_argv>();
-    cwsc_target t = static_cast<cwsc_target>(raw);
-    if (t == CWSC_TARGET_AUTO) {
-      if (p.bwrap()) {
-        t = CWSC_TARGET_BWRAP;
-      } else if (p.seatbelt()) {
-        t = CWSC_TARGET_SEATBELT;
-      } else if (std::holds_alternative<ir::Unconfined>(p.launch)) {
-        argv->tokens = plan->program;  // no OS sandbox: the program alone
-      } else if (p.landlock()) {
-        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                          "plan kind linux-landlock has no argv: the runtime applies its "
-                          "ruleset to the command itself (cwsc run, cwsc exec)");
-      } else {
-        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                          absl::StrCat("plan kind ", ir::PlanKindName(p.kind()),
-                                       " has no argv (a remote plan: "
-                                       "cwsc_plan_opensandbox_json)"));
-      }
-    }
-    if (t != CWSC_TARGET_AUTO) {
-      // The same dispatch as `cwsc compile --target` (compiler/driver/emit.h).
-      cwsc::driver::Emitted emitted =
-          cwsc::driver::EmitTarget(p, t == CWSC_TARGET_BWRAP ? "bwrap" : "seatbelt", plan->program);
-      if (emitted.failure != cwsc::driver::EmitFailure::kNone) {
-        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
-                          std::string(emitted.status.message()));
-      }
-      argv->tokens = backends::Texts(emitted.artifact.argv);
-    }
+    argv->tokens = backends::Texts(emitted.artifact.argv);
     for (const std::string& s : argv->tokens) argv->pointers.push_back(s.c_str());
     argv->pointers.push_back(nullptr);
     *out = argv.release();

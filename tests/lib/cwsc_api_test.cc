@@ -243,6 +243,13 @@ TEST(LibAgreement, OpenSandboxRequestsAreTheProgramsJson) {
     EXPECT_EQ(cwsc_plan_argv(plan, CWSC_TARGET_AUTO, &argv, &d), CWSC_E_NOT_APPLICABLE);
     EXPECT_EQ(argv, nullptr);
     EXPECT_STREQ(cwsc_diagnostic_code(d, 0), "not-applicable");
+    EXPECT_STREQ(cwsc_diagnostic_message(d, 0),
+                 "plan kind opensandbox has no argv (a remote plan: cwsc_plan_opensandbox_json)");
+    cwsc_diagnostics_free(d);
+    d = nullptr;
+    EXPECT_EQ(cwsc_plan_argv(plan, CWSC_TARGET_BWRAP, &argv, &d), CWSC_E_NOT_APPLICABLE);
+    EXPECT_STREQ(cwsc_diagnostic_message(d, 0),
+                 "--target bwrap: the plan does not use bubblewrap (kind opensandbox)");
     cwsc_diagnostics_free(d);
     cwsc_verdict* v = nullptr;
     EXPECT_EQ(cwsc_plan_check(plan, "read", "/etc/passwd", &v, nullptr), CWSC_E_NOT_APPLICABLE);
@@ -768,7 +775,28 @@ TEST(LibErrors, RefusedAndNotApplicableArtifacts) {
   d = nullptr;
   EXPECT_EQ(cwsc_plan_argv(bwrap, CWSC_TARGET_SEATBELT, &argv, &d), CWSC_E_NOT_APPLICABLE);
   EXPECT_STREQ(cwsc_diagnostic_code(d, 0), "not-applicable");
+  EXPECT_STREQ(cwsc_diagnostic_message(d, 0),
+               "--target seatbelt: plan kind linux-bwrap has no Seatbelt profile");
   EXPECT_EQ(t, nullptr);
+  cwsc_diagnostics_free(d);
+}
+
+// A Landlock plan has no argv: the library says where its ruleset is applied.
+TEST(LibErrors, ALandlockPlanHasNoArgv) {
+  TempDir dir;
+  const std::string cfg = dir / "l.toml";
+  WriteFile(cfg, "sandbox_linux_backend = \"landlock\"\n");
+  Owned o;
+  cwsc_plan* plan = CompileFile(o, cfg, "ask", Facts(o, Src("tests/golden/landlock/facts.yaml")));
+  ASSERT_NE(plan, nullptr);
+  ASSERT_STREQ(cwsc_plan_kind(plan), "linux-landlock");
+  cwsc_argv* argv = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  EXPECT_EQ(cwsc_plan_argv(plan, CWSC_TARGET_AUTO, &argv, &d), CWSC_E_NOT_APPLICABLE);
+  EXPECT_EQ(argv, nullptr);
+  EXPECT_STREQ(cwsc_diagnostic_message(d, 0),
+               "plan kind linux-landlock has no argv: the runtime applies its ruleset to the "
+               "command itself (cwsc run, cwsc exec)");
   cwsc_diagnostics_free(d);
 }
 
