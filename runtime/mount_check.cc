@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "ir/display.h"
+#include "runtime/host/probe_cache.h"
 
 namespace cwsc::runtime {
 namespace {
@@ -155,6 +157,10 @@ class RecentGateTimes {
     std::lock_guard<std::mutex> lock(mu_);
     times_[next_++ % kKept] = seconds;
   }
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (double& t : times_) t = 0;
+  }
   // Shortest of the recent ones; 0 before any.
   double Shortest() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -197,6 +203,8 @@ GateMetrics LastGateMetrics() {
 }
 
 double RecentGateShortest() { return GateTimes().Shortest(); }
+
+void ForgetRecentGateTimes() { GateTimes().Clear(); }
 
 absl::StatusOr<MountGate> MountGate::Open() {
   MountGate g;
@@ -258,17 +266,24 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
   const double started = Now();
   GateMetrics metrics;
   metrics.shortest_seconds = GateTimes().Shortest();
+  const bool first_in_process = metrics.shortest_seconds == 0;
+  if (first_in_process) {
+    metrics.shortest_seconds = ReadGateHint();
+    metrics.from_hint = metrics.shortest_seconds > 0;
+  }
   const GateSchedule schedule(metrics.shortest_seconds);
   metrics.first_wait_us = schedule.first_wait_us;
   if (schedule.first_wait_us > 0) Pause(schedule.first_wait_us);
   int err = 0;
+  double took = 0;
   for (int looks = 1;; ++looks) {
     if (looks == 1) metrics.first_look_after_us = static_cast<long>((Now() - started) * 1e6);
     std::string now = ReadSmall(proc + "/syscall", &err);
     metrics.looks = looks;
     if (err == ENOENT || err == ESRCH) return absl::OkStatus();  // bwrap ended: nothing ran
     if (absl::StartsWith(now, at_gate)) {
-      GateTimes().Add(Now() - started);
+      took = Now() - started;
+      GateTimes().Add(took);
       break;
     }
     if (Now() > deadline) {
@@ -295,6 +310,13 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
     w = write(block_w_, "x", 1);
   } while (w < 0 && errno == EINTR);
   CloseFd(&block_w_);
+  // For the next process's first launch; after the release, so that the
+  // sandbox does not wait for it. A slower launch raises the hint by a
+  // quarter at most (one slow launch on a busy machine should not make the
+  // next ones wait long), a faster one lowers it to its own time.
+  if (first_in_process) {
+    WriteGateHint(metrics.from_hint ? std::min(took, metrics.shortest_seconds * 1.25) : took);
+  }
   return absl::OkStatus();
 }
 

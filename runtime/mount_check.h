@@ -37,10 +37,11 @@ std::string UnescapeMountPath(absl::string_view field);
 // GateSchedule: when MountGate::Release looks whether the sandbox has
 // reached the gate. Each look costs a wake-up and a read of
 // /proc/PID/syscall, so the first waits for 80% of `shortest`, the shortest
-// time this process's recent sandboxes took to reach it; then it looks
-// every 100 us, every 200 us after 20 looks. Without predecessors
-// (`shortest` 0: a first launch, `cwsc run`): at once, then after 50, 100
-// and every 200 us.
+// time this process's recent sandboxes took to reach it (a process's first
+// launch, as every `cwsc run`'s, takes the time the user's last sandbox
+// took, kept by runtime/host/probe_cache.h's gate hint); then it looks
+// every 100 us, every 200 us after 20 looks. Without either (`shortest`
+// 0): at once, then after 50, 100 and every 200 us.
 struct GateSchedule {
   explicit GateSchedule(double shortest_seconds);
   long first_wait_us = 0;
@@ -55,8 +56,11 @@ struct GateMetrics {
   long first_wait_us = 0;        // the first pause the schedule chose
   long first_look_after_us = 0;  // observed: from the start of the wait to the first look
   int looks = 0;                 // reads of /proc/PID/syscall
+  bool from_hint = false;        // `shortest_seconds` came from the gate hint
 };
 GateMetrics LastGateMetrics();
+// ForgetRecentGateTimes: the next launch is this process's first again (tests).
+void ForgetRecentGateTimes();
 // RecentGateShortest: the shortest time to the gate of this process's last
 // eight sandboxes (seconds), the next schedule's start; 0 before any.
 double RecentGateShortest();

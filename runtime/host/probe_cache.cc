@@ -152,6 +152,48 @@ void ForgetProbeVerdict() {
   if (std::optional<std::string> f = ProbeCacheFile()) unlink(f->c_str());
 }
 
+namespace {
+
+constexpr char kGateMagic[] = "cwsc-gate-time 1";
+
+std::optional<std::string> GateHintFile() {
+  if (!CacheEnabled()) return std::nullopt;
+  std::optional<std::string> probe = ProbeCacheFile();
+  if (!probe) return std::nullopt;
+  return probe->substr(0, probe->rfind('/')) + "/gate-time";
+}
+
+}  // namespace
+
+double ReadGateHint() {
+  std::optional<std::string> file = GateHintFile();
+  if (!file) return 0;
+  // Two lines: magic, microseconds. Read as the verdict is: a regular file
+  // only, never waiting (the directory may be writable inside the sandbox).
+  const std::string text = SlurpCache(*file);
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  long us = 0;
+  if (lines.size() < 2 || lines[0] != kGateMagic || !absl::SimpleAtoi(lines[1], &us) || us < 1 ||
+      us > kGateHintMaxUs) {
+    return 0;
+  }
+  return static_cast<double>(us) / 1e6;
+}
+
+void WriteGateHint(double seconds) {
+  const long us = static_cast<long>(seconds * 1e6);
+  if (us < 1 || us > kGateHintMaxUs) return;
+  std::optional<std::string> file = GateHintFile();
+  if (!file) return;
+  std::string tmp = absl::StrCat(*file, ".", getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return;
+  std::string body = absl::StrCat(kGateMagic, "\n", us, "\n");
+  bool ok = write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
+  close(fd);
+  if (!ok || rename(tmp.c_str(), file->c_str()) != 0) unlink(tmp.c_str());
+}
+
 std::unique_ptr<compiler::HostFacts> MakeRuntimeFacts() {
   return std::make_unique<CachingFacts>(runtime::MakeLiveFacts());
 }

@@ -10,8 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "absl/strings/str_join.h"
 #include "compiler/compile.h"
@@ -179,6 +182,114 @@ TEST(MountGateRun, TheNextLaunchWaitsForWhatTheLastOnesTook) {
   // The pause chosen is the pause taken: the first look comes after it.
   EXPECT_GE(m.first_look_after_us, m.first_wait_us);
   EXPECT_GE(m.looks, 1);
+  EXPECT_EQ(cwsc::testing::ReadFileOr(ws + "/ran"), "ran\nran\n");
+}
+
+// ScopedEnv sets a variable for one test and restores it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    if (old != nullptr) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The gate hint (runtime/host/probe_cache.h) is what it says or nothing: a
+// number of microseconds in range, in a regular file of the user's 0700
+// cache directory. Anything else reads as no hint, at once.
+TEST(GateHint, ReadsBackWhatWasWrittenAndNothingElse) {
+  cwsc::testing::TempDir t("/var/tmp");
+  ASSERT_EQ(chmod(t.path().c_str(), 0700), 0);
+  ScopedEnv xdg("XDG_RUNTIME_DIR", t.path());
+  ScopedEnv cache("CWSC_PROBE_CACHE", "1");
+  const std::string file = t / "cwsc/gate-time";
+  EXPECT_EQ(ReadGateHint(), 0);
+  WriteGateHint(0.0042);
+  EXPECT_EQ(cwsc::testing::ReadFileOr(file), "cwsc-gate-time 1\n4200\n");
+  EXPECT_EQ(ReadGateHint(), 0.0042);
+  WriteGateHint(60);  // out of range: not written
+  EXPECT_EQ(ReadGateHint(), 0.0042);
+  for (const char* text :
+       {"cwsc-gate-time 1\n0\n", "cwsc-gate-time 1\n50001\n", "cwsc-gate-time 1\n-5\n",
+        "cwsc-gate-time 1\n12ab\n", "cwsc-gate-time 2\n4200\n", "4200\n", ""}) {
+    cwsc::testing::WriteFile(file, text);
+    EXPECT_EQ(ReadGateHint(), 0) << text;
+  }
+  // A FIFO (a command may plant one where the sandbox can write) is not
+  // opened for reading, which would wait for a writer; nor is a symlink
+  // followed to a hint elsewhere.
+  ASSERT_EQ(unlink(file.c_str()), 0);
+  ASSERT_EQ(mkfifo(file.c_str(), 0600), 0);
+  EXPECT_EQ(ReadGateHint(), 0);
+  ASSERT_EQ(unlink(file.c_str()), 0);
+  cwsc::testing::WriteFile(t / "elsewhere", "cwsc-gate-time 1\n4200\n");
+  ASSERT_EQ(symlink((t / "elsewhere").c_str(), file.c_str()), 0);
+  EXPECT_EQ(ReadGateHint(), 0);
+  ASSERT_EQ(unlink(file.c_str()), 0);
+  // CWSC_PROBE_CACHE=0 turns the hint off with the verdict.
+  ScopedEnv off("CWSC_PROBE_CACHE", "0");
+  WriteGateHint(0.0042);
+  EXPECT_FALSE(cwsc::testing::Exists(file));
+  EXPECT_EQ(ReadGateHint(), 0);
+}
+
+// A process's first launch (every `cwsc run`) starts from the time the
+// user's last sandbox took to reach the gate, and leaves its own for the
+// next process.
+TEST(MountGateRun, AProcesssFirstLaunchWaitsForTheLastProcesssTime) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "no bwrap";
+  cwsc::testing::TempDir t("/var/tmp");
+  ASSERT_EQ(chmod(t.path().c_str(), 0700), 0);
+  ScopedEnv xdg("XDG_RUNTIME_DIR", t.path());
+  ScopedEnv cache("CWSC_PROBE_CACHE", "1");
+  std::string ws = t / "ws";
+  ASSERT_EQ(mkdir(ws.c_str(), 0755), 0);
+  cwsc::testing::WriteFile(t / "c.toml", "");
+  std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
+  compiler::CompileOptions o;
+  o.config_path = t / "c.toml";
+  o.cwd = ws;
+  o.read_project_config = false;
+  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(o, facts.get());
+  ASSERT_TRUE(r.ok()) << r.status();
+  if (r->plan.kind() != ir::PlanKind::kLinuxBwrap) GTEST_SKIP() << "bwrap does not work here";
+  WriteGateHint(0.003);
+  ForgetRecentGateTimes();
+  ExecRequest req;
+  req.program = {"/bin/sh", "-c", "echo ran >> ran"};
+  ExecOutcome once = ExecutePlan(r->plan, req, facts.get());
+  ASSERT_EQ(once.cwsc_exit_code, 0) << once.refusal << once.error;
+  GateMetrics m = LastGateMetrics();
+  EXPECT_TRUE(m.from_hint);
+  EXPECT_EQ(m.shortest_seconds, 0.003);
+  EXPECT_EQ(m.first_wait_us, 2400);
+  EXPECT_GE(m.first_look_after_us, 2400);
+  // This launch's own time is the next process's hint, raised by a quarter
+  // at most.
+  const double took = RecentGateShortest();
+  ASSERT_GT(took, 0);
+  const double next = std::min(took, 0.003 * 1.25);
+  EXPECT_EQ(ReadGateHint(), static_cast<double>(static_cast<long>(next * 1e6)) / 1e6);
+  // A later launch of the same process learns from its own, not the file.
+  WriteGateHint(0.0042);
+  ExecOutcome twice = ExecutePlan(r->plan, req, facts.get());
+  ASSERT_EQ(twice.cwsc_exit_code, 0) << twice.refusal << twice.error;
+  m = LastGateMetrics();
+  EXPECT_FALSE(m.from_hint);
+  EXPECT_EQ(m.shortest_seconds, took);
+  EXPECT_EQ(ReadGateHint(), 0.0042);  // and leaves the file alone
   EXPECT_EQ(cwsc::testing::ReadFileOr(ws + "/ran"), "ran\nran\n");
 }
 
