@@ -59,6 +59,17 @@ bool TrustedDir(const std::string& dir) {
   return S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 0777) == 0700;
 }
 
+// ReplaceCacheFile writes `body` to a new file beside `file` and renames it
+// over `file`: a reader sees the old text or the new, never half of it.
+void ReplaceCacheFile(const std::string& file, const std::string& body) {
+  std::string tmp = absl::StrCat(file, ".", getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return;
+  bool ok = write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
+  close(fd);
+  if (!ok || rename(tmp.c_str(), file.c_str()) != 0) unlink(tmp.c_str());
+}
+
 bool CacheEnabled() {
   const char* v = std::getenv("CWSC_PROBE_CACHE");
   return v == nullptr || std::string(v) != "0";
@@ -95,15 +106,9 @@ class CachingFacts : public compiler::ForwardingFacts {
     }
     compiler::ProbeResult r = inner().BwrapProbe();
     if (file && r.ok) {
-      std::string tmp = absl::StrCat(*file, ".", getpid());
-      int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-      if (fd >= 0) {
-        std::string body = absl::StrCat(
-            kMagic, "\n", key, "\n", static_cast<int64_t>(std::time(nullptr)) + kTtlSeconds, "\n");
-        bool ok = write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
-        close(fd);
-        if (!ok || rename(tmp.c_str(), file->c_str()) != 0) unlink(tmp.c_str());
-      }
+      ReplaceCacheFile(*file,
+                       absl::StrCat(kMagic, "\n", key, "\n",
+                                    static_cast<int64_t>(std::time(nullptr)) + kTtlSeconds, "\n"));
     }
     memo_ = r;
     return r;
@@ -183,15 +188,9 @@ double ReadGateHint() {
 void WriteGateHint(double seconds) {
   const long us = static_cast<long>(seconds * 1e6);
   if (us < 1 || us > kGateHintMaxUs) return;
-  std::optional<std::string> file = GateHintFile();
-  if (!file) return;
-  std::string tmp = absl::StrCat(*file, ".", getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return;
-  std::string body = absl::StrCat(kGateMagic, "\n", us, "\n");
-  bool ok = write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
-  close(fd);
-  if (!ok || rename(tmp.c_str(), file->c_str()) != 0) unlink(tmp.c_str());
+  if (std::optional<std::string> file = GateHintFile()) {
+    ReplaceCacheFile(*file, absl::StrCat(kGateMagic, "\n", us, "\n"));
+  }
 }
 
 std::unique_ptr<compiler::HostFacts> MakeRuntimeFacts() {

@@ -931,8 +931,9 @@ TEST_P(Trust2Test, FifosWhereCwscReadsDoNotHangIt) {
 // lives in $XDG_RUNTIME_DIR/cwsc, else /tmp/cwsc-UID, and /tmp is often a
 // writable root. (Here XDG_RUNTIME_DIR is a directory in the workspace, so
 // that the test leaves the shared /tmp/cwsc-UID of other runs alone.) The
-// command replaces the cache file with a FIFO, then with forged text: the
-// next run neither hangs nor trusts it, and still runs sandboxed.
+// command replaces the cache file and the mount gate's time hint beside it
+// with FIFOs, then the cache with forged text: the next run neither hangs
+// nor trusts it, and still runs sandboxed.
 TEST_P(Trust2Test, AFifoOrForgeryAtTheProbeCacheDoesNotHangOrFoolTheNextRun) {
   if (landlock()) GTEST_SKIP() << "a Landlock run reads no bwrap probe cache";
   std::string run = ws + "/xdg";
@@ -942,9 +943,10 @@ TEST_P(Trust2Test, AFifoOrForgeryAtTheProbeCacheDoesNotHangOrFoolTheNextRun) {
   RunResult first = Sh("echo RAN", xdg);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   ASSERT_TRUE(Exists(run + "/cwsc/bwrap-probe"));
-  RunResult plant =
-      Sh("rm " + run + "/cwsc/bwrap-probe && mkfifo " + run + "/cwsc/bwrap-probe && echo PLANTED",
-         xdg);
+  ASSERT_TRUE(Exists(run + "/cwsc/gate-time"));  // the mount gate's hint, read the same way
+  RunResult plant = Sh("rm " + run + "/cwsc/bwrap-probe " + run + "/cwsc/gate-time && mkfifo " +
+                           run + "/cwsc/bwrap-probe " + run + "/cwsc/gate-time && echo PLANTED",
+                       xdg);
   ASSERT_THAT(plant.out, HasSubstr("PLANTED")) << plant.err;
   std::vector<std::string> argv =
       CwscArgv({"/bin/sh", "-c",

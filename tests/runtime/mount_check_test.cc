@@ -153,18 +153,26 @@ TEST(MountGateRun, AMountAwayFromThePlanIsRefusedBeforeTheCommand) {
   EXPECT_FALSE(cwsc::testing::Exists(ws + "/ran"));
 }
 
-TEST(MountGateRun, TheNextLaunchWaitsForWhatTheLastOnesTook) {
-  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "no bwrap";
-  cwsc::testing::TempDir t("/var/tmp");
-  std::string ws = t / "ws";
-  ASSERT_EQ(mkdir(ws.c_str(), 0755), 0);
+// CompileEmptyPolicy compiles an empty config for workspace `ws` (made
+// here) against `facts`.
+absl::StatusOr<compiler::CompileResult> CompileEmptyPolicy(const cwsc::testing::TempDir& t,
+                                                           const std::string& ws,
+                                                           compiler::HostFacts* facts) {
+  if (mkdir(ws.c_str(), 0755) != 0) return absl::InternalError("cannot make " + ws);
   cwsc::testing::WriteFile(t / "c.toml", "");
-  std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
   compiler::CompileOptions o;
   o.config_path = t / "c.toml";
   o.cwd = ws;
   o.read_project_config = false;
-  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(o, facts.get());
+  return compiler::CompileConfig(o, facts);
+}
+
+TEST(MountGateRun, TheNextLaunchWaitsForWhatTheLastOnesTook) {
+  if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "no bwrap";
+  cwsc::testing::TempDir t("/var/tmp");
+  std::string ws = t / "ws";
+  std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
+  absl::StatusOr<compiler::CompileResult> r = CompileEmptyPolicy(t, ws, facts.get());
   ASSERT_TRUE(r.ok()) << r.status();
   if (r->plan.kind() != ir::PlanKind::kLinuxBwrap) GTEST_SKIP() << "bwrap does not work here";
   ExecRequest req;
@@ -255,14 +263,8 @@ TEST(MountGateRun, AProcesssFirstLaunchWaitsForTheLastProcesssTime) {
   ScopedEnv xdg("XDG_RUNTIME_DIR", t.path());
   ScopedEnv cache("CWSC_PROBE_CACHE", "1");
   std::string ws = t / "ws";
-  ASSERT_EQ(mkdir(ws.c_str(), 0755), 0);
-  cwsc::testing::WriteFile(t / "c.toml", "");
   std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
-  compiler::CompileOptions o;
-  o.config_path = t / "c.toml";
-  o.cwd = ws;
-  o.read_project_config = false;
-  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(o, facts.get());
+  absl::StatusOr<compiler::CompileResult> r = CompileEmptyPolicy(t, ws, facts.get());
   ASSERT_TRUE(r.ok()) << r.status();
   if (r->plan.kind() != ir::PlanKind::kLinuxBwrap) GTEST_SKIP() << "bwrap does not work here";
   WriteGateHint(0.003);
