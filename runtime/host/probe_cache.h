@@ -37,13 +37,14 @@ std::optional<std::string> ProbeCacheFile();
 void ForgetProbeVerdict();
 
 // The gate hint: how long the last bwrap sandbox of this user took from
-// bwrap's start to cwsc's mount gate (runtime/mount_check.h), kept beside
-// the probe verdict (`gate-time`), so that a new cwsc process's first
-// launch waits about that long before it looks, instead of looking at once
-// and every 50-200 us. A hint only: a wrong or planted value costs one
-// launch some time, never a check. ReadGateHint returns 0 when there is
-// none (the cache disabled or untrusted, no file, not a regular file, not
-// a number of microseconds in 1..kGateHintMaxUs).
+// bwrap's report of its pid to cwsc's mount gate (runtime/mount_check.h),
+// that is, to make its mounts. Kept beside the probe verdict (`gate-time`),
+// so that a new cwsc process's first launch waits about that long before
+// it looks, instead of looking at once and every 50-200 us. A hint only:
+// a wrong or planted value costs one launch some time, never a check.
+// ReadGateHint returns 0 when there is none (the cache disabled or
+// untrusted, no file, not a regular file, not a number of microseconds in
+// 1..kGateHintMaxUs).
 inline constexpr long kGateHintMaxUs = 50000;
 double ReadGateHint();
 void WriteGateHint(double seconds);
