@@ -315,7 +315,11 @@ absl::Status MountGate::Release(const ir::LaunchPlan& plan) {
   // quarter at most (one slow launch on a busy machine should not make the
   // next ones wait long), a faster one lowers it to its own time.
   if (first_in_process) {
-    WriteGateHint(metrics.from_hint ? std::min(took, metrics.shortest_seconds * 1.25) : took);
+    if (metrics.from_hint) {
+      WriteGateHint(std::min(took, metrics.shortest_seconds * 1.25), metrics.shortest_seconds);
+    } else {
+      WriteGateHint(took);
+    }
   }
   return absl::OkStatus();
 }

@@ -185,9 +185,14 @@ double ReadGateHint() {
   return static_cast<double>(us) / 1e6;
 }
 
-void WriteGateHint(double seconds) {
+void WriteGateHint(double seconds, double kept_seconds) {
   const long us = static_cast<long>(seconds * 1e6);
   if (us < 1 || us > kGateHintMaxUs) return;
+  // Replacing the file costs more than the hint saves when it barely moves:
+  // the file system writes the new file's data out when it is renamed over
+  // the old one (ext4 does, on every run).
+  const long kept_us = static_cast<long>(kept_seconds * 1e6);
+  if (kept_us > 0 && std::labs(us - kept_us) <= kept_us / 8) return;
   if (std::optional<std::string> file = GateHintFile()) {
     ReplaceCacheFile(*file, absl::StrCat(kGateMagic, "\n", us, "\n"));
   }

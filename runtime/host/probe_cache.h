@@ -47,7 +47,9 @@ void ForgetProbeVerdict();
 // 1..kGateHintMaxUs).
 inline constexpr long kGateHintMaxUs = 50000;
 double ReadGateHint();
-void WriteGateHint(double seconds);
+// WriteGateHint keeps `seconds` as the hint, unless the hint this launch
+// started from (`kept_seconds`, 0 for none) is within an eighth of it.
+void WriteGateHint(double seconds, double kept_seconds = 0);
 
 }  // namespace cwsc::runtime
 
