@@ -4,6 +4,12 @@
 #ifndef CWSC_IR_CONSULTED_H_
 #define CWSC_IR_CONSULTED_H_
 
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +39,89 @@ struct ConsultedPath {
   int gid = 0;
   bool operator==(const ConsultedPath&) const = default;
 };
+// ConsultedArena keeps path records for the plans that name them: the
+// facts keep one for the records of their answers (HostFacts::Records), a
+// compile one for the records of its own, a plan read from JSON one for
+// all of its. A record is added once and never changed or moved after, so
+// a plan points at it while any other is added (facts are used by one
+// thread at a time; a plan may be read by another meanwhile).
+class ConsultedArena {
+ public:
+  const ConsultedPath* Add(ConsultedPath p) { return &records_.emplace_back(std::move(p)); }
+
+ private:
+  std::deque<ConsultedPath> records_;
+};
+
+// ConsultedPaths is the plan's list of path records: each a record an arena
+// keeps, and the arenas it draws on kept alive. A compile against facts
+// that answered before shares their records: the plan's list is one pointer
+// per path, made and freed without touching a record (docs/performance.md).
+//
+//   for (const ConsultedPath& p : plan.consulted->paths) ...
+class ConsultedPaths {
+ public:
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = ConsultedPath;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const ConsultedPath*;
+    using reference = const ConsultedPath&;
+    Iterator() = default;
+    explicit Iterator(const ConsultedPath* const* at) : at_(at) {}
+    const ConsultedPath& operator*() const { return **at_; }
+    const ConsultedPath* operator->() const { return *at_; }
+    Iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    Iterator operator++(int) { return Iterator(at_++); }
+    bool operator==(const Iterator&) const = default;
+
+   private:
+    const ConsultedPath* const* at_ = nullptr;
+  };
+
+  ConsultedPaths() = default;
+  // Records of its own (a plan read from JSON, a test's).
+  ConsultedPaths(std::initializer_list<ConsultedPath> records)
+      : ConsultedPaths(std::vector<ConsultedPath>(records)) {}
+  explicit ConsultedPaths(std::vector<ConsultedPath> records);
+  // Records `arenas` keep (the recorder's Take).
+  ConsultedPaths(std::vector<const ConsultedPath*> items,
+                 std::vector<std::shared_ptr<const ConsultedArena>> arenas)
+      : items_(std::move(items)), arenas_(std::move(arenas)) {}
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  const ConsultedPath& operator[](size_t i) const { return *items_[i]; }
+  const ConsultedPath& at(size_t i) const { return *items_.at(i); }
+  Iterator begin() const { return Iterator(items_.data()); }
+  Iterator end() const { return Iterator(items_.data() + items_.size()); }
+  // push_back adds a record of the list's own (a plan read or edited).
+  void push_back(ConsultedPath p) {
+    // An arena another copy of the list shares is left to both as it is.
+    if (own_ && own_.use_count() > 1) arenas_.push_back(std::move(own_));
+    if (!own_) own_ = std::make_shared<ConsultedArena>();
+    items_.push_back(own_->Add(std::move(p)));
+  }
+  // Equal records in the same order, wherever they are kept.
+  friend bool operator==(const ConsultedPaths& a, const ConsultedPaths& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  std::vector<const ConsultedPath*> items_;
+  std::vector<std::shared_ptr<const ConsultedArena>> arenas_;
+  std::shared_ptr<ConsultedArena> own_;  // where push_back adds
+};
+
+inline ConsultedPaths::ConsultedPaths(std::vector<ConsultedPath> records) {
+  items_.reserve(records.size());
+  for (ConsultedPath& p : records) push_back(std::move(p));
+}
+
 // A variable's name is shared too: the recorder keeps one copy of each
 // name for the whole process (compiler/facts/consulted.cc).
 struct ConsultedEnv {
@@ -65,7 +154,7 @@ struct Consulted {
   std::optional<int> uid;
   std::vector<ConsultedEnv> env;         // sorted by name
   std::vector<ConsultedSecret> secrets;  // sorted by name
-  std::vector<ConsultedPath> paths;      // in the order first asked
+  ConsultedPaths paths;                  // in the order first asked
   std::vector<ConsultedProbe> probes;    // in the order above
   std::optional<int> landlock_abi;
   bool operator==(const Consulted&) const = default;

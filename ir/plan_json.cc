@@ -510,6 +510,12 @@ void Write(JsonOut& o, const std::vector<T>& items) {
   o.EndArray();
 }
 
+void Write(JsonOut& o, const ConsultedPaths& paths) {
+  o.BeginArray();
+  for (const ConsultedPath& p : paths) Write(o, p);
+  o.EndArray();
+}
+
 template <typename T>
 void Write(JsonOut& o, const std::optional<T>& v) {
   if (v) {
@@ -741,6 +747,12 @@ void Read(const Reader& r, SyscallFilter* out);
 template <typename T>
 void Read(const Reader& r, std::vector<T>* out) {
   r.ForEachItem([&](const Reader& item) { Read(item, &out->emplace_back()); });
+}
+
+void Read(const Reader& r, ConsultedPaths* out) {
+  std::vector<ConsultedPath> records;
+  Read(r, &records);
+  *out = ConsultedPaths(std::move(records));
 }
 
 template <typename T>

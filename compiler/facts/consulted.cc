@@ -90,11 +90,15 @@ const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
   if (m.recorder != id_) {
     // First asked in this compile. The answer's record is made once for
     // all the compiles against these facts, and never changed after: a
-    // plan may share it.
+    // plan may share it. A record kept elsewhere than these facts' arena
+    // (an answer a decorator keeps for another object) is made again here.
     m.recorder = id_;
     m.used = false;
-    if (!m.value) {
-      m.value = ConsultedPathOf(path, info);
+    if (!arena_) arena_ = inner().Records();
+    if (!m.value || m.arena != arena_.get()) {
+      m.value = arena_->Add(ConsultedPathOf(path, info));
+      m.arena = arena_.get();
+      m.path = m.value->path.str();
       m.Keep(info);
       m.current = true;
     } else {
@@ -102,15 +106,16 @@ const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
     }
     if (asked_.empty()) asked_.reserve(128);  // a workspace compile asks about 80 paths
   }
-  if (m.current && m.value->path == path) {
+  if (m.current && m.path == path) {
     if (!m.used) {
       m.used = true;
-      asked_.push_back(&*m.value);
+      asked_.push_back(m.value);
     }
   } else if (apart_.emplace(path).second) {
     // Another path with the same answer (facts that share one), or an
     // answer no longer its record: this compile's own record.
-    asked_.push_back(&owned_.emplace_back(ConsultedPathOf(path, info)));
+    if (!owned_) owned_ = std::make_shared<ir::ConsultedArena>();
+    asked_.push_back(owned_->Add(ConsultedPathOf(path, info)));
   }
   return info;
 }
@@ -191,11 +196,14 @@ ir::Consulted ConsultedRecorder::Take() {
                    std::make_move_iterator(secrets_.end()));
   env_.clear();
   secrets_.clear();
-  c.paths.reserve(asked_.size());
-  for (const ir::ConsultedPath* p : asked_) c.paths.push_back(*p);
-  asked_.clear();
+  std::vector<std::shared_ptr<const ir::ConsultedArena>> arenas;
+  if (arena_) arenas.push_back(std::move(arena_));
+  if (owned_) arenas.push_back(std::move(owned_));
+  c.paths = ir::ConsultedPaths(std::move(asked_), std::move(arenas));
+  asked_ = {};
+  arena_ = nullptr;
+  owned_ = nullptr;
   apart_.clear();
-  owned_.clear();
   if (bwrap_) c.probes.push_back({"bwrap", *bwrap_});
   if (seatbelt_) c.probes.push_back({"seatbelt", *seatbelt_});
   c.landlock_abi = landlock_;

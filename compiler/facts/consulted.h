@@ -14,7 +14,7 @@
 #ifndef CWSC_COMPILER_FACTS_CONSULTED_H_
 #define CWSC_COMPILER_FACTS_CONSULTED_H_
 
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +41,8 @@ class ConsultedRecorder : public ForwardingFacts {
 
   // Take returns what was asked: variables sorted by name, paths in the
   // order the compile first asked about them (the same for the same
-  // inputs). The recorder is spent afterwards.
+  // inputs), each the record the facts keep. The recorder is spent
+  // afterwards.
   ir::Consulted Take();
 
  private:
@@ -52,21 +53,24 @@ class ConsultedRecorder : public ForwardingFacts {
   absl::InlinedVector<ir::ConsultedEnv, 24> env_;
   absl::InlinedVector<ir::ConsultedSecret, 4> secrets_;
   // Each path asked, in order, as the record its answer keeps
-  // (PathInfo::record, made here the first time; it stays valid, unchanged,
-  // while the facts live). Take copies the records, which share their
-  // text. The recorder's id on an answer (RecordMemo::recorder) says it
-  // was asked in this compile, so a path asked again costs a comparison.
-  // A path whose answer's record names another path (facts that share one
-  // answer among paths) or no longer matches (an answer edited in place)
-  // gets a record of this compile's own, in `owned_`, once (`apart_`).
+  // (PathInfo::record, made here the first time in the facts' arena,
+  // HostFacts::Records; it is never changed or freed while a plan names
+  // it). Take hands the plan these pointers and the arena, so a plan costs
+  // one pointer per path however many compiles share a record. The
+  // recorder's id on an answer (RecordMemo::recorder) says it was asked in
+  // this compile, so a path asked again costs a comparison. A path whose
+  // answer's record names another path (facts that share one answer among
+  // paths) or no longer matches (an answer edited in place) gets a record
+  // of this compile's own, in `owned_`, once (`apart_`).
   // One recorder at a time per facts object: facts are not shared between
   // threads (libcwsc holds a handle's lock for a whole compile), and a
   // compile starts no other.
   const uint64_t id_ = NextId();
   static uint64_t NextId();
+  std::shared_ptr<ir::ConsultedArena> arena_;
   std::vector<const ir::ConsultedPath*> asked_;
   absl::flat_hash_set<std::string> apart_;
-  std::deque<ir::ConsultedPath> owned_;
+  std::shared_ptr<ir::ConsultedArena> owned_;
   std::optional<bool> bwrap_, seatbelt_;
   std::optional<int> landlock_;
 };

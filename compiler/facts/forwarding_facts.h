@@ -10,6 +10,7 @@
 #define CWSC_COMPILER_FACTS_FORWARDING_FACTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,7 @@ class ForwardingFacts : public HostFacts {
     return inner_->LauncherProbe(launcher, bwrap_argv);
   }
   std::vector<std::string> UnlistedPaths() const override { return inner_->UnlistedPaths(); }
+  const std::shared_ptr<ir::ConsultedArena>& Records() override { return inner_->Records(); }
 
  protected:
   HostFacts& inner() { return *inner_; }

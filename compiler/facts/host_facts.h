@@ -37,7 +37,13 @@ std::optional<FileType> ParseFileType(absl::string_view name);
 // copy starts without it.
 struct PathInfo;
 struct RecordMemo {
-  mutable std::optional<ir::ConsultedPath> value;
+  // The record, and the arena that keeps it (HostFacts::Records): a
+  // recorder shares it only from its own facts' arena.
+  mutable const ir::ConsultedPath* value = nullptr;
+  mutable const ir::ConsultedArena* arena = nullptr;
+  // The record's path (its text, kept by the record): a compile compares
+  // the path it asks with it without reading the record itself.
+  mutable absl::string_view path;
   // The recorder that last asked for the answer (ConsultedRecorder), and
   // what it found: whether `value` is still the answer's record, and
   // whether it has taken it. A compile finds a path it asked before
@@ -48,7 +54,9 @@ struct RecordMemo {
   RecordMemo() = default;
   RecordMemo(const RecordMemo&) {}
   RecordMemo& operator=(const RecordMemo&) {
-    value.reset();
+    value = nullptr;
+    arena = nullptr;
+    path = {};
     recorder = 0;
     current = used = false;
     return *this;
@@ -171,6 +179,17 @@ class HostFacts {
   // list here every path a compile asked about that the file does not record
   // (the policy changed since); other facts never have any.
   virtual std::vector<std::string> UnlistedPaths() const { return {}; }
+  // Records keeps the plan records of this object's answers
+  // (PathInfo::record, made by compile/facts/consulted.h); every plan that
+  // names one keeps it alive. A decorator answering through another object
+  // uses that object's.
+  virtual const std::shared_ptr<ir::ConsultedArena>& Records() {
+    if (!records_) records_ = std::make_shared<ir::ConsultedArena>();
+    return records_;
+  }
+
+ private:
+  std::shared_ptr<ir::ConsultedArena> records_;
 };
 
 // kMaxSymlinks is how many symlinks one resolution follows before it gives

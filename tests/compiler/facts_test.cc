@@ -466,6 +466,47 @@ TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
   EXPECT_TRUE(first.paths[1].canonical.empty());
 }
 
+// Plans compiled against one facts object hold the same records, one
+// pointer per path (no record copied), and keep them after the facts are
+// gone (the sanitizer build sees any use after free).
+TEST(ConsultedRecorder, PlansHoldTheFactsRecordsAndOutliveThem) {
+  ir::Consulted first, second;
+  {
+    auto facts = ParseRecordedFacts(
+        "cwsc_facts: 1\npaths:\n  /work/a-project-directory-name:\n    type: directory\n"
+        "    canonical: /work/a-project-directory-name\n    mode: \"0755\"\n",
+        "f.yaml");
+    ASSERT_TRUE(facts.ok()) << facts.status();
+    auto record = [&] {
+      ConsultedRecorder rec(facts->get());
+      rec.Path("/work/a-project-directory-name");
+      rec.Path("/nowhere/an-unlisted-path-of-some-length");
+      return rec.Take();
+    };
+    first = record();
+    second = record();
+    ASSERT_EQ(second.paths.size(), 2u);
+    EXPECT_EQ(&first.paths[0], &second.paths[0]);
+    EXPECT_EQ(&first.paths[1], &second.paths[1]);
+    const ir::Consulted copy = first;
+    EXPECT_EQ(&copy.paths[1], &first.paths[1]);
+  }
+  EXPECT_EQ(first.paths[0].path, "/work/a-project-directory-name");
+  EXPECT_EQ(first.paths[0].canonical, "/work/a-project-directory-name");
+  EXPECT_EQ(second.paths[1].path, "/nowhere/an-unlisted-path-of-some-length");
+  EXPECT_EQ(second.paths[1].type, "missing");
+  // A record added to a copy is the copy's alone.
+  ir::Consulted edited = first;
+  ir::ConsultedPath added;
+  added.path = "/added";
+  added.type = "missing";
+  edited.paths.push_back(added);
+  EXPECT_EQ(edited.paths.size(), 3u);
+  EXPECT_EQ(first.paths.size(), 2u);
+  EXPECT_EQ(edited.paths[2].path, "/added");
+  EXPECT_NE(edited, first);
+}
+
 // Recorded facts give each unlisted path an answer of its own, and two
 // facts objects share none (a record kept in a shared answer would be
 // written from two threads at once).
