@@ -437,21 +437,29 @@ TEST(Consulted, KeepsTheAnswersAndNoSecret) {
 // A plan records each path once, in the order first asked; plans compiled
 // against the same facts share the record's text (PathInfo::record), so a
 // warm engine's compile copies no path text (docs/performance.md).
-TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
+// OneDirectoryFacts lists one directory; RecordBoth asks about it and an
+// unlisted path, then about the directory again.
+std::unique_ptr<HostFacts> OneDirectoryFacts() {
   auto facts = ParseRecordedFacts(
       "cwsc_facts: 1\npaths:\n  /work/a-project-directory-name:\n    type: directory\n"
       "    canonical: /work/a-project-directory-name\n    mode: \"0755\"\n",
       "f.yaml");
-  ASSERT_TRUE(facts.ok()) << facts.status();
-  auto record = [&] {
-    ConsultedRecorder rec(facts->get());
-    rec.Path("/work/a-project-directory-name");
-    rec.Path("/nowhere/an-unlisted-path-of-some-length");
-    rec.Path("/work/a-project-directory-name");
-    return rec.Take();
-  };
-  ir::Consulted first = record();
-  ir::Consulted second = record();
+  EXPECT_TRUE(facts.ok()) << facts.status();
+  return facts.ok() ? *std::move(facts) : nullptr;
+}
+ir::Consulted RecordBoth(HostFacts* facts) {
+  ConsultedRecorder rec(facts);
+  rec.Path("/work/a-project-directory-name");
+  rec.Path("/nowhere/an-unlisted-path-of-some-length");
+  rec.Path("/work/a-project-directory-name");
+  return rec.Take();
+}
+
+TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
+  std::unique_ptr<HostFacts> facts = OneDirectoryFacts();
+  ASSERT_NE(facts, nullptr);
+  ir::Consulted first = RecordBoth(facts.get());
+  ir::Consulted second = RecordBoth(facts.get());
   ASSERT_EQ(first.paths.size(), 2u);
   EXPECT_EQ(first.paths[0].path, "/work/a-project-directory-name");
   EXPECT_EQ(first.paths[0].type, "directory");
@@ -472,19 +480,10 @@ TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
 TEST(ConsultedRecorder, PlansHoldTheFactsRecordsAndOutliveThem) {
   ir::Consulted first, second;
   {
-    auto facts = ParseRecordedFacts(
-        "cwsc_facts: 1\npaths:\n  /work/a-project-directory-name:\n    type: directory\n"
-        "    canonical: /work/a-project-directory-name\n    mode: \"0755\"\n",
-        "f.yaml");
-    ASSERT_TRUE(facts.ok()) << facts.status();
-    auto record = [&] {
-      ConsultedRecorder rec(facts->get());
-      rec.Path("/work/a-project-directory-name");
-      rec.Path("/nowhere/an-unlisted-path-of-some-length");
-      return rec.Take();
-    };
-    first = record();
-    second = record();
+    std::unique_ptr<HostFacts> facts = OneDirectoryFacts();
+    ASSERT_NE(facts, nullptr);
+    first = RecordBoth(facts.get());
+    second = RecordBoth(facts.get());
     ASSERT_EQ(second.paths.size(), 2u);
     EXPECT_EQ(&first.paths[0], &second.paths[0]);
     EXPECT_EQ(&first.paths[1], &second.paths[1]);

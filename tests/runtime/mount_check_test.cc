@@ -214,15 +214,24 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// HintCache points the probe cache, and the gate hint beside it, at a
+// fresh 0700 directory for one test.
+struct HintCache {
+  cwsc::testing::TempDir t{"/var/tmp"};
+  bool private_dir = chmod(t.path().c_str(), 0700) == 0;
+  ScopedEnv xdg{"XDG_RUNTIME_DIR", t.path()};
+  ScopedEnv cache{"CWSC_PROBE_CACHE", "1"};
+  std::string file = t / "cwsc/gate-time";
+};
+
 // The gate hint (runtime/host/probe_cache.h) is what it says or nothing: a
 // number of microseconds in range, in a regular file of the user's 0700
 // cache directory. Anything else reads as no hint, at once.
 TEST(GateHint, ReadsBackWhatWasWrittenAndNothingElse) {
-  cwsc::testing::TempDir t("/var/tmp");
-  ASSERT_EQ(chmod(t.path().c_str(), 0700), 0);
-  ScopedEnv xdg("XDG_RUNTIME_DIR", t.path());
-  ScopedEnv cache("CWSC_PROBE_CACHE", "1");
-  const std::string file = t / "cwsc/gate-time";
+  HintCache h;
+  ASSERT_TRUE(h.private_dir);
+  const cwsc::testing::TempDir& t = h.t;
+  const std::string& file = h.file;
   EXPECT_EQ(ReadGateHint(), 0);
   WriteGateHint(0.0042);
   EXPECT_EQ(cwsc::testing::ReadFileOr(file), "cwsc-gate-time 1\n4200\n");
@@ -257,11 +266,9 @@ TEST(GateHint, ReadsBackWhatWasWrittenAndNothingElse) {
 // leaves the file alone: replacing it (a new file renamed over the old)
 // costs the file system a flush of the new file's data on every run.
 TEST(GateHint, ATimeCloseToTheKeptHintIsNotWrittenAgain) {
-  cwsc::testing::TempDir t("/var/tmp");
-  ASSERT_EQ(chmod(t.path().c_str(), 0700), 0);
-  ScopedEnv xdg("XDG_RUNTIME_DIR", t.path());
-  ScopedEnv cache("CWSC_PROBE_CACHE", "1");
-  const std::string file = t / "cwsc/gate-time";
+  HintCache h;
+  ASSERT_TRUE(h.private_dir);
+  const std::string& file = h.file;
   WriteGateHint(0.0040);
   struct stat before {};
   ASSERT_EQ(stat(file.c_str(), &before), 0);
@@ -285,10 +292,9 @@ TEST(GateHint, ATimeCloseToTheKeptHintIsNotWrittenAgain) {
 // next process.
 TEST(MountGateRun, AProcesssFirstLaunchWaitsForTheLastProcesssTime) {
   if (access("/usr/bin/bwrap", X_OK) != 0) GTEST_SKIP() << "no bwrap";
-  cwsc::testing::TempDir t("/var/tmp");
-  ASSERT_EQ(chmod(t.path().c_str(), 0700), 0);
-  ScopedEnv xdg("XDG_RUNTIME_DIR", t.path());
-  ScopedEnv cache("CWSC_PROBE_CACHE", "1");
+  HintCache h;
+  ASSERT_TRUE(h.private_dir);
+  const cwsc::testing::TempDir& t = h.t;
   std::string ws = t / "ws";
   std::unique_ptr<compiler::HostFacts> facts = MakeRuntimeFacts();
   absl::StatusOr<compiler::CompileResult> r = CompileEmptyPolicy(t, ws, facts.get());
