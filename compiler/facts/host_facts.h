@@ -180,7 +180,7 @@ class HostFacts {
   // (the policy changed since); other facts never have any.
   virtual std::vector<std::string> UnlistedPaths() const { return {}; }
   // Records keeps the plan records of this object's answers
-  // (PathInfo::record, made by compile/facts/consulted.h); every plan that
+  // (PathInfo::record, made by compiler/facts/consulted.h); every plan that
   // names one keeps it alive. A decorator answering through another object
   // uses that object's.
   virtual const std::shared_ptr<ir::ConsultedArena>& Records() {
