@@ -10,7 +10,8 @@ three repetitions, so that load on the machine falls on both alike, and
 prints each benchmark's fastest real time before and after and their ratio
 (on a shared VM the fastest run is the one least disturbed; medians move by
 tens of percent between runs of one build). PROGRAMS (comma-separated, in
-the environment) picks some of the programs. Exits 1 when a benchmark is
+the environment) picks some of the programs, FILTER (a --benchmark_filter
+regular expression) some of their benchmarks. Exits 1 when a benchmark is
 more than 10% slower after (docs/performance.md, "Before and after").
 """
 
@@ -30,7 +31,8 @@ def run(build, program, min_time):
     # Each build reads the inputs (goldens, examples) of its own source tree.
     env = dict(os.environ, CWSC_SOURCE_ROOT=os.path.dirname(os.path.abspath(build)))
     out = subprocess.run([path, "--benchmark_format=json", "--benchmark_min_time=%s" % min_time,
-                          "--benchmark_repetitions=3"],
+                          "--benchmark_repetitions=3",
+                          "--benchmark_filter=%s" % os.environ.get("FILTER", ".")],
                          capture_output=True, text=True, check=True, env=env).stdout
     best = {}
     for b in json.loads(out)["benchmarks"]:

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <deque>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "ir/shared_string.h"
 
 namespace cwsc::ir {
@@ -25,33 +25,91 @@ namespace cwsc::ir {
 // API key variable is recorded as set or not, never its value, and no file
 // content is kept.
 //
-// The text of a path's record is shared (SharedString): the facts keep each
+// A path record's texts are views: the arena that keeps the record keeps
+// them (ConsultedArena), and a plan keeps the arenas of its records
+// (ConsultedPaths). So a record is used where its list is, and a copy of
+// one outlives the list only as a value to add to another list
+// (ConsultedPaths::push_back copies the texts). The facts keep each
 // answer's record once (compiler/facts/host_facts.h, PathInfo::record), and
-// every plan compiled against them copies references, not text.
+// every plan compiled against them copies a pointer, not text.
 struct ConsultedPath {
-  SharedString path;
-  std::string type;        // "missing", "file", "directory", "char-device", "block-device", "other"
-  bool symlink = false;    // lstat: the path itself is a symlink
-  SharedString target;     // its content when it is one
-  SharedString canonical;  // realpath; "" when that fails
-  std::string mode;        // the permission bits, "0755" ("" when missing)
+  absl::string_view path;
+  std::string type;      // "missing", "file", "directory", "char-device", "block-device", "other"
+  bool symlink = false;  // lstat: the path itself is a symlink
+  absl::string_view target;     // its content when it is one
+  absl::string_view canonical;  // realpath; "" when that fails
+  std::string mode;             // the permission bits, "0755" ("" when missing)
   int uid = 0;
   int gid = 0;
   bool operator==(const ConsultedPath&) const = default;
 };
-// ConsultedArena keeps path records for the plans that name them: the
-// facts keep one for the records of their answers (HostFacts::Records), a
-// compile one for the records of its own, a plan read from JSON one for
-// all of its. A record is added once and never changed or moved after, so
-// a plan points at it while any other is added (facts are used by one
-// thread at a time; a plan may be read by another meanwhile).
+// ConsultedArena keeps path records, and their texts, for the plans that
+// name them: the facts keep one for the records of their answers
+// (HostFacts::Records), a compile one for the records of its own, a plan
+// read from JSON one for all of its. A record is added once and never
+// changed or moved after, so a plan points at it while any other is added
+// (facts are used by one thread at a time; a plan may be read by another
+// meanwhile).
+//
+// Records and texts are kept in chunks of their own, not one allocation
+// each: the facts' records live as long as the facts, and made one by one
+// among a compile's short-lived allocations they would leave every later
+// compile's allocations scattered between them (docs/performance.md, "The
+// facts' long-lived memory apart": twice the time at 10,000 roots).
 class ConsultedArena {
  public:
-  const ConsultedPath* Add(ConsultedPath p) { return &records_.emplace_back(std::move(p)); }
+  ConsultedArena() = default;
+  ConsultedArena(const ConsultedArena&) = delete;
+  ConsultedArena& operator=(const ConsultedArena&) = delete;
+  // Add keeps a copy of `p` with copies of its texts (a canonical path
+  // equal to the path shares its text) and returns it.
+  const ConsultedPath* Add(const ConsultedPath& p);
 
  private:
-  std::deque<ConsultedPath> records_;
+  absl::string_view Keep(absl::string_view text);
+  // Chunks grow from a plan's few dozen records to the facts' thousands.
+  static constexpr size_t kMaxRecords = 256;
+  static constexpr size_t kMaxText = size_t{64} << 10;
+  std::vector<std::unique_ptr<ConsultedPath[]>> records_;
+  size_t records_size_ = 8, records_left_ = 0;  // the last chunk's
+  std::vector<std::unique_ptr<char[]>> texts_;
+  size_t text_size_ = 512, text_left_ = 0;  // the last chunk's
+  char* text_at_ = nullptr;
 };
+
+inline absl::string_view ConsultedArena::Keep(absl::string_view text) {
+  if (text.empty()) return {};
+  if (text.size() > text_left_) {
+    if (!texts_.empty()) text_size_ = std::min(text_size_ * 2, kMaxText);
+    const size_t size = std::max(text_size_, text.size());  // a long text: a chunk its size
+    texts_.emplace_back(new char[size]);
+    text_at_ = texts_.back().get();
+    text_left_ = size;
+  }
+  std::copy(text.begin(), text.end(), text_at_);
+  absl::string_view kept(text_at_, text.size());
+  text_at_ += text.size();
+  text_left_ -= text.size();
+  return kept;
+}
+
+inline const ConsultedPath* ConsultedArena::Add(const ConsultedPath& p) {
+  if (records_left_ == 0) {
+    if (!records_.empty()) records_size_ = std::min(records_size_ * 2, kMaxRecords);
+    records_.push_back(std::make_unique<ConsultedPath[]>(records_size_));
+    records_left_ = records_size_;
+  }
+  ConsultedPath& r = records_.back()[records_size_ - records_left_--];
+  r.path = Keep(p.path);
+  r.type = p.type;
+  r.symlink = p.symlink;
+  r.target = Keep(p.target);
+  r.canonical = p.canonical == p.path ? r.path : Keep(p.canonical);
+  r.mode = p.mode;
+  r.uid = p.uid;
+  r.gid = p.gid;
+  return &r;
+}
 
 // ConsultedPaths is the plan's list of path records: each a record an arena
 // keeps, and the arenas it draws on kept alive. A compile against facts
@@ -100,11 +158,11 @@ class ConsultedPaths {
   Iterator begin() const { return Iterator(items_.data()); }
   Iterator end() const { return Iterator(items_.data() + items_.size()); }
   // push_back adds a record of the list's own (a plan read or edited).
-  void push_back(ConsultedPath p) {
+  void push_back(const ConsultedPath& p) {
     // An arena another copy of the list shares is left to both as it is.
     if (own_ && own_.use_count() > 1) arenas_.push_back(std::move(own_));
     if (!own_) own_ = std::make_shared<ConsultedArena>();
-    items_.push_back(own_->Add(std::move(p)));
+    items_.push_back(own_->Add(p));
   }
   // Equal records in the same order, wherever they are kept.
   friend bool operator==(const ConsultedPaths& a, const ConsultedPaths& b) {

@@ -474,6 +474,7 @@ std::string Hex(uint64_t v) {
 
 void Write(JsonOut& o, const std::string& v) { o.String(v); }
 void Write(JsonOut& o, const SharedString& v) { o.String(v.str()); }
+void Write(JsonOut& o, absl::string_view v) { o.String(std::string_view(v.data(), v.size())); }
 void Write(JsonOut& o, bool v) { o.Bool(v); }
 void Write(JsonOut& o, int v) { o.Int(v); }
 void Write(JsonOut& o, uint64_t v) { o.String(Hex(v)); }  // syscall argument masks and values
@@ -700,6 +701,9 @@ bool InTable(const Table& table, std::string_view key) {
 
 void Read(const Reader& r, std::string* out) { *out = r.Str(); }
 void Read(const Reader& r, SharedString* out) { *out = r.Str(); }
+// A view of the document's text: a path record's (ConsultedPath), copied
+// into its list's arena while the document is still read (ConsultedPaths).
+void Read(const Reader& r, absl::string_view* out) { *out = r.Str(); }
 void Read(const Reader& r, bool* out) { *out = r.Bool(); }
 void Read(const Reader& r, int* out) { *out = r.Int(); }
 void Read(const Reader& r, uint64_t* out) { *out = r.HexU64(); }

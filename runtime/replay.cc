@@ -72,16 +72,16 @@ absl::Status ReplayProbe(const ir::ConsultedProbe& then, compiler::HostFacts& fa
 }
 
 // What the plan uses `path` for, to name it in a refusal.
-std::string UseOf(const ir::LaunchPlan& plan, const std::string& path) {
+std::string UseOf(const ir::LaunchPlan& plan, absl::string_view path) {
   const std::span<const ir::Mount> mounts = plan.mounts();
   for (size_t i = 0; i < mounts.size(); ++i) {
     const ir::Mount& m = mounts[i];
-    if (m.source == path || m.dest == path) {
+    if (m.source.str() == path || m.dest.str() == path) {
       return absl::StrCat("mount ", i + 1, ": ", m.why.str());
     }
   }
   for (const ir::DeniedPath& d : plan.denied_read) {
-    if (d.path == path) return absl::StrCat("denied path ", d.rule);
+    if (d.path.str() == path) return absl::StrCat("denied path ", d.rule);
   }
   if (plan.cwd == path) return "the working directory";
   return "";
@@ -97,31 +97,32 @@ std::string Kind(const ir::ConsultedPath& p) {
 absl::Status ComparePath(const ir::LaunchPlan& plan, const ir::ConsultedPath& then,
                          const ir::ConsultedPath& now) {
   const std::string use = UseOf(plan, then.path);
+  const std::string path(then.path);
   if (then.type != now.type || then.symlink != now.symlink) {
-    return Changed(then.path, Kind(then), Kind(now), use);
+    return Changed(path, Kind(then), Kind(now), use);
   }
   if (then.target != now.target) {
-    return Changed(then.path, absl::StrCat("a symlink to '", then.target.str(), "'"),
-                   absl::StrCat("a symlink to '", now.target.str(), "'"), use);
+    return Changed(path, absl::StrCat("a symlink to '", then.target, "'"),
+                   absl::StrCat("a symlink to '", now.target, "'"), use);
   }
   if (then.canonical != now.canonical) {
-    auto where = [](const std::string& c) {
+    auto where = [](absl::string_view c) {
       return c.empty() ? std::string("resolving to nothing") : absl::StrCat("resolving to ", c);
     };
-    return Changed(then.path, where(then.canonical), where(now.canonical), use);
+    return Changed(path, where(then.canonical), where(now.canonical), use);
   }
   if (then.mode != now.mode) {
-    return Changed(then.path, absl::StrCat("of mode ", then.mode),
-                   absl::StrCat("of mode ", now.mode), use);
+    return Changed(path, absl::StrCat("of mode ", then.mode), absl::StrCat("of mode ", now.mode),
+                   use);
   }
   if (then.uid != now.uid || then.gid != now.gid) {
-    return Changed(then.path, absl::StrCat("owned by ", then.uid, ":", then.gid),
+    return Changed(path, absl::StrCat("owned by ", then.uid, ":", then.gid),
                    absl::StrCat("owned by ", now.uid, ":", now.gid), use);
   }
   return absl::OkStatus();
 }
 
-bool AtOrBelow(const std::string& path, const std::string& dir) {
+bool AtOrBelow(absl::string_view path, absl::string_view dir) {
   if (dir == "/") return true;
   return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
                          path[dir.size()] == '/');
@@ -131,7 +132,7 @@ bool AtOrBelow(const std::string& path, const std::string& dir) {
 // `now` does not change what the sandbox sees. At a mask's own mount point
 // bwrap mounts by name and follows a symlink there, so the point must still
 // be itself: not a symlink, and resolving to itself where it exists.
-bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, const std::string& path,
+bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, absl::string_view path,
             const PathInfo& now) {
   for (const ir::Mount& m : plan.mounts()) {
     if (!m.source.empty() && m.source != "/" && m.source != "/dev/null" &&
@@ -139,7 +140,7 @@ bool Unseen(const ir::LaunchPlan& plan, const backends::BwrapView& view, const s
       return false;
     }
   }
-  backends::Lookup seen = view.Find(path);
+  backends::Lookup seen = view.Find(std::string(path));
   if (seen.access != backends::Access::kHidden && seen.access != backends::Access::kPrivate) {
     return false;
   }

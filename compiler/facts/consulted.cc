@@ -98,7 +98,7 @@ const PathInfo& ConsultedRecorder::Path(absl::string_view path) {
     if (!m.value || m.arena != arena_.get()) {
       m.value = arena_->Add(ConsultedPathOf(path, info));
       m.arena = arena_.get();
-      m.path = m.value->path.str();
+      m.path = m.value->path;
       m.Keep(info);
       m.current = true;
     } else {
@@ -150,12 +150,11 @@ std::string ModeText(uint32_t mode) {
 
 ir::ConsultedPath ConsultedPathOf(absl::string_view path, const PathInfo& info) {
   ir::ConsultedPath p;
-  p.path = std::string(path);
+  p.path = path;
   p.type = FileTypeName(info.type);
   p.symlink = info.is_symlink;
   p.target = info.target;
-  // Most paths are their own canonical form: one text for both.
-  p.canonical = info.canonical == path ? p.path : ir::SharedString(info.canonical);
+  p.canonical = info.canonical;
   if (info.type != FileType::kMissing) p.mode = ModeText(info.mode);
   p.uid = static_cast<int>(info.uid);
   p.gid = static_cast<int>(info.gid);

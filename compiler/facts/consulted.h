@@ -80,8 +80,9 @@ class ConsultedRecorder : public ForwardingFacts {
 // replaced by "(withheld)"; the replay compares the live value the same way.
 std::optional<std::string> ConsultedEnvValue(const std::optional<std::string>& value);
 
-// ConsultedPathOf is the plan's record of one answer (new text; the
-// recorder reuses PathInfo::record when it is still this).
+// ConsultedPathOf is the plan's record of one answer, its texts viewing
+// `path` and `info`'s: an arena keeps a copy (ir::ConsultedArena::Add); the
+// recorder reuses PathInfo::record when it is still this.
 ir::ConsultedPath ConsultedPathOf(absl::string_view path, const PathInfo& info);
 
 // SameAnswer: `info` is the answer `recorded` keeps (ConsultedPathOf's

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory_resource>
 #include <set>
 #include <sstream>
 
@@ -114,8 +115,26 @@ class RecordedFacts : public HostFacts {
   // which gets its answer here too: one per path and per facts object, so
   // an answer names one path (PathInfo::record keeps its record) and two
   // facts objects share none. Nodes: an answer stays where it is while
-  // more are added.
-  absl::node_hash_map<std::string, PathInfo> paths;  // found by string_view
+  // more are added. Answers and their paths' texts are kept in blocks of
+  // their own (`answers`), not one allocation each: they live as long as
+  // the facts, and an unlisted one is made during a compile, among its
+  // short-lived allocations, where one by one they would scatter every
+  // later compile's allocations (ir/consulted.h, ConsultedArena). Never
+  // erased: an answer is not given back before the facts are.
+  std::pmr::monotonic_buffer_resource answers;
+  struct PathHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return absl::Hash<absl::string_view>()(absl::string_view(s.data(), s.size()));
+    }
+  };
+  struct PathEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+  absl::node_hash_map<std::pmr::string, PathInfo, PathHash, PathEq,
+                      std::pmr::polymorphic_allocator<std::pair<const std::pmr::string, PathInfo>>>
+      paths{0, PathHash(), PathEq(), &answers};  // found by string_view
   std::map<std::string, std::string> files;
   ProbeResult bwrap, seatbelt;
   std::optional<std::string> darwin_cache;
@@ -162,7 +181,7 @@ class RecordedFacts : public HostFacts {
     return it != secrets.end() && it->second;
   }
   const PathInfo& Path(absl::string_view path) override {
-    auto [it, unlisted_now] = paths.try_emplace(path);
+    auto [it, unlisted_now] = paths.try_emplace(std::string_view(path.data(), path.size()));
     if (unlisted_now && unlisted_is_error) unlisted.insert(std::string(path));
     return it->second;
   }
@@ -272,7 +291,7 @@ std::unique_ptr<RecordedFacts> ReadFacts(const YAML::Node& root) {
       if (info.type == FileType::kMissing && !info.canonical.empty()) {
         Fail(n, "a missing path cannot have a canonical form");
       }
-      f->paths[path] = info;
+      f->paths.insert_or_assign(std::string_view(path), info);
     }
   }
   if (const YAML::Node fs = root["files"]) {

@@ -466,11 +466,12 @@ TEST(ConsultedRecorder, PlansOfOneFactsShareTheRecordsText) {
   EXPECT_EQ(first.paths[1].path, "/nowhere/an-unlisted-path-of-some-length");
   EXPECT_EQ(first.paths[1].type, "missing");
   EXPECT_EQ(first, second);
-  EXPECT_TRUE(first.paths[0].path.Shares(second.paths[0].path));
-  EXPECT_TRUE(first.paths[0].canonical.Shares(second.paths[0].canonical));
-  EXPECT_TRUE(first.paths[1].path.Shares(second.paths[1].path));
+  // One text, kept by the facts' arena (the views point at the same bytes).
+  EXPECT_EQ(first.paths[0].path.data(), second.paths[0].path.data());
+  EXPECT_EQ(first.paths[0].canonical.data(), second.paths[0].canonical.data());
+  EXPECT_EQ(first.paths[1].path.data(), second.paths[1].path.data());
   // A path that is its own canonical form keeps one text for both.
-  EXPECT_TRUE(first.paths[0].canonical.Shares(first.paths[0].path));
+  EXPECT_EQ(first.paths[0].canonical.data(), first.paths[0].path.data());
   EXPECT_TRUE(first.paths[1].canonical.empty());
 }
 
@@ -572,26 +573,27 @@ TEST(ConsultedRecorder, AnAnswerEditedInPlaceIsRecordedAfresh) {
   auto inner = ParseRecordedFacts("cwsc_facts: 1\n", "f.yaml");
   ASSERT_TRUE(inner.ok());
   OneAnswer facts(inner->get(), "/w", 0755);
+  // The list, which keeps its records (a record's texts are views).
   auto record = [&] {
     ConsultedRecorder rec(&facts);
     rec.Path("/w");
-    return rec.Take().paths.at(0);
+    return rec.Take().paths;
   };
-  EXPECT_EQ(record().type, "directory");
+  EXPECT_EQ(record().at(0).type, "directory");
   facts.answer.type = FileType::kRegular;
-  EXPECT_EQ(record().type, "file");
+  EXPECT_EQ(record().at(0).type, "file");
   facts.answer.canonical = "/elsewhere";
-  EXPECT_EQ(record().canonical, "/elsewhere");
+  EXPECT_EQ(record().at(0).canonical, "/elsewhere");
   facts.answer.mode = 0777;
-  EXPECT_EQ(record().mode, "0777");
+  EXPECT_EQ(record().at(0).mode, "0777");
   facts.answer.is_symlink = true;
   facts.answer.target = "/t";
-  ir::ConsultedPath now = record();
-  EXPECT_TRUE(now.symlink);
-  EXPECT_EQ(now.target, "/t");
+  ir::ConsultedPaths now = record();
+  EXPECT_TRUE(now.at(0).symlink);
+  EXPECT_EQ(now.at(0).target, "/t");
   facts.answer.uid = 7;
-  EXPECT_EQ(record().uid, 7);
-  EXPECT_EQ(record(), ConsultedPathOf("/w", facts.answer));
+  EXPECT_EQ(record().at(0).uid, 7);
+  EXPECT_EQ(record().at(0), ConsultedPathOf("/w", facts.answer));
   // Asked twice in one compile, recorded once.
   ConsultedRecorder twice(&facts);
   twice.Path("/w");

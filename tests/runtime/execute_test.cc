@@ -299,7 +299,7 @@ TEST(RecheckTest, EveryConsultedAnswerIsAskedAgain) {
   EXPECT_GT(c.paths.size(), 20u);
   // Each path once, in the order first asked.
   std::vector<std::string> paths;
-  for (const ir::ConsultedPath& p : c.paths) paths.push_back(p.path);
+  for (const ir::ConsultedPath& p : c.paths) paths.emplace_back(p.path);
   std::sort(paths.begin(), paths.end());
   EXPECT_EQ(std::adjacent_find(paths.begin(), paths.end()), paths.end());
   size_t ws = 0;
