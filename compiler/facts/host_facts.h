@@ -41,7 +41,7 @@ struct RecordMemo {
   // recorder shares it only from its own facts' arena.
   mutable const ir::ConsultedPath* value = nullptr;
   mutable const ir::ConsultedArena* arena = nullptr;
-  // The record's path (its text, kept by the record): a compile compares
+  // The record's path (its text, kept by the record's arena): a compile compares
   // the path it asks with it without reading the record itself.
   mutable absl::string_view path;
   // The recorder that last asked for the answer (ConsultedRecorder), and
