@@ -88,7 +88,7 @@ struct Counts {
 // What the checks of every subject add up to: the text report, the JSON
 // results and lints, the counts, and the setting notes already printed (each
 // once, however many modes skip the same setting).
-struct Report {
+struct CheckReport {
   ir::Text text;
   Json results = Json::array();
   Json lints = Json::array();
@@ -98,7 +98,7 @@ struct Report {
 
 // RenderVerdict adds one expectation's verdict in one mode to the report.
 void RenderVerdict(const CheckSubject& s, const ir::Expectation& e, const ExpectVerdict& v,
-                   Report* report) {
+                   CheckReport* report) {
   ir::Text& text = report->text;
   const Decision& d = v.decision;
   const std::string& path = v.path;
@@ -166,7 +166,7 @@ void RenderVerdict(const CheckSubject& s, const ir::Expectation& e, const Expect
 // renders what they found; the setting notes of each mode compiled are
 // printed as they come, before an error that stopped the run.
 int RunChecks(const ExpectOptions& c, const CheckedPolicy& cp, compiler::HostFacts* facts,
-              Report* report) {
+              CheckReport* report) {
   const CheckSubject& s = cp.subject;
   ExpectRun run = RunExpectations(c, s.name, s.expectations, facts);
   for (const auto& mp : run.plans) {
@@ -223,7 +223,7 @@ int RunChecks(const ExpectOptions& c, const CheckedPolicy& cp, compiler::HostFac
 }
 
 // ResultJson is the `result` of the check report.
-Json ResultJson(const std::string& file, const Report& r, size_t warnings) {
+Json ResultJson(const std::string& file, const CheckReport& r, size_t warnings) {
   return Json{{"file", file},
               {"passed", r.counts.passed},
               {"failed", r.counts.failed},
@@ -235,7 +235,7 @@ Json ResultJson(const std::string& file, const Report& r, size_t warnings) {
 
 // Valid reports a file without expectations: a line of text and the lints
 // of `r`, or the result in the JSON report with the line as a note.
-int Valid(const std::string& file, const std::string& line, const Report& r, size_t warnings,
+int Valid(const std::string& file, const std::string& line, const CheckReport& r, size_t warnings,
           int rc) {
   if (JsonReport* report = ActiveReport()) {
     report->Add({"note", "", line, file, 0, 0});
@@ -337,7 +337,7 @@ int CmdCheck(const Args& args) {
   }
   const size_t warnings = plan.warnings;
   std::unique_ptr<compiler::HostFacts> facts;
-  Report r;
+  CheckReport r;
   for (const CheckedPolicy& cp : plan.policies) {
     if (!cp.run) {
       r.text << "policy " << cp.subject.name << " (" << cp.subject.where

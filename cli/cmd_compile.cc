@@ -4,12 +4,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
-#include "backends/argv_format.h"
-#include "backends/launch_script.h"
-#include "backends/seatbelt.h"
-#include "backends/seccomp_filter.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/driver.h"
@@ -199,8 +193,7 @@ int CmdCompile(const Args& args) {
   if (JsonReport* report = ActiveReport()) {
     for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
     for (const Lint& l : lints) ReportLint(l);
-    report->SetResult(
-        CompileJson(r.plan, art.target, art.is_argv ? &art.argv : nullptr, art.text, art.json));
+    report->SetResult(CompileJson(r.plan, art));
     return kExitOk;
   }
   // The bytes of the chosen form (compiler/driver/format.h), then what the
@@ -243,99 +236,24 @@ int CmdExplain(const Args& args) {
   if (int rc = CompileFromOptions(*o, &r, &lints, &copts); rc != kExitOk) return rc;
   if (stage) return ExplainStage(*stage, copts, r);
   const ir::LaunchPlan& plan = r.plan;
-  ir::Text out;
-  if (o->config_discovered) out << "# config: " << o->config << " (no CONFIG given: discovered)\n";
-  out << "# plan kind: " << ir::PlanKindName(plan.kind()) << "\n# policy: " << plan.posture_label
-      << "\n";
-  Json json{{"plan_kind", ir::PlanKindName(plan.kind())},
-            {"policy", plan.posture_label},
-            {"target", nullptr},
-            {"tokens", Json::array()},
-            {"profile", nullptr},
-            {"remote", nullptr}};
-  if (!plan.refusal() || o->target == "plan") {
-    Artifact art;
+  Artifact art;
+  const bool refused = plan.refusal() && o->target != "plan";
+  if (!refused) {
     if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
-    if (!art.is_argv && plan.remote()) {
-      // The remote request has no argv tokens: show its URL's origin, then the request.
-      out << "# url: " << plan.remote()->url << "  (" << plan.remote()->url_origin.Describe()
-          << ")\n";
-      // The review text is lines of its own: each is shown escaped.
-      for (absl::string_view line : absl::StrSplit(absl::StripSuffix(art.text, "\n"), '\n')) {
-        out << line << "\n";
-      }
-      json["remote"] = Json{{"url", plan.remote()->url},
-                            {"url_origin", OriginJson(plan.remote()->url_origin)},
-                            {"requests", Json::parse(art.json)}};
-      art.is_argv = true;  // no tokens to explain below
-    }
-    if (!art.is_argv && plan.landlock()) {
-      // The ruleset has no argv tokens: each rule line carries its origin,
-      // and is shown escaped (its paths are the host's).
-      for (absl::string_view line : absl::StrSplit(absl::StripSuffix(art.text, "\n"), '\n')) {
-        out << line << "\n";
-      }
-      art.is_argv = true;
-    }
-    if (!art.is_argv) {
+    if (!ExplainShows(plan, art)) {
       return PrintUsageError("explain", absl::StrCat("explain shows argv targets (auto, bwrap, "
                                                      "seatbelt), not '",
                                                      o->target, "'"));
     }
-    json["target"] = art.target;
-    json["tokens"] = TokensJson(art.argv);
-    // Each token as `--format shell` quotes it, then escaped for the terminal:
-    // a token with a control character or invalid UTF-8 shows it as `\xNN`.
-    size_t width = 0;
-    std::vector<ir::Text> quoted;
-    for (const auto& a : art.argv) {
-      quoted.emplace_back() << backends::ShellQuote(a.text);
-      width = std::max(width, std::min<size_t>(quoted.back().size(), 48));
-    }
-    // A Seatbelt profile token is explained line by line, each with its origin.
-    absl::StatusOr<backends::EmittedArgv> profile =
-        plan.seatbelt() && art.argv.size() > 2 && art.argv[1].text == "-p"
-            ? backends::EmitSeatbeltProfile(plan)
-            : absl::StatusOr<backends::EmittedArgv>(absl::NotFoundError(""));
-    for (size_t i = 0; i < art.argv.size(); ++i) {
-      if (i == 2 && profile.ok()) {
-        out << "# profile (-p), " << art.argv[2].text.size() << " bytes:\n";
-        json["profile"] = TokensJson(*profile);
-        for (const auto& line : *profile) {
-          if (line.text.empty()) continue;
-          ir::Text l;
-          l << "  " << line.text;
-          if (l.size() < 72) l.Spaces(72 - l.size());
-          out << l << "  # " << line.origin.Describe() << "\n";
-        }
-        continue;
-      }
-      out << quoted[i];
-      if (quoted[i].size() < width) out.Spaces(width - quoted[i].size());
-      out << "  # " << art.argv[i].origin.Describe() << "\n";
-    }
-  } else {
-    out << "# refused: " << plan.refusal()->reason << "\n#   (" << plan.refusal()->origin.Describe()
-        << ")\n";
   }
-  for (const auto& s : plan.skipped) {
-    out << "# skipped " << s.what << (s.path.empty() ? "" : " ") << s.path << ": " << s.reason
-        << "  (" << s.origin.Describe() << ")\n";
-  }
-  for (const auto& w : plan.warnings) {
-    out << "# warning [" << w.code << "]: " << w.message << "\n";
-  }
-  for (const Lint& l : lints) {
-    out << "# lint [" << l.code << "] at " << LintLocation(l.origin) << ": " << l.message
-        << "; fix: " << l.fix << "\n";
-  }
-  if (JsonReport* report = ActiveReport()) {
+  const Report report =
+      ExplainReport(plan, refused ? nullptr : &art, lints, o->config_discovered ? o->config : "");
+  if (JsonReport* json = ActiveReport()) {
     for (const Lint& l : lints) ReportLint(l);
-    PlanNotesJson(plan, &json);
-    report->SetResult(std::move(json));
+    json->SetResult(report.json);
     return kExitOk;
   }
-  return WriteText(out);
+  return WriteText(report.text);
 }
 
 }  // namespace cwsc::cli

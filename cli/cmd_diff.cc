@@ -6,12 +6,8 @@
 // directory), their parents and a child of each — and the network; only the
 // answers are compared, so two policies that differ in spelling or order
 // give no output. Widening comes first.
-#include <algorithm>
-#include <cstdio>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/driver.h"
@@ -58,24 +54,6 @@ int Load(const std::string& file, const CommonOptions& o,
   return kExitOk;
 }
 
-std::string Because(const Decision& d) {
-  std::string out = d.where.empty() ? d.rule : absl::StrCat(d.where, ": ", d.rule);
-  std::string rule;
-  bool space = false;
-  for (char ch : out) {  // one line
-    if (ch == '\n' || ch == ' ' || ch == '\t') {
-      space = !rule.empty();
-      continue;
-    }
-    if (space) rule += ' ';
-    space = false;
-    rule += ch;
-  }
-  if (rule.size() > 100) rule = rule.substr(0, 97) + "...";
-  if (d.origin) absl::StrAppend(&rule, "; from ", d.origin->Describe());
-  return rule;
-}
-
 }  // namespace
 
 int CmdDiff(const Args& args) {
@@ -107,76 +85,13 @@ int CmdDiff(const Args& args) {
     PrintError(diff.status());
     return kExitUsage;
   }
-  ir::Text out;
-  Json json_changes = Json::array(), json_other = Json::array();
-  std::optional<bool> group;  // widened changes come first, each group under its header
-  for (const AccessChange& c : diff->changes) {
-    if (group != c.widened) {
-      if (c.widened) {
-        out << "widened (B allows what A did not):\n";
-      } else {
-        out << "narrowed (B denies what A allowed):\n";
-      }
-      group = c.widened;
-    }
-    const Decision& da = c.a;
-    const Decision& db = c.b;
-    std::string what =
-        c.path.empty() ? "network" : absl::StrCat(backends::AccessKindName(c.kind), " ", c.path);
-    // A widening is explained by B's rule, a narrowing too (what B now does).
-    out << "  " << what << ": " << (da.allowed ? "allowed" : "denied") << " -> "
-        << (db.allowed ? "allowed" : "denied") << " (" << da.detail << " -> " << db.detail
-        << ")\n    B: " << Because(db) << "\n    A: " << Because(da) << "\n";
-    json_changes.push_back(Json{{"access", backends::AccessKindName(c.kind)},
-                                {"path", c.path.empty() ? Json(nullptr) : Json(c.path)},
-                                {"change", c.widened ? "widened" : "narrowed"},
-                                {"a", DecisionJson(c.kind, da)},
-                                {"b", DecisionJson(c.kind, db)}});
-  }
-  const int widened = diff->widened, narrowed = diff->narrowed;
-  std::vector<ir::Text> other;
-  if (diff->plan_kind) {
-    const auto& [ka, kb] = *diff->plan_kind;
-    other.emplace_back() << "  plan kind: " << ir::PlanKindName(ka) << " -> "
-                         << ir::PlanKindName(kb) << "\n";
-    json_other.push_back(
-        Json{{"what", "plan_kind"}, {"a", ir::PlanKindName(ka)}, {"b", ir::PlanKindName(kb)}});
-  }
-  if (diff->launcher) {
-    const auto& [la, lb] = *diff->launcher;
-    other.emplace_back() << "  launcher: [" << absl::StrJoin(la, " ") << "] -> ["
-                         << absl::StrJoin(lb, " ") << "]\n";
-    json_other.push_back(Json{{"what", "launcher"}, {"a", la}, {"b", lb}});
-  }
-  if (diff->wrapper) {
-    const auto& [wa, wb] = *diff->wrapper;
-    other.emplace_back() << "  wrapper: " << wa << " -> " << wb << "\n";
-    json_other.push_back(Json{{"what", "wrapper"}, {"a", wa}, {"b", wb}});
-  }
-  if (diff->remote_not_compared) {
-    other.push_back(ir::Text("  a remote sandbox: its file and network access is not compared\n"));
-  }
-  if (!other.empty()) {
-    out << "other changes:\n";
-    for (const ir::Text& l : other) out << l;
-  }
-  if (out.empty()) {
-    out << "no access changes\n";
-  } else {
-    out << "diff: " << widened << " widened, " << narrowed << " narrowed\n";
-  }
-  int rc = exit_code && widened > 0 ? kExitCheckFailed : kExitOk;
-  if (JsonReport* report = ActiveReport()) {
-    report->SetResult(Json{{"a", files[0]},
-                           {"b", files[1]},
-                           {"widened", widened},
-                           {"narrowed", narrowed},
-                           {"changes", json_changes},
-                           {"other", json_other},
-                           {"remote_not_compared", diff->remote_not_compared}});
+  const Report report = DiffReport(files[0], files[1], *diff);
+  int rc = exit_code && diff->widened > 0 ? kExitCheckFailed : kExitOk;
+  if (JsonReport* json = ActiveReport()) {
+    json->SetResult(report.json);
     return rc;
   }
-  PrintText(out);
+  PrintText(report.text);
   return rc;
 }
 

@@ -3,9 +3,6 @@
 // whose destination covers the path, the deciding one first, each with the
 // plan element (config line) that emitted it; for a Seatbelt plan: the
 // deciding rule (last match wins) and the parameters it names.
-#include <algorithm>
-#include <cstdio>
-
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
@@ -16,45 +13,6 @@
 #include "ir/diagnostics.h"
 
 namespace cwsc::cli {
-// RenderWhy is shared with `cwsc audit --why`.
-ir::Text RenderWhy(const PathWhy& w, const std::string& context) {
-  ir::Text out;
-  out << w.path << " (" << context << "):";
-  for (size_t i = 0; i < w.decisions.size(); ++i) {
-    const Decision& d = w.decisions[i].decision;
-    out << (i > 0 ? "," : "") << " " << backends::AccessKindName(w.decisions[i].kind) << " "
-        << (d.allowed ? "allowed" : "denied");
-    if (!d.note.empty()) out << " (" << d.detail << ")";
-  }
-  out << "\n";
-  if (w.chain) {
-    // An absent deny target decides a read before any mount does.
-    for (const KindDecision& kd : w.decisions) {
-      if (kd.decision.note.empty()) continue;
-      out << "  " << backends::AccessKindName(kd.kind) << ": " << kd.decision.note << "\n";
-      if (kd.decision.origin) out << "    from " << kd.decision.origin->Describe() << "\n";
-    }
-    if (w.chain->empty()) out << "  no mount covers the path: nothing is visible there\n";
-    for (size_t i = 0; i < w.chain->size(); ++i) {
-      const WhyLink& c = (*w.chain)[i];
-      if (i == 0) out << "  decided by:\n";
-      if (i == 1) out << "  overrides:\n";
-      out << "    layer " << c.link.layer << ", argv " << c.link.arg << ": " << c.link.rule << "  ("
-          << c.link.effect << ")\n";
-      if (c.origin) out << "      from " << c.origin->Describe() << "\n";
-    }
-    return out;
-  }
-  for (const KindDecision& kd : w.decisions) {
-    const Decision& d = kd.decision;
-    out << "  " << backends::AccessKindName(kd.kind) << ": " << d.detail << " decided by ";
-    if (!d.where.empty()) out << d.where << ": ";
-    out << d.rule << "\n";
-    if (d.origin) out << "    from " << d.origin->Describe() << "\n";
-    for (const std::string& p : d.params) out << "    param " << p << "\n";
-  }
-  return out;
-}
 
 int CmdWhy(const Args& args) {
   int parse_rc = kExitOk;
@@ -95,32 +53,19 @@ int CmdWhy(const Args& args) {
   }
   const ir::LaunchPlan& plan = (*w)->result.plan;
   const PlanArtifact* art = &(*w)->art;
-  const PathWhy why = ExplainPath(*art, (*w)->path, kinds);
-  ir::Text out = RenderWhy(
-      why, absl::StrCat("mode ", ir::PermissionModeName(plan.permission_mode), ", ", art->target));
-  // What the policy asked for at this path but the plan left out.
-  Json notes = why.notes;
-  for (const std::string& note : why.skipped) {
-    out << "  note: " << note << "\n";
-    notes.push_back(note);
-  }
+  const Report why = WhyReport(plan, *art, ExplainPath(*art, (*w)->path, kinds));
   int rc = plan.refusal() ? kExitRefused : kExitOk;
   if (JsonReport* report = ActiveReport()) {
-    Json j{{"mode", ir::PermissionModeName(plan.permission_mode)},
-           {"plan_kind", ir::PlanKindName(plan.kind())},
-           {"target", art->target}};
-    j.update(WhyJson(why));
-    j["notes"] = notes;
     if (plan.refusal()) {
       report->Add(
           {"error", "refused",
            absl::StrCat(plan.refusal()->reason, " (", plan.refusal()->origin.Describe(), ")"),
            plan.refusal()->origin.file, plan.refusal()->origin.line, plan.refusal()->origin.col});
     }
-    report->SetResult(std::move(j));
+    report->SetResult(why.json);
     return rc;
   }
-  PrintText(out);
+  PrintText(why.text);
   return rc;
 }
 

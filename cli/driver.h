@@ -1,7 +1,7 @@
 // The driver layer's names as cli/ uses them: cli/ parses options, calls
 // compiler/driver/ (compiles with the missing-facts rule, the expectation
 // runner, diff, audit, target dispatch, why, a plan's artifact checked,
-// lints, live probes) and the
+// lints, live probes, the reports of explain and why) and the
 // other layers, and renders what they return (docs/architecture.md).
 #ifndef CWSC_CLI_DRIVER_H_
 #define CWSC_CLI_DRIVER_H_
@@ -18,6 +18,7 @@
 #include "compiler/driver/format.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/live_probe.h"
+#include "compiler/driver/report.h"
 #include "compiler/driver/stage.h"
 #include "compiler/driver/verify.h"
 #include "compiler/driver/why.h"
@@ -30,9 +31,12 @@ using driver::ArtifactOf;
 using driver::CheckedPolicy;
 using driver::CheckSubject;
 using driver::CompileChecked;
+using driver::CompileJson;
 using driver::DecideOn;
 using driver::Decision;
+using driver::DecisionJson;
 using driver::DiffPlans;
+using driver::DiffReport;
 using driver::EmitCheckedSeccompBpf;
 using driver::ExpectationResult;
 using driver::ExpectationsOf;
@@ -41,6 +45,8 @@ using driver::ExpectOptions;
 using driver::ExpectRun;
 using driver::ExpectVerdict;
 using driver::ExplainPath;
+using driver::ExplainReport;
+using driver::ExplainShows;
 using driver::FactsAsker;
 using driver::FactsRule;
 using driver::KindDecision;
@@ -55,25 +61,27 @@ using driver::LiveRun;
 using driver::MissingDenyTargets;
 using driver::ModeLint;
 using driver::NoteAbsentDenyTargets;
+using driver::OriginJson;
 using driver::OriginOfArg;
 using driver::PathWhy;
 using driver::PlanArtifact;
 using driver::PlanDiff;
 using driver::PlanForWhy;
+using driver::PlanNotesJson;
 using driver::ReadPlanFile;
 using driver::ReadText;
 using driver::RenderLintWarning;
+using driver::RenderWhy;
+using driver::Report;
 using driver::RunExpectations;
 using driver::SkipConcerns;
 using driver::StrictlyInside;
+using driver::TokensJson;
 using driver::VarsFor;
+using driver::WhyJson;
 using driver::WhyLink;
 using driver::WhyPlan;
-
-// RenderWhy prints the decision for a path and the chain behind it
-// (compiler/driver/why.h); the path, rules and origins are values (ir::Text
-// escapes them). `cwsc why` and `cwsc audit --why` (cli/cmd_why.cc).
-ir::Text RenderWhy(const PathWhy& w, const std::string& context);
+using driver::WhyReport;
 
 }  // namespace cwsc::cli
 

@@ -28,7 +28,7 @@
 
 namespace cwsc::cli {
 
-using Json = nlohmann::ordered_json;
+using Json = driver::Json;
 
 // kReportVersion is the envelope's version: it grows only when a field's
 // meaning changes or a field goes away (docs/cli.md, "Compatibility").
@@ -82,35 +82,6 @@ JsonReport* ActiveReport();
 
 // FinishReport writes the active report's envelope (if any); returns exit_code.
 int FinishReport(int exit_code);
-
-// OriginJson is an origin as the JSON reports give it:
-// {"kind", "detail", "file", "line", "col", "text"} (file/line/col null when unset).
-Json OriginJson(const ir::Origin& o);
-
-// ---- per-command results (docs/cli.md, "JSON output") ----------------------
-
-// CompileJson is `compile --json`'s result: the plan kind, the target that
-// emitted, and the artifact: `argv` (argv targets), `plan` (plan), `requests`
-// (opensandbox) or `listing` (seccomp).
-Json CompileJson(const ir::LaunchPlan& plan, const std::string& target,
-                 const backends::EmittedArgv* argv, const std::string& text,
-                 const std::string& requests_json);
-
-// TokensJson is an emitted argv as [{"text", "origin"}].
-Json TokensJson(const backends::EmittedArgv& argv);
-
-// PlanNotesJson adds what `explain` lists after the tokens: the refusal, the
-// skipped settings and the warnings.
-void PlanNotesJson(const ir::LaunchPlan& plan, Json* out);
-
-// DecisionJson is one verdict: {"access", "allowed", "checkable", "detail",
-// "rule", "where", "origin", "params"}.
-Json DecisionJson(backends::AccessKind kind, const Decision& d);
-
-// WhyJson is what RenderWhy prints, for `why --json` and `audit --why`:
-// {"path", "decisions": [DecisionJson], "chain": [{"layer", "arg", "rule",
-// "effect", "origin"}] (bwrap) or null}.
-Json WhyJson(const PathWhy& w);
 
 }  // namespace cwsc::cli
 

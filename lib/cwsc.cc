@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends/bwrap.h"
 #include "backends/emitted.h"
 #include "backends/opensandbox.h"
@@ -25,6 +26,7 @@
 #include "compiler/compile.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/emit.h"
+#include "compiler/driver/report.h"
 #include "compiler/driver/verify.h"
 #include "compiler/facts/host_facts.h"
 #include "compiler/file_text.h"
@@ -765,6 +767,137 @@ cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const cha
     v->path = target;
     *out = v.release();
     return CWSC_OK;
+  });
+}
+
+// ---- reports: the bytes `cwsc why` and `cwsc explain` print (compiler/driver/report.h)
+
+namespace cwsc::lib {
+namespace {
+
+bool KnownReportFormat(cwsc_report_format format) {
+  const int raw = Raw(format);
+  return raw == CWSC_REPORT_TEXT || raw == CWSC_REPORT_JSON;
+}
+
+// ReportText is a report as `format` asks: the text, or the JSON result on
+// one line, escaped as the command line's report is (ir/display.h).
+cwsc_status ReportText(const cwsc::driver::Report& r, cwsc_report_format format, char** out,
+                       size_t* len) {
+  if (Raw(format) == CWSC_REPORT_TEXT) return NewText(r.text.str(), out, len);
+  return NewText(
+      ir::TerminalSafeJson(r.json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)),
+      out, len);
+}
+
+}  // namespace
+}  // namespace cwsc::lib
+
+cwsc_status cwsc_plan_why(const cwsc_plan* plan, const char* path, const char* accesses,
+                          cwsc_report_format format, char** out, size_t* len,
+                          cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!path) return Missing(sink, "path");
+    if (!out) return Missing(sink, "out");
+    if (!cwsc::lib::KnownReportFormat(format)) {
+      return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_report_format value");
+    }
+    std::vector<backends::AccessKind> kinds;
+    for (absl::string_view a : absl::StrSplit(accesses ? accesses : "read,write", ',')) {
+      if (a == "read") {
+        kinds.push_back(backends::AccessKind::kRead);
+      } else if (a == "write") {
+        kinds.push_back(backends::AccessKind::kWrite);
+      } else if (a == "exec") {
+        kinds.push_back(backends::AccessKind::kExec);
+      } else {
+        return sink.Error(CWSC_E_USAGE, "usage",
+                          absl::StrCat("unknown access '", a, "': expected read, write or exec"));
+      }
+    }
+    const ir::LaunchPlan& p = plan->plan;
+    if (p.remote()) {
+      return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable",
+                        "a remote plan has no local artifact to ask: its server enforces it");
+    }
+    // As `cwsc why` (compiler/driver/why.h, PlanForWhy), on the plan compiled.
+    absl::StatusOr<std::string> expanded = cwsc::compiler::ExpandPath(path, plan->vars);
+    if (!expanded.ok()) {
+      return sink.Error(CWSC_E_INPUT, "input",
+                        absl::StrCat("PATH '", path, "': ", expanded.status().message()));
+    }
+    absl::StatusOr<cwsc::driver::PlanArtifact> art = cwsc::driver::ArtifactOf(p);
+    if (!art.ok()) return sink.FromStatus(art.status(), CWSC_E_INTERNAL, "internal");
+    cwsc::driver::NoteAbsentDenyTargets(&*art, plan->missing_denied);
+    const cwsc::driver::Report r =
+        cwsc::driver::WhyReport(p, *art, cwsc::driver::ExplainPath(*art, *expanded, kinds));
+    return cwsc::lib::ReportText(r, format, out, len);
+  });
+}
+
+cwsc_status cwsc_plan_diff(const cwsc_plan* a, const char* name_a, const cwsc_plan* b,
+                           const char* name_b, cwsc_report_format format, char** out, size_t* len,
+                           cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!a) return Missing(sink, "a");
+    if (!b) return Missing(sink, "b");
+    if (!out) return Missing(sink, "out");
+    if (!cwsc::lib::KnownReportFormat(format)) {
+      return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_report_format value");
+    }
+    absl::StatusOr<cwsc::driver::PlanDiff> diff = cwsc::driver::DiffPlans(a->plan, b->plan);
+    if (!diff.ok()) return sink.FromStatus(diff.status(), CWSC_E_INTERNAL, "internal");
+    const cwsc::driver::Report r =
+        cwsc::driver::DiffReport(name_a ? name_a : "A", name_b ? name_b : "B", *diff);
+    return cwsc::lib::ReportText(r, format, out, len);
+  });
+}
+
+cwsc_status cwsc_plan_explain(const cwsc_plan* plan, cwsc_facts* facts, cwsc_target target,
+                              cwsc_report_format format, char** out, size_t* len,
+                              cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  return Guard(diags, [&](Sink& sink) {
+    if (!plan) return Missing(sink, "plan");
+    if (!out) return Missing(sink, "out");
+    if (!cwsc::lib::KnownReportFormat(format)) {
+      return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_report_format value");
+    }
+    const int raw = cwsc::lib::Raw(target);
+    if (raw != CWSC_TARGET_AUTO && raw != CWSC_TARGET_BWRAP && raw != CWSC_TARGET_SEATBELT) {
+      return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_target value");
+    }
+    const ir::LaunchPlan& p = plan->plan;
+    // `cwsc explain`'s steps (cli/cmd_compile.cc): the artifact of the
+    // target unless the plan is refused, then its lints.
+    cwsc::driver::Artifact art;
+    if (!p.refusal()) {
+      const char* name = raw == CWSC_TARGET_BWRAP      ? "bwrap"
+                         : raw == CWSC_TARGET_SEATBELT ? "seatbelt"
+                                                       : "auto";
+      cwsc::driver::Emitted e = cwsc::driver::EmitTarget(p, name, plan->program);
+      if (e.failure == cwsc::driver::EmitFailure::kInput) {
+        return sink.FromStatus(e.status, CWSC_E_INPUT, "input");
+      }
+      if (e.failure == cwsc::driver::EmitFailure::kInternal) {
+        return sink.FromStatus(e.status, CWSC_E_INTERNAL, "internal");
+      }
+      if (e.failure != cwsc::driver::EmitFailure::kNone) {
+        return sink.Error(CWSC_E_NOT_APPLICABLE, "not-applicable", std::string(e.status.message()));
+      }
+      art = std::move(e.artifact);
+    }
+    std::vector<cwsc::driver::Lint> lints;
+    if (facts) {
+      std::lock_guard<std::mutex> lock(facts->mu);
+      lints = cwsc::driver::LintsOf(p, facts->facts.get());
+    }
+    const cwsc::driver::Report r =
+        cwsc::driver::ExplainReport(p, p.refusal() ? nullptr : &art, lints, "");
+    return cwsc::lib::ReportText(r, format, out, len);
   });
 }
 

@@ -270,6 +270,52 @@ CWSC_API cwsc_status cwsc_plan_opensandbox_json(const cwsc_plan* plan, char** ou
 CWSC_API cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const char* path,
                                      cwsc_verdict** out, cwsc_diagnostics** diags);
 
+/* ---- reports ------------------------------------------------------------------- */
+
+/* cwsc_report_format picks how a report is given: the text `cwsc` prints for
+ * people, every value escaped for a terminal, or the JSON `result` of the
+ * command's --json report, on one line (docs/cli.md, "JSON output"). */
+typedef enum cwsc_report_format { CWSC_REPORT_TEXT = 0, CWSC_REPORT_JSON = 1 } cwsc_report_format;
+
+/* cwsc_plan_why is `cwsc why PATH` for the plan: the decision for each of
+ * `accesses` at `path` (as cwsc_plan_check takes it) and the chain behind it:
+ * for a bwrap argv every mount layer covering the path, the deciding one
+ * first, each with the plan element (config line) that emitted it; for a
+ * Seatbelt profile the deciding rule and its parameters; then what the plan
+ * skipped at the path. `accesses` is NULL for "read,write", or a comma list of
+ * "read", "write" and "exec". The bytes equal what `cwsc why` prints for the
+ * same plan (CWSC_REPORT_TEXT), or its --json result (CWSC_REPORT_JSON). A
+ * remote plan gives CWSC_E_NOT_APPLICABLE. Free *out with cwsc_string_free. */
+CWSC_API cwsc_status cwsc_plan_why(const cwsc_plan* plan, const char* path, const char* accesses,
+                                   cwsc_report_format format, char** out, size_t* len,
+                                   cwsc_diagnostics** diags);
+
+/* cwsc_plan_explain is `cwsc explain --target TARGET` for the plan: the plan
+ * kind and policy, then each token of the argv with the plan element that
+ * emitted it (a Seatbelt profile line by line; a remote plan's URL and
+ * requests, key redacted; a Landlock ruleset one rule a line), or the
+ * refusal; then what the plan skipped, its warnings and, with `facts` (as
+ * the plan was compiled against; NULL for none), its lints. The bytes equal
+ * what `cwsc explain` prints (CWSC_REPORT_TEXT) or its --json result
+ * (CWSC_REPORT_JSON). Free *out with cwsc_string_free. */
+/* cwsc_plan_diff is `cwsc diff A B` for two plans: both artifacts asked the
+ * same questions (read and write on every path either plan names, their
+ * parents and a child of each, and the network), only the answers compared:
+ * the accesses B allows that A denied (widened) first, then those B denies
+ * that A allowed (narrowed), each with the rule of each side that decides
+ * it, then what else differs (plan kind, launcher, wrapper). `name_a` and
+ * `name_b` name the plans in the JSON ("a", "b"; NULL for "A" and "B"). The
+ * bytes equal what `cwsc diff` prints for the same plans (CWSC_REPORT_TEXT)
+ * or its --json result (CWSC_REPORT_JSON); "widened" there is what an
+ * escalation would grant. Free *out with cwsc_string_free. */
+CWSC_API cwsc_status cwsc_plan_diff(const cwsc_plan* a, const char* name_a, const cwsc_plan* b,
+                                    const char* name_b, cwsc_report_format format, char** out,
+                                    size_t* len, cwsc_diagnostics** diags);
+
+CWSC_API cwsc_status cwsc_plan_explain(const cwsc_plan* plan, cwsc_facts* facts, cwsc_target target,
+                                       cwsc_report_format format, char** out, size_t* len,
+                                       cwsc_diagnostics** diags);
+
 /* ---- argv and verdicts ----------------------------------------------------------- */
 
 CWSC_API size_t cwsc_argv_count(const cwsc_argv* argv);

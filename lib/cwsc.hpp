@@ -279,6 +279,26 @@ class Plan {
     cwsc_verdict_free(r);
     return {s, std::move(v), Diagnostics(d)};
   }
+  // The reports of `cwsc why`, `cwsc explain` and `cwsc diff`, text or JSON
+  // (cwsc_plan_why, cwsc_plan_explain, cwsc_plan_diff).
+  Result<std::string> Why(const std::string& path, const char* accesses = nullptr,
+                          cwsc_report_format format = CWSC_REPORT_TEXT) const {
+    return Report([&](char** t, size_t* n, cwsc_diagnostics** d) {
+      return cwsc_plan_why(h_.get(), path.c_str(), accesses, format, t, n, d);
+    });
+  }
+  Result<std::string> Explain(Facts* facts = nullptr, cwsc_target target = CWSC_TARGET_AUTO,
+                              cwsc_report_format format = CWSC_REPORT_TEXT) const {
+    return Report([&](char** t, size_t* n, cwsc_diagnostics** d) {
+      return cwsc_plan_explain(h_.get(), facts ? facts->get() : nullptr, target, format, t, n, d);
+    });
+  }
+  // DiffTo is what changes from this plan (A) to `b` (B).
+  Result<std::string> DiffTo(const Plan& b, cwsc_report_format format = CWSC_REPORT_TEXT) const {
+    return Report([&](char** t, size_t* n, cwsc_diagnostics** d) {
+      return cwsc_plan_diff(h_.get(), nullptr, b.get(), nullptr, format, t, n, d);
+    });
+  }
   // Spawn runs the plan's command (cwsc_spawn) with `facts` (nullptr: new
   // live facts for the call).
   Result<Child> Spawn(const SpawnOptions& options, Facts* facts = nullptr) const {
@@ -293,15 +313,19 @@ class Plan {
 
  private:
   template <typename F>
-  Result<std::string> Text(F f) const {
+  static Result<std::string> Report(F f) {
     char* t = nullptr;
     size_t n = 0;
     cwsc_diagnostics* d = nullptr;
-    cwsc_status s = f(h_.get(), &t, &n, &d);
+    cwsc_status s = f(&t, &n, &d);
     std::optional<std::string> v;
     if (s == CWSC_OK) v.emplace(t, n);
     cwsc_string_free(t);
     return {s, std::move(v), Diagnostics(d)};
+  }
+  template <typename F>
+  Result<std::string> Text(F f) const {
+    return Report([&](char** t, size_t* n, cwsc_diagnostics** d) { return f(h_.get(), t, n, d); });
   }
   detail::Handle<cwsc_plan, cwsc_plan_free> h_;
 };

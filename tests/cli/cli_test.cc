@@ -210,6 +210,34 @@ TEST(Cli, UsageErrors) {
             "Try 'cwsc explain --help'.\n");
   EXPECT_EQ(explain.out, "");
   EXPECT_EQ(target.out, "");
+  // A remote or Landlock plan shows its own artifact (the requests, the
+  // ruleset); any other non-argv target is the same usage error, never a
+  // crash on the artifact it does not have.
+  TempDir t;
+  WriteFile(t / "l.toml", "sandbox_linux_backend = \"landlock\"\n");
+  const std::string landlock_facts = Src() + "/tests/golden/landlock/facts.yaml";
+  struct C {
+    std::string config, facts, target;
+    int exit_code;
+    std::string err;  // "": the usage error of explain for the target
+  };
+  for (const C& c :
+       {C{Src() + "/examples/remote.toml", Facts(), "plan", 2, ""},
+        C{t / "l.toml", landlock_facts, "plan", 2, ""},
+        C{Src() + "/examples/remote.toml", Facts(), "seccomp", 4,
+          "cwsc: error: --target seccomp: plan kind opensandbox has no syscall filter\n"},
+        C{t / "l.toml", landlock_facts, "opensandbox", 4,
+          "cwsc: error: --target opensandbox: plan kind linux-landlock does not use "
+          "OpenSandbox\n"}}) {
+    SCOPED_TRACE(c.config + " --target " + c.target);
+    RunResult r = Cwsc({"explain", c.config, "--facts", c.facts, "--target", c.target});
+    EXPECT_EQ(r.exit_code, c.exit_code);
+    EXPECT_EQ(r.err, !c.err.empty() ? c.err
+                                    : "cwsc: error: explain shows argv targets (auto, bwrap, "
+                                      "seatbelt), not '" +
+                                          c.target + "'\nTry 'cwsc explain --help'.\n");
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 TEST(Cli, BadInputsAreLocatedAndExit2WithNoStdout) {

@@ -12,6 +12,7 @@
 #include "cwsc.hpp"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/runtime/proc_helpers.h"
 
 namespace {
@@ -937,6 +938,293 @@ TEST(LibCheck, AnAbsentDenyTargetIsDeniedAsAbsent) {
   EXPECT_THAT(why.out, HasSubstr("): read denied (absent)\n"));
 }
 
+// ---- reports: the bytes of `cwsc why` and `cwsc explain` -------------------------
+
+// ReportOf is a report of the library's, or "" when the call failed.
+template <typename F>
+std::string ReportOf(F call) {
+  char* text = nullptr;
+  size_t len = 0;
+  cwsc_diagnostics* d = nullptr;
+  const cwsc_status s = call(&text, &len, &d);
+  EXPECT_EQ(s, CWSC_OK) << cwsc_diagnostics_render(d);
+  cwsc_diagnostics_free(d);
+  std::string out = text ? std::string(text, len) : "";
+  cwsc_string_free(text);
+  return out;
+}
+
+// ResultOf is the `result` of a --json report of the program, as the
+// library gives a report's JSON: one line.
+std::string ResultOf(const RunResult& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);
+  return j["result"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+struct ReportCase {
+  const char* config;
+  const char* facts;
+  const char* mode;
+};
+const ReportCase kReportCases[] = {
+    {"examples/workspace.toml", "examples/facts/linux-workspace.yaml", "ask"},
+    {"examples/workspace.toml", "examples/facts/linux-workspace.yaml", "plan"},
+    {"examples/workspace.cwsp", "examples/facts/linux-workspace.yaml", "ask"},
+    {"examples/locked-down.toml", "examples/facts/linux-locked-down.yaml", "auto"},
+    {"examples/workspace.cwsp", "examples/facts/macos-workspace.yaml", "ask"},
+    {"examples/readonly.toml", "examples/facts/macos-workspace.yaml", "ask"},
+    {"tests/golden/bwrap/refused_backend/config.toml",
+     "tests/golden/bwrap/refused_backend/facts.yaml", "ask"},
+};
+
+// The library's why is the program's, text and JSON, for bwrap and Seatbelt
+// plans, a refused one, every access and a path whose deny target is absent.
+TEST(LibReport, WhyIsTheProgramsWhy) {
+  struct Q {
+    const char* path;
+    const char* accesses;  // nullptr: the default, read and write
+    std::vector<std::string> flags;
+  };
+  const Q kQuestions[] = {
+      {"/etc/passwd", nullptr, {}},
+      {"~/.ssh/id_rsa", "read", {"--read"}},
+      {"$WORKSPACE/src/main.c", "read,write,exec", {"--read", "--write", "--exec"}},
+      {"~/.aws/credentials", nullptr, {}},
+      {"/usr/bin/make", "exec,read", {"--exec", "--read"}},
+  };
+  for (const ReportCase& c : kReportCases) {
+    Owned o;
+    cwsc_plan* plan = CompileFile(o, Src(c.config), c.mode, Facts(o, Src(c.facts)));
+    ASSERT_NE(plan, nullptr);
+    for (const Q& q : kQuestions) {
+      SCOPED_TRACE(std::string(c.config) + " " + c.facts + " " + c.mode + ": " + q.path);
+      std::vector<std::string> argv = {Bin(),     "why",        q.path,   Src(c.config),
+                                       "--facts", Src(c.facts), "--mode", c.mode};
+      argv.insert(argv.end(), q.flags.begin(), q.flags.end());
+      RunResult text = Cli(argv);
+      ASSERT_TRUE(text.exit_code == 0 || text.exit_code == 3) << text.err;
+      EXPECT_EQ(ReportOf([&](char** t, size_t* n, cwsc_diagnostics** d) {
+                  return cwsc_plan_why(plan, q.path, q.accesses, CWSC_REPORT_TEXT, t, n, d);
+                }),
+                text.out);
+      argv.push_back("--json");
+      RunResult json = Cli(argv);
+      EXPECT_EQ(json.exit_code, text.exit_code) << json.err;
+      const std::string lib = ReportOf([&](char** t, size_t* n, cwsc_diagnostics** d) {
+        return cwsc_plan_why(plan, q.path, q.accesses, CWSC_REPORT_JSON, t, n, d);
+      });
+      EXPECT_EQ(lib, ResultOf(json));
+      // What the report says, read from its JSON: the path expanded, one
+      // decision an access, in the order asked.
+      nlohmann::json j = nlohmann::json::parse(lib);
+      EXPECT_EQ(j["path"].get<std::string>().front(), '/');
+      EXPECT_EQ(j["decisions"].size(), q.flags.empty() ? 2u : q.flags.size());
+    }
+  }
+}
+
+// The library's explain is the program's, text and JSON, with the lints of
+// the facts given (or none without them), for each target.
+TEST(LibReport, ExplainIsTheProgramsExplain) {
+  for (const ReportCase& c : kReportCases) {
+    Owned o;
+    cwsc_facts* facts = Facts(o, Src(c.facts));
+    cwsc_plan* plan = CompileFile(o, Src(c.config), c.mode, facts);
+    ASSERT_NE(plan, nullptr);
+    const std::string kind = cwsc_plan_kind(plan);
+    const cwsc_target target = kind == "macos-seatbelt" ? CWSC_TARGET_SEATBELT
+                               : kind == "refused"      ? CWSC_TARGET_AUTO
+                                                        : CWSC_TARGET_BWRAP;
+    SCOPED_TRACE(std::string(c.config) + " " + c.facts + " " + c.mode);
+    std::vector<std::string> argv = {Bin(),        "explain", Src(c.config), "--facts",
+                                     Src(c.facts), "--mode",  c.mode};
+    if (target != CWSC_TARGET_AUTO) {
+      argv.push_back("--target");
+      argv.push_back(target == CWSC_TARGET_SEATBELT ? "seatbelt" : "bwrap");
+    }
+    RunResult text = Cli(argv);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(ReportOf([&](char** t, size_t* n, cwsc_diagnostics** d) {
+                return cwsc_plan_explain(plan, facts, target, CWSC_REPORT_TEXT, t, n, d);
+              }),
+              text.out);
+    argv.push_back("--json");
+    RunResult json = Cli(argv);
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const std::string lib = ReportOf([&](char** t, size_t* n, cwsc_diagnostics** d) {
+      return cwsc_plan_explain(plan, facts, target, CWSC_REPORT_JSON, t, n, d);
+    });
+    EXPECT_EQ(lib, ResultOf(json));
+    nlohmann::json j = nlohmann::json::parse(lib);
+    EXPECT_EQ(j["plan_kind"], kind);
+    if (kind == "refused") {
+      EXPECT_TRUE(j["tokens"].empty());
+      EXPECT_FALSE(j["refusal"].is_null());
+    } else {
+      // Each token of the argv the plan gives, with its origin.
+      cwsc_argv* a = nullptr;
+      ASSERT_EQ(cwsc_plan_argv(plan, target, &a, nullptr), CWSC_OK);
+      std::vector<std::string> tokens;
+      for (const auto& t : j["tokens"]) tokens.push_back(t["text"]);
+      EXPECT_EQ(tokens, Tokens(a));
+      cwsc_argv_free(a);
+    }
+  }
+  // Without facts, no lints: examples/workspace.toml in mode ask has one
+  // (the program prints it as `# lint [...]`).
+  Owned o;
+  cwsc_plan* plan = CompileFile(o, Src("examples/workspace.toml"), "ask",
+                                Facts(o, Src("examples/facts/linux-workspace.yaml")));
+  const std::string without = ReportOf([&](char** t, size_t* n, cwsc_diagnostics** d) {
+    return cwsc_plan_explain(plan, nullptr, CWSC_TARGET_AUTO, CWSC_REPORT_TEXT, t, n, d);
+  });
+  EXPECT_THAT(without, HasSubstr("# plan kind: linux-bwrap\n"));
+  EXPECT_THAT(without, ::testing::Not(HasSubstr("# lint [")));
+}
+
+// The library's diff is the program's, text and JSON: two configs with
+// their own facts, two modes of one config (the program diffs their plan
+// files), and a plan against itself.
+TEST(LibReport, DiffIsTheProgramsDiff) {
+  TempDir dir;
+  const std::string ws = Src("examples/workspace.toml"), ro = Src("examples/readonly.toml");
+  const std::string ws_facts = Src("examples/facts/linux-workspace.yaml");
+  const std::string ro_facts = Src("examples/facts/linux-readonly.yaml");
+  Owned o;
+  cwsc_plan* ask = CompileFile(o, ws, "ask", Facts(o, ws_facts));
+  cwsc_plan* plan_mode = CompileFile(o, ws, "plan", Facts(o, ws_facts));
+  cwsc_plan* readonly = CompileFile(o, ro, "ask", Facts(o, ro_facts));
+  for (const char* mode : {"plan", "ask"}) {
+    RunResult c =
+        Cli({Bin(), "compile", ws, "--facts", ws_facts, "--mode", mode, "--target", "plan"});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    WriteFile(dir / (std::string(mode) + ".json"), c.out);
+  }
+  struct D {
+    cwsc_plan* a;
+    cwsc_plan* b;
+    std::vector<std::string> args;
+    std::string name_a, name_b;
+  };
+  const D kDiffs[] = {
+      {ask,
+       readonly,
+       {ws, ro, "--facts", ws_facts, "--facts-b", ro_facts, "--mode", "ask"},
+       ws,
+       ro},
+      {plan_mode, ask, {dir / "plan.json", dir / "ask.json"}, dir / "plan.json", dir / "ask.json"},
+      {ask, ask, {dir / "ask.json", dir / "ask.json"}, dir / "ask.json", dir / "ask.json"},
+  };
+  for (const D& d : kDiffs) {
+    SCOPED_TRACE(d.args[0] + " " + d.args[1]);
+    std::vector<std::string> argv = {Bin(), "diff"};
+    argv.insert(argv.end(), d.args.begin(), d.args.end());
+    RunResult text = Cli(argv);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(ReportOf([&](char** t, size_t* n, cwsc_diagnostics** dg) {
+                return cwsc_plan_diff(d.a, nullptr, d.b, nullptr, CWSC_REPORT_TEXT, t, n, dg);
+              }),
+              text.out);
+    argv.push_back("--json");
+    RunResult json = Cli(argv);
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const std::string lib = ReportOf([&](char** t, size_t* n, cwsc_diagnostics** dg) {
+      return cwsc_plan_diff(d.a, d.name_a.c_str(), d.b, d.name_b.c_str(), CWSC_REPORT_JSON, t, n,
+                            dg);
+    });
+    EXPECT_EQ(lib, ResultOf(json));
+    nlohmann::json j = nlohmann::json::parse(lib);
+    EXPECT_EQ(j["widened"].get<int>() + j["narrowed"].get<int>(), j["changes"].size());
+  }
+  // Plan mode to ask mode widens: writing the workspace is what ask grants.
+  const std::string widened = ReportOf([&](char** t, size_t* n, cwsc_diagnostics** dg) {
+    return cwsc_plan_diff(plan_mode, nullptr, ask, nullptr, CWSC_REPORT_JSON, t, n, dg);
+  });
+  nlohmann::json j = nlohmann::json::parse(widened);
+  EXPECT_EQ(j["a"], "A");
+  EXPECT_EQ(j["b"], "B");
+  EXPECT_GT(j["widened"].get<int>(), 0);
+  EXPECT_EQ(j["changes"][0]["change"], "widened");
+  EXPECT_EQ(ReportOf([&](char** t, size_t* n, cwsc_diagnostics** dg) {
+              return cwsc_plan_diff(ask, nullptr, ask, nullptr, CWSC_REPORT_TEXT, t, n, dg);
+            }),
+            "no access changes\n");
+}
+
+TEST(LibReport, BadArgumentsAreTheirOwnErrors) {
+  Owned o;
+  cwsc_facts* facts = Facts(o, Src("examples/facts/linux-workspace.yaml"));
+  cwsc_plan* plan = CompileFile(o, Src("examples/workspace.toml"), "ask", facts);
+  struct E {
+    cwsc_status status;
+    const char* code;
+    const char* message;
+  };
+  auto expect = [](const E& e, auto call) {
+    char* t = nullptr;
+    size_t n = 7;
+    cwsc_diagnostics* d = nullptr;
+    EXPECT_EQ(call(&t, &n, &d), e.status);
+    EXPECT_EQ(t, nullptr);
+    ASSERT_EQ(cwsc_diagnostics_count(d), 1u);
+    EXPECT_STREQ(cwsc_diagnostic_code(d, 0), e.code);
+    EXPECT_STREQ(cwsc_diagnostic_message(d, 0), e.message);
+    cwsc_diagnostics_free(d);
+  };
+  expect({CWSC_E_USAGE, "usage", "unknown access 'create': expected read, write or exec"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_why(plan, "/etc", "read,create", CWSC_REPORT_TEXT, t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "unknown access '': expected read, write or exec"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_why(plan, "/etc", "", CWSC_REPORT_TEXT, t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "unknown cwsc_report_format value"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_why(plan, "/etc", nullptr, static_cast<cwsc_report_format>(7), t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "unknown cwsc_report_format value"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_explain(plan, facts, CWSC_TARGET_AUTO,
+                                    static_cast<cwsc_report_format>(-1), t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "unknown cwsc_target value"}, [&](char** t, size_t* n,
+                                                                   cwsc_diagnostics** d) {
+    return cwsc_plan_explain(plan, facts, static_cast<cwsc_target>(9), CWSC_REPORT_TEXT, t, n, d);
+  });
+  expect({CWSC_E_INPUT, "input",
+          "PATH 'relative/path': path 'relative/path' is relative; use an absolute path, ~ or a "
+          "variable"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_why(plan, "relative/path", nullptr, CWSC_REPORT_TEXT, t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "path must not be NULL"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_why(plan, nullptr, nullptr, CWSC_REPORT_TEXT, t, n, d);
+         });
+  expect({CWSC_E_NOT_APPLICABLE, "not-applicable",
+          "--target seatbelt: plan kind linux-bwrap has no Seatbelt profile"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_explain(plan, facts, CWSC_TARGET_SEATBELT, CWSC_REPORT_TEXT, t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "b must not be NULL"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_diff(plan, nullptr, nullptr, nullptr, CWSC_REPORT_TEXT, t, n, d);
+         });
+  expect({CWSC_E_USAGE, "usage", "unknown cwsc_report_format value"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_diff(plan, nullptr, plan, nullptr, static_cast<cwsc_report_format>(2),
+                                 t, n, d);
+         });
+  // A remote plan has no artifact here to ask.
+  cwsc_plan* remote = CompileFile(o, Src("examples/remote.toml"), "ask", facts);
+  expect({CWSC_E_NOT_APPLICABLE, "not-applicable",
+          "a remote plan has no local artifact to ask: its server enforces it"},
+         [&](char** t, size_t* n, cwsc_diagnostics** d) {
+           return cwsc_plan_why(remote, "/etc", nullptr, CWSC_REPORT_JSON, t, n, d);
+         });
+}
+
 // ---- threads ------------------------------------------------------------------------
 
 TEST(LibThreads, ConcurrentCompilesGiveTheSameArgv) {
@@ -1051,6 +1339,21 @@ TEST(LibCpp, TheCppApiGivesTheCApisResults) {
   EXPECT_EQ(sbpl.status(), CWSC_E_NOT_APPLICABLE);
   cwsc::Result<std::string> remote = plan->OpenSandboxJson();
   EXPECT_EQ(remote.status(), CWSC_E_NOT_APPLICABLE);
+  // The reports, as the C functions give them.
+  cwsc::Result<std::string> why = plan->Why("/etc/passwd", "write");
+  ASSERT_TRUE(why.ok()) << why.diagnostics().Render();
+  EXPECT_EQ(why.value(), Cli({Bin(), "why", "/etc/passwd", cfg, "--write", "--facts", facts_file,
+                              "--mode", "ask"})
+                             .out);
+  cwsc::Result<std::string> explain = plan->Explain(&facts.value(), CWSC_TARGET_BWRAP);
+  ASSERT_TRUE(explain.ok()) << explain.diagnostics().Render();
+  EXPECT_EQ(explain.value(), Cli({Bin(), "explain", cfg, "--facts", facts_file, "--mode", "ask",
+                                  "--target", "bwrap", "--", "make", "test"})
+                                 .out);
+  cwsc::Result<std::string> diff = plan->DiffTo(plan.value(), CWSC_REPORT_JSON);
+  ASSERT_TRUE(diff.ok());
+  EXPECT_THAT(diff.value(), HasSubstr("\"widened\":0,\"narrowed\":0"));
+  EXPECT_EQ(plan->Why("relative").status(), CWSC_E_INPUT);
   cwsc::Result<cwsc::Facts> bad_facts = cwsc::Facts::Parse("user: [\n", "x.yaml");
   EXPECT_EQ(bad_facts.status(), CWSC_E_INPUT);
   cwsc::Facts live = cwsc::Facts::Live();
