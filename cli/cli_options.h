@@ -87,13 +87,8 @@ std::string RenderDiagnostic(const ir::Diagnostic& d);
 // PrintNotes prints compile notes and warnings to stderr.
 void PrintNotes(const std::vector<ir::Diagnostic>& notes);
 
-// SettingNotes are the plan's `skipped` entries of kind setting (a configured
-// value the plan leaves out: a sandbox_mode that cannot widen the mode, a
-// missing bwrap_ro_roots entry, ...) as notes at the setting's place:
-// `FILE:LINE:COL: note: skipped WHAT PATH: REASON`; a setting from no file
-// (an env override) has no file and names its origin in the message.
-std::vector<ir::Diagnostic> SettingNotes(const ir::LaunchPlan& plan);
-// PrintSettingNote prints one of them (`cwsc: note: ...` when it has no file).
+// PrintSettingNote prints one of a plan's setting notes (compiler/driver/report.h,
+// SettingNotes): `cwsc: note: ...` when it has no file.
 void PrintSettingNote(const ir::Diagnostic& note);
 
 // PrintWarning prints `cwsc: warning [CODE]: MESSAGE` (a plan's warning).

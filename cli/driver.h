@@ -11,6 +11,7 @@
 
 #include "compiler/driver/audit.h"
 #include "compiler/driver/check.h"
+#include "compiler/driver/check_report.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/diff.h"
 #include "compiler/driver/emit.h"
@@ -74,6 +75,7 @@ using driver::RenderLintWarning;
 using driver::RenderWhy;
 using driver::Report;
 using driver::RunExpectations;
+using driver::SettingNotes;
 using driver::SkipConcerns;
 using driver::StrictlyInside;
 using driver::TokensJson;

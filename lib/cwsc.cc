@@ -3,6 +3,7 @@
 // crosses the boundary. No state outside the objects handed out.
 #include "lib/cwsc.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "backends/bwrap.h"
@@ -24,6 +26,7 @@
 #include "backends/seatbelt.h"
 #include "backends/verify/expect_eval.h"
 #include "compiler/compile.h"
+#include "compiler/driver/check_report.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/emit.h"
 #include "compiler/driver/report.h"
@@ -853,6 +856,87 @@ cwsc_status cwsc_plan_diff(const cwsc_plan* a, const char* name_a, const cwsc_pl
     const cwsc::driver::Report r =
         cwsc::driver::DiffReport(name_a ? name_a : "A", name_b ? name_b : "B", *diff);
     return cwsc::lib::ReportText(r, format, out, len);
+  });
+}
+
+cwsc_status cwsc_check_file(const char* path, cwsc_format format, const char* modes,
+                            cwsc_facts* facts, const cwsc_options* options,
+                            cwsc_report_format report, char** out, size_t* len, int* failed,
+                            cwsc_diagnostics** diags) {
+  if (out) *out = nullptr;
+  if (failed) *failed = 0;
+  return Guard(diags, [&](Sink& sink) {
+    if (!path) return Missing(sink, "path");
+    if (!out) return Missing(sink, "out");
+    if (!cwsc::lib::KnownReportFormat(report)) {
+      return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_report_format value");
+    }
+    const int raw = cwsc::lib::Raw(format);
+    std::optional<cwsc::compiler::ConfigFormat> f = cwsc::lib::FormatOf(raw);
+    if (!f) return sink.Error(CWSC_E_USAGE, "usage", "unknown cwsc_format value");
+    static const cwsc_options kDefaults;
+    const cwsc_options& o = options ? *options : kDefaults;
+    // `cwsc check`'s run (compiler/driver/check_report.h), with the options
+    // a compile of the library takes.
+    cwsc::driver::CheckRun run;
+    if (modes) {
+      for (absl::string_view m : absl::StrSplit(modes, ',')) {
+        std::optional<ir::PermissionMode> n = cwsc::compiler::ParsePermissionMode(m);
+        if (!n)
+          return sink.Error(CWSC_E_INPUT, "mode", cwsc::compiler::UnknownPermissionModeMessage(m));
+        if (std::find(run.expect.modes.begin(), run.expect.modes.end(), *n) ==
+            run.expect.modes.end()) {
+          run.expect.modes.push_back(*n);
+        }
+      }
+    }
+    absl::StatusOr<std::string> text = cwsc::driver::ReadText(path);
+    if (!text.ok()) return sink.FromStatus(text.status(), CWSC_E_INPUT, "input");
+    run.input.file = path;
+    run.input.text = *std::move(text);
+    run.input.dsl = *f == cwsc::compiler::ConfigFormat::kDsl ||
+                    (*f == cwsc::compiler::ConfigFormat::kAuto && absl::EndsWith(path, ".cwsp"));
+    run.input.policy = o.policy_name;
+    cwsc::compiler::CompileOptions& c = run.expect.compile;
+    c.config_path = path;
+    c.format = *f;
+    c.cwd = o.cwd;
+    c.escalate = o.escalate;
+    c.linux_backend = o.linux_backend;
+    c.read_project_config = !o.no_project_config;
+    std::unique_ptr<cwsc_facts> own;
+    if (!facts) {
+      own = std::make_unique<cwsc_facts>();
+      own->facts = cwsc::runtime::MakeRuntimeFacts();
+      facts = own.get();
+    }
+    std::lock_guard<std::mutex> lock(facts->mu);
+    run.expect.facts_rule = {
+        facts->recorded ? std::optional<std::string>(facts->name) : std::nullopt,
+        o.unlisted_as_missing};
+    const cwsc::driver::CheckOutcome checked = cwsc::driver::RunCheck(
+        run, [&]() -> absl::StatusOr<cwsc::compiler::HostFacts*> { return facts->facts.get(); });
+    for (const Diagnostic& d : checked.notes) sink.Add(d, "note");
+    for (const Diagnostic& d : checked.setting_notes) sink.Add(d, "note");
+    switch (checked.stop) {
+      case cwsc::driver::CheckStop::kNone:
+        break;
+      case cwsc::driver::CheckStop::kInput:
+        return sink.FromStatus(checked.status, CWSC_E_INPUT, "input");
+      case cwsc::driver::CheckStop::kNotApplicable:
+        return sink.FromStatus(checked.status, CWSC_E_NOT_APPLICABLE, "not-applicable");
+      case cwsc::driver::CheckStop::kInternal:
+        return sink.FromStatus(checked.status, CWSC_E_INTERNAL, "internal");
+    }
+    if (!checked.valid_line.empty()) {
+      Diagnostic d;
+      d.severity = Diagnostic::Severity::kNote;
+      d.file = path;
+      d.message = checked.valid_line;
+      sink.Add(d, "");
+    }
+    if (failed) *failed = checked.failed ? 1 : 0;
+    return cwsc::lib::ReportText(checked.report, report, out, len);
   });
 }
 

@@ -290,6 +290,24 @@ CWSC_API cwsc_status cwsc_plan_why(const cwsc_plan* plan, const char* path, cons
                                    cwsc_report_format format, char** out, size_t* len,
                                    cwsc_diagnostics** diags);
 
+/* cwsc_check_file is `cwsc check FILE`: the file validated as every compile
+ * reads it, and its expectations (a .cwsp file's policies' expect lines,
+ * or the one policy cwsc_options_set_policy_name names) decided in each
+ * mode of `modes` (NULL for every mode, or a comma list as `--mode` takes)
+ * on the artifact each mode's plan emits, against `facts` (NULL: new live
+ * facts for the call), with the options' working directory, escalation,
+ * Linux backend, project config and unlisted-as-missing rule. The report's
+ * bytes equal what `cwsc check` prints (CWSC_REPORT_TEXT) or its --json
+ * result (CWSC_REPORT_JSON): every verdict with the rule that decided it
+ * and the config line that emitted it, the lints, the counts. *failed is 1
+ * when an expectation failed (the program's exit code 1), else 0. The
+ * config's notes and each mode's skipped settings come back as notes.
+ * Free *out with cwsc_string_free. */
+CWSC_API cwsc_status cwsc_check_file(const char* path, cwsc_format format, const char* modes,
+                                     cwsc_facts* facts, const cwsc_options* options,
+                                     cwsc_report_format report, char** out, size_t* len,
+                                     int* failed, cwsc_diagnostics** diags);
+
 /* cwsc_plan_explain is `cwsc explain --target TARGET` for the plan: the plan
  * kind and policy, then each token of the argv with the plan element that
  * emitted it (a Seatbelt profile line by line; a remote plan's URL and

@@ -372,6 +372,30 @@ class Policy {
   detail::Handle<cwsc_policy, cwsc_policy_free> h_;
 };
 
+// CheckReport is `cwsc check`'s report and whether an expectation failed.
+struct CheckReport {
+  std::string report;
+  bool failed = false;
+};
+
+// CheckFile is `cwsc check FILE` (cwsc_check_file): `modes` nullptr for
+// every mode, `facts` nullptr for new live facts.
+inline Result<CheckReport> CheckFile(const std::string& path, const char* modes = nullptr,
+                                     Facts* facts = nullptr, const Options* options = nullptr,
+                                     cwsc_report_format format = CWSC_REPORT_TEXT,
+                                     cwsc_format input = CWSC_FORMAT_AUTO) {
+  char* t = nullptr;
+  size_t n = 0;
+  int failed = 0;
+  cwsc_diagnostics* d = nullptr;
+  cwsc_status s = cwsc_check_file(path.c_str(), input, modes, facts ? facts->get() : nullptr,
+                                  options ? options->get() : nullptr, format, &t, &n, &failed, &d);
+  std::optional<CheckReport> v;
+  if (s == CWSC_OK) v = CheckReport{std::string(t, n), failed != 0};
+  cwsc_string_free(t);
+  return {s, std::move(v), Diagnostics(d)};
+}
+
 inline std::string Version() { return cwsc_version(); }
 
 }  // namespace cwsc

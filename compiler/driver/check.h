@@ -3,7 +3,7 @@
 // compile reads it, or every policy of a .cwsp file (or the one --policy
 // names), each with its own expectations and those of --expect; which of
 // them run their expectations (expect.h) and which are only valid. The
-// result is a value: cli/cmd_check.cc runs and renders it.
+// result is a value: check_report.h runs and renders it.
 #ifndef CWSC_COMPILER_DRIVER_CHECK_H_
 #define CWSC_COMPILER_DRIVER_CHECK_H_
 

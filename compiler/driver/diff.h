@@ -2,7 +2,7 @@
 // plans' artifacts are asked the same questions (read and write on every
 // path either plan names, their parents and a child of each, and the
 // network) and only the answers are compared. The result is a value;
-// cli/cmd_diff.cc renders it as text or --json.
+// report.h renders it as text and JSON (DiffReport).
 #ifndef CWSC_COMPILER_DRIVER_DIFF_H_
 #define CWSC_COMPILER_DRIVER_DIFF_H_
 

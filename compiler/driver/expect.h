@@ -3,7 +3,7 @@
 // expectation of a policy decided on it, with the rule and the plan element
 // (config line) behind each verdict, what the plan skipped there, the live
 // probe's answer under --live, and the lints of every mode compiled. The
-// result is a value; cli/cmd_check.cc renders it as text or --json.
+// result is a value; check_report.h renders it as text and JSON.
 #ifndef CWSC_COMPILER_DRIVER_EXPECT_H_
 #define CWSC_COMPILER_DRIVER_EXPECT_H_
 

@@ -115,6 +115,20 @@ void DiffOther(const PlanDiff& diff, Report* r) {
 
 }  // namespace
 
+std::vector<ir::Diagnostic> SettingNotes(const ir::LaunchPlan& plan) {
+  std::vector<ir::Diagnostic> out;
+  for (const ir::Skipped& s : plan.skipped) {
+    if (s.kind != ir::SkipKind::kSetting) continue;
+    std::string message =
+        absl::StrCat("skipped ", s.what, s.path.empty() ? "" : " ", s.path, ": ", s.reason);
+    const ir::Origin& o = s.origin;
+    if (o.file.empty()) absl::StrAppend(&message, " (", o.Describe(), ")");
+    out.push_back(ir::Diagnostic{ir::Diagnostic::Severity::kNote, o.file.str(), o.line, o.col,
+                                 std::move(message), ""});
+  }
+  return out;
+}
+
 Json OriginJson(const ir::Origin& o) {
   return Json{{"kind", ir::Origin::KindName(o.kind)},
               {"detail", o.detail},

@@ -18,6 +18,7 @@
 #include "compiler/driver/emit.h"
 #include "compiler/driver/lints.h"
 #include "compiler/driver/why.h"
+#include "ir/diagnostics.h"
 #include "ir/display.h"
 #include "ir/origin.h"
 #include "ir/plan.h"
@@ -32,6 +33,13 @@ struct Report {
   ir::Text text;  // what the command prints for people
   Json json;      // the envelope's `result`
 };
+
+// SettingNotes are the plan's `skipped` entries of kind setting (a
+// configured value the plan leaves out: a sandbox_mode that cannot widen the
+// mode, a missing bwrap_ro_roots entry, ...) as notes at the setting's
+// place: `FILE:LINE:COL: note: skipped WHAT PATH: REASON`; a setting from no
+// file (an env override) has no file and names its origin in the message.
+std::vector<ir::Diagnostic> SettingNotes(const ir::LaunchPlan& plan);
 
 // OriginJson is an origin: {"kind", "detail", "file", "line", "col",
 // "text"} (file, line and col null when unset).

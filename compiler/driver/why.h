@@ -2,7 +2,7 @@
 // audit --why`; docs/verification.md): each access asked about, decided on
 // the artifact, and for a bwrap argv every mount layer whose destination
 // covers the path, the deciding one first, with the plan element (config
-// line) that emitted it. cli/cmd_why.cc renders it as text or --json.
+// line) that emitted it. report.h renders it as text and JSON (WhyReport).
 #ifndef CWSC_COMPILER_DRIVER_WHY_H_
 #define CWSC_COMPILER_DRIVER_WHY_H_
 

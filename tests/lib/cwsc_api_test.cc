@@ -1151,6 +1151,89 @@ TEST(LibReport, DiffIsTheProgramsDiff) {
             "no access changes\n");
 }
 
+// The library's check is the program's, text and JSON: passing and failing
+// .cwsp files, a config without expectations, chosen modes, the failed
+// flag as the exit code, and the notes as diagnostics.
+TEST(LibReport, CheckIsTheProgramsCheck) {
+  struct C {
+    const char* file;
+    const char* facts;
+    const char* modes;  // nullptr: every mode
+    int exit_code;
+  };
+  const C kChecks[] = {
+      {"examples/workspace.cwsp", "examples/facts/linux-workspace.yaml", nullptr, 0},
+      {"examples/failing.cwsp", "examples/facts/linux-workspace.yaml", nullptr, 1},
+      {"examples/team.cwsp", "examples/facts/linux-workspace.yaml", "ask,plan", 1},
+      {"examples/locked-down.cwsp", "examples/facts/linux-locked-down.yaml", "auto", 0},
+      {"examples/workspace.cwsp", "examples/facts/macos-workspace.yaml", nullptr, 0},
+      {"examples/workspace.toml", "examples/facts/linux-workspace.yaml", nullptr, 0},
+  };
+  for (const C& c : kChecks) {
+    SCOPED_TRACE(std::string(c.file) + " " + c.facts + " " + (c.modes ? c.modes : "every mode"));
+    Owned o;
+    cwsc_facts* facts = Facts(o, Src(c.facts));
+    std::vector<std::string> argv = {Bin(), "check", Src(c.file), "--facts", Src(c.facts)};
+    if (c.modes) {
+      argv.push_back("--mode");
+      argv.push_back(c.modes);
+    }
+    RunResult text = Cli(argv);
+    ASSERT_EQ(text.exit_code, c.exit_code) << text.err;
+    for (cwsc_report_format format : {CWSC_REPORT_TEXT, CWSC_REPORT_JSON}) {
+      char* t = nullptr;
+      size_t n = 0;
+      int failed = -1;
+      cwsc_diagnostics* d = nullptr;
+      ASSERT_EQ(cwsc_check_file(Src(c.file).c_str(), CWSC_FORMAT_AUTO, c.modes, facts, nullptr,
+                                format, &t, &n, &failed, &d),
+                CWSC_OK)
+          << cwsc_diagnostics_render(d);
+      EXPECT_EQ(failed, c.exit_code);
+      const std::string lib(t, n);
+      cwsc_string_free(t);
+      if (format == CWSC_REPORT_TEXT) {
+        EXPECT_EQ(lib, text.out);
+        // The notes the program prints on stderr are the diagnostics.
+        for (size_t i = 0; i < cwsc_diagnostics_count(d); ++i) {
+          if (std::string(cwsc_diagnostic_code(d, i)) == "note" &&
+              std::string(cwsc_diagnostic_message(d, i)).rfind("skipped ", 0) == 0) {
+            EXPECT_THAT(text.err, HasSubstr(cwsc_diagnostic_message(d, i)));
+          }
+        }
+      } else {
+        std::vector<std::string> json_argv = argv;
+        json_argv.push_back("--json");
+        RunResult json = Cli(json_argv);
+        EXPECT_EQ(json.exit_code, c.exit_code) << json.err;
+        EXPECT_EQ(lib, ResultOf(json));
+        nlohmann::json j = nlohmann::json::parse(lib);
+        EXPECT_EQ(j["failed"].get<int>() > 0, c.exit_code == 1);
+        EXPECT_EQ(j["results"].size(), j["passed"].get<size_t>() + j["failed"].get<size_t>() +
+                                           j["unchecked"].get<size_t>());
+      }
+      cwsc_diagnostics_free(d);
+    }
+  }
+  // A bad mode and a file that is not there are the program's errors.
+  char* t = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  EXPECT_EQ(
+      cwsc_check_file(Src("examples/workspace.cwsp").c_str(), CWSC_FORMAT_AUTO, "ask,sometimes",
+                      nullptr, nullptr, CWSC_REPORT_TEXT, &t, nullptr, nullptr, &d),
+      CWSC_E_INPUT);
+  EXPECT_EQ(t, nullptr);
+  EXPECT_STREQ(cwsc_diagnostic_code(d, 0), "mode");
+  cwsc_diagnostics_free(d);
+  d = nullptr;
+  EXPECT_EQ(cwsc_check_file("/nonexistent/p.cwsp", CWSC_FORMAT_AUTO, nullptr, nullptr, nullptr,
+                            CWSC_REPORT_TEXT, &t, nullptr, nullptr, &d),
+            CWSC_E_INPUT);
+  EXPECT_STREQ(cwsc_diagnostics_render(d),
+               Cli({Bin(), "check", "/nonexistent/p.cwsp"}).err.c_str());
+  cwsc_diagnostics_free(d);
+}
+
 TEST(LibReport, BadArgumentsAreTheirOwnErrors) {
   Owned o;
   cwsc_facts* facts = Facts(o, Src("examples/facts/linux-workspace.yaml"));
@@ -1354,6 +1437,14 @@ TEST(LibCpp, TheCppApiGivesTheCApisResults) {
   ASSERT_TRUE(diff.ok());
   EXPECT_THAT(diff.value(), HasSubstr("\"widened\":0,\"narrowed\":0"));
   EXPECT_EQ(plan->Why("relative").status(), CWSC_E_INPUT);
+  cwsc::Result<cwsc::CheckReport> check =
+      cwsc::CheckFile(Src("examples/failing.cwsp"), "ask", &facts.value());
+  ASSERT_TRUE(check.ok()) << check.diagnostics().Render();
+  EXPECT_TRUE(check->failed);
+  RunResult check_cli =
+      Cli({Bin(), "check", Src("examples/failing.cwsp"), "--facts", facts_file, "--mode", "ask"});
+  EXPECT_EQ(check_cli.exit_code, 1);
+  EXPECT_EQ(check->report, check_cli.out);
   cwsc::Result<cwsc::Facts> bad_facts = cwsc::Facts::Parse("user: [\n", "x.yaml");
   EXPECT_EQ(bad_facts.status(), CWSC_E_INPUT);
   cwsc::Facts live = cwsc::Facts::Live();
