@@ -17,9 +17,20 @@ case "$agent$runner" in
 esac
 command -v sudo >/dev/null 2>&1 ||
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends sudo >/dev/null
+# Suites run two at a time and may create the same user together: useradd's
+# "already exists" (9) and "cannot lock" (10) are retried until the user is
+# there.
 add_user() {
-  id -u "$1" >/dev/null 2>&1 || useradd --system --user-group --create-home \
-    --home-dir "/var/lib/$1" --shell /usr/sbin/nologin "$1"    # password stays locked ('!')
+  tries=0
+  until id -u "$1" >/dev/null 2>&1; do
+    rc=0
+    useradd --system --user-group --create-home \
+      --home-dir "/var/lib/$1" --shell /usr/sbin/nologin "$1" || rc=$?  # password stays locked ('!')
+    [ $rc = 0 ] || [ $rc = 9 ] || [ $rc = 10 ] || exit $rc
+    tries=$((tries + 1))
+    [ $tries -lt 100 ] || { echo "setup_test_user.sh: cannot create $1" >&2; exit 1; }
+    [ $rc = 0 ] || sleep 0.05
+  done
 }
 add_user "$agent"
 if [ -n "$runner" ]; then

@@ -120,12 +120,9 @@ class EscapeTest : public ::testing::TestWithParam<Variant> {
         GTEST_SKIP() << "creates the system user " << kUser
                      << ": set CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1 to run it";
       }
-      if (getpwnam(kUser) == nullptr) {
-        RunResult add =
-            ::cwsc::testing::Run({"/usr/sbin/useradd", "--system", "--user-group",
-                                  "--no-create-home", "--shell", "/usr/sbin/nologin", kUser});
-        ASSERT_EQ(add.exit_code, 0) << add.err;
-      }
+      ASSERT_EQ(::cwsc::testing::EnsureUser(kUser, {"--system", "--user-group", "--no-create-home",
+                                                    "--shell", "/usr/sbin/nologin"}),
+                "");
       passwd* pw = getpwnam(kUser);
       ASSERT_NE(pw, nullptr);
       uid_ = pw->pw_uid;

@@ -119,9 +119,16 @@ spawn_checks() {
   shift 2
   whos=root
   if [ "$(id -u)" = 0 ] && { [ "${CI:-}" = true ] || [ "${CWSC_ALLOW_SYSTEM_CHANGES:-}" = 1 ]; }; then
-    getent passwd "$user" >/dev/null || /usr/sbin/useradd --system --user-group --no-create-home \
-      --shell /usr/sbin/nologin "$user" 2>/dev/null || getent passwd "$user" >/dev/null \
-      || fail "cannot create the user $user"
+    # Other suites may create the same user at this moment: retried until
+    # it is there (useradd: 9 the name is taken, 10 a file is locked).
+    tries=0
+    until getent passwd "$user" >/dev/null; do
+      /usr/sbin/useradd --system --user-group --no-create-home --shell /usr/sbin/nologin \
+        "$user" 2>/dev/null
+      tries=$((tries + 1))
+      [ $tries -lt 100 ] || fail "cannot create the user $user"
+      getent passwd "$user" >/dev/null || sleep 0.05
+    done
     whos="root user"
   elif [ "$(id -u)" = 0 ]; then
     echo "note: $name: the second user's runs need CI=true or CWSC_ALLOW_SYSTEM_CHANGES=1" >&2

@@ -231,11 +231,9 @@ TEST(LandlockSecondUser, WritesOutsideAndDeniedReadsFail) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create the user";
   if (syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u) < 1) GTEST_SKIP() << "no Landlock";
   constexpr const char* kUser = "cwsc-ll-user";
-  if (getpwnam(kUser) == nullptr) {
-    RunResult add = cwsc::testing::Run({"/usr/sbin/useradd", "--system", "--user-group",
-                                        "--no-create-home", "--shell", "/usr/sbin/nologin", kUser});
-    ASSERT_EQ(add.exit_code, 0) << add.err;
-  }
+  ASSERT_EQ(cwsc::testing::EnsureUser(kUser, {"--system", "--user-group", "--no-create-home",
+                                              "--shell", "/usr/sbin/nologin"}),
+            "");
   passwd* pw = getpwnam(kUser);
   ASSERT_NE(pw, nullptr);
   TempDir base("/var/tmp");

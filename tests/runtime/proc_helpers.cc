@@ -1,6 +1,7 @@
 #include "tests/runtime/proc_helpers.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -195,6 +196,23 @@ std::vector<pid_t> ProcessesWithArg(const std::string& arg) {
     }
   }
   return out;
+}
+
+std::string EnsureUser(const std::string& name, const std::vector<std::string>& options) {
+  std::vector<std::string> argv = {"/usr/sbin/useradd"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(name);
+  RunResult add;
+  // useradd's exit codes (useradd(8)): 9 the name is taken, 10 it could not
+  // lock the group or password file (another useradd holds it).
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (getpwnam(name.c_str()) != nullptr) return "";
+    add = Run(argv);
+    if (add.exit_code == 0) return "";
+    if (add.exit_code != 9 && add.exit_code != 10) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return getpwnam(name.c_str()) != nullptr ? "" : add.err;
 }
 
 }  // namespace cwsc::testing

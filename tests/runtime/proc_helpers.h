@@ -67,6 +67,12 @@ RunResult RunWithEnv(const std::vector<std::string>& argv, const std::vector<std
 // ProcessesWithArg lists live processes one of whose argv elements is `arg`.
 std::vector<pid_t> ProcessesWithArg(const std::string& arg);
 
+// EnsureUser makes the system user `name` exist, with useradd's `options`
+// when it creates it. Suites that run at once on a fresh machine may create
+// the same user together: useradd's "already exists" (exit 9) is success
+// when the user is there afterwards. Empty on success, else useradd's error.
+std::string EnsureUser(const std::string& name, const std::vector<std::string>& options);
+
 }  // namespace cwsc::testing
 
 #endif  // CWSC_TESTS_RUNTIME_PROC_HELPERS_H_
