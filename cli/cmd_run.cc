@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/driver.h"
 #include "cli/json_report.h"
 #include "ir/display.h"
 #include "ir/plan_json.h"

@@ -19,12 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/emitted.h"
-#include "cli/driver.h"
+#include "compiler/driver/report.h"
 #include "ir/diagnostics.h"
-#include "ir/origin.h"
-#include "ir/plan.h"
-#include "nlohmann/json.hpp"
 
 namespace cwsc::cli {
 

@@ -107,7 +107,7 @@ MAX_LINES = 500
 MAX_KIND_NAMES = 4
 # Check 7's ceiling: cli/'s lines when the reports of explain, why, diff and
 # check moved to compiler/driver/ (2026-12-07). The aim is under 2,500.
-CLI_MAX_LINES = 3087
+CLI_MAX_LINES = 3084
 
 
 def compiler_modules(root):

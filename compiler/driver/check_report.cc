@@ -74,8 +74,8 @@ void LiveVerdict(const ExpectVerdict& v, ir::Text* text, Json* r) {
   if (!live.probed) {
     *text << "          live: " << live.why << "\n";
   } else if (!v.live_disagrees) {
-    *text << "          live: " << (live.allowed ? "allowed" : "denied") << ", agrees ("
-          << live.why << ")\n";
+    *text << "          live: " << (live.allowed ? "allowed" : "denied") << ", agrees (" << live.why
+          << ")\n";
     lj["actual"] = live.allowed ? "allowed" : "denied";
     lj["agrees"] = true;
   } else {
