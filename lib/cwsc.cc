@@ -773,19 +773,20 @@ cwsc_status cwsc_plan_check(const cwsc_plan* plan, const char* access, const cha
   });
 }
 
-// ---- reports: the bytes `cwsc why` and `cwsc explain` print (compiler/driver/report.h)
+// ---- reports: the bytes `cwsc why`, `explain`, `diff` and `check` print
+// (compiler/driver/report.h, check_report.h)
 
 namespace cwsc::lib {
 namespace {
 
-bool KnownReportFormat(cwsc_report_format format) {
+bool KnownReportFormat(const cwsc_report_format& format) {
   const int raw = Raw(format);
   return raw == CWSC_REPORT_TEXT || raw == CWSC_REPORT_JSON;
 }
 
 // ReportText is a report as `format` asks: the text, or the JSON result on
 // one line, escaped as the command line's report is (ir/display.h).
-cwsc_status ReportText(const cwsc::driver::Report& r, cwsc_report_format format, char** out,
+cwsc_status ReportText(const cwsc::driver::Report& r, const cwsc_report_format& format, char** out,
                        size_t* len) {
   if (Raw(format) == CWSC_REPORT_TEXT) return NewText(r.text.str(), out, len);
   return NewText(
