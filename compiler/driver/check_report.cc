@@ -28,24 +28,6 @@ std::string ExpectText(const ir::Expectation& e) {
   return out;
 }
 
-// OneLine folds a multi-line rule onto one line, cut at 120 characters (the
-// JSON report keeps it whole).
-std::string OneLine(const std::string& rule) {
-  std::string out;
-  bool space = false;
-  for (char ch : rule) {
-    if (ch == '\n' || ch == ' ' || ch == '\t') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += ch;
-  }
-  if (out.size() > 120) out = out.substr(0, 117) + "...";
-  return out;
-}
-
 // ActualOf is a verdict as the JSON report names it; "absent" is a denial
 // (nothing there to read), so it passes where "denied" is expected.
 const char* ActualOf(const Decision& d) {
@@ -107,7 +89,7 @@ void AddVerdict(const CheckSubject& s, const ir::Expectation& e, const ExpectVer
   text << "\n";
   text << "          by ";
   if (!d.where.empty()) text << d.where << ": ";
-  text << OneLine(d.rule) << "\n";
+  text << OneLine(d.rule, 120) << "\n";  // the JSON report keeps it whole
   if (d.origin) text << "          from " << d.origin->Describe() << "\n";
   for (const std::string& p : d.params) text << "          param " << p << "\n";
   for (const std::string& n : v.notes) text << "          note: " << n << "\n";

@@ -65,19 +65,7 @@ void Lines(const std::string& text, ir::Text* out) {
 // Because is the rule behind a decision on one line, cut at 100 characters,
 // and the plan element that emitted it.
 std::string Because(const Decision& d) {
-  std::string out = d.where.empty() ? d.rule : absl::StrCat(d.where, ": ", d.rule);
-  std::string rule;
-  bool space = false;
-  for (char ch : out) {  // one line
-    if (ch == '\n' || ch == ' ' || ch == '\t') {
-      space = !rule.empty();
-      continue;
-    }
-    if (space) rule += ' ';
-    space = false;
-    rule += ch;
-  }
-  if (rule.size() > 100) rule = rule.substr(0, 97) + "...";
+  std::string rule = OneLine(d.where.empty() ? d.rule : absl::StrCat(d.where, ": ", d.rule), 100);
   if (d.origin) absl::StrAppend(&rule, "; from ", d.origin->Describe());
   return rule;
 }
@@ -114,6 +102,22 @@ void DiffOther(const PlanDiff& diff, Report* r) {
 }
 
 }  // namespace
+
+std::string OneLine(const std::string& text, size_t width) {
+  std::string out;
+  bool space = false;
+  for (char ch : text) {
+    if (ch == '\n' || ch == ' ' || ch == '\t') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += ch;
+  }
+  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  return out;
+}
 
 std::vector<ir::Diagnostic> SettingNotes(const ir::LaunchPlan& plan) {
   std::vector<ir::Diagnostic> out;

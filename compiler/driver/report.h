@@ -34,6 +34,10 @@ struct Report {
   Json json;      // the envelope's `result`
 };
 
+// OneLine folds `text` onto one line (each run of spaces, tabs and line
+// breaks one space) and cuts it at `width` characters, "..." last.
+std::string OneLine(const std::string& text, size_t width);
+
 // SettingNotes are the plan's `skipped` entries of kind setting (a
 // configured value the plan leaves out: a sandbox_mode that cannot widen the
 // mode, a missing bwrap_ro_roots entry, ...) as notes at the setting's
