@@ -237,6 +237,18 @@ bool PrintText(const ir::Text& text) {
   return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::fflush(stdout) == 0;
 }
 
+int PrintReport(driver::Report report, int rc) {
+  if (JsonReport* json = ActiveReport()) {
+    json->SetResult(std::move(report.json));
+    return rc;
+  }
+  if (!PrintText(report.text)) {
+    PrintError("cannot write the output");
+    return kExitUsage;
+  }
+  return rc;
+}
+
 void PrintErrText(const ir::Text& text) { std::fputs(text.str().c_str(), stderr); }
 
 void PrintRefused(const std::string& reason, const ir::Origin& origin) {

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "cli/cli_parse.h"
 #include "compiler/compile.h"
+#include "compiler/driver/report.h"
 #include "compiler/facts/host_facts.h"
 #include "ir/diagnostics.h"
 #include "ir/display.h"
@@ -103,6 +104,10 @@ void PrintRefused(const std::string& reason, const ir::Origin& origin);
 // it was escaped as it was added (docs/decisions.md, "What cwsc prints is
 // escaped"). It returns false when stdout cannot take it.
 bool PrintText(const ir::Text& text);
+// PrintReport prints a driver report: its JSON as the --json report's
+// result, else its text on stdout. It returns `rc`, or 2 after an error
+// when stdout cannot take the text.
+int PrintReport(driver::Report report, int rc);
 // PrintErrText writes lines of cwsc's own for people to stderr (a lint).
 void PrintErrText(const ir::Text& text);
 

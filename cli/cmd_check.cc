@@ -49,9 +49,10 @@ absl::Status CheckOptionsOf(const ParsedArgs& p, CheckOptions* c) {
   }
   for (const std::string& value : p.All("--target")) {
     for (absl::string_view t : absl::StrSplit(value, ',')) {
-      if (t != "bwrap" && t != "seatbelt") {
-        return absl::InvalidArgumentError(
-            absl::StrCat("unknown --target '", t, "' for check (bwrap or seatbelt)"));
+      if (!driver::IsNamed(driver::kCheckTargets, t)) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown --target '", t, "' for check (",
+                                                       driver::NameList(driver::kCheckTargets),
+                                                       ")"));
       }
       c->targets.emplace_back(t);
     }
@@ -93,7 +94,7 @@ int CmdCheck(const Args& args) {
       c.managed, o->policy,        {},
       c.lint};
   if (c.expect_file) {
-    absl::StatusOr<std::vector<ir::Expectation>> e = ExpectationsOf(*c.expect_file);
+    absl::StatusOr<std::vector<ir::Expectation>> e = driver::ExpectationsOf(*c.expect_file);
     if (!e.ok()) {
       PrintError(e.status());
       return kExitUsage;
@@ -110,15 +111,14 @@ int CmdCheck(const Args& args) {
   run.expect.facts_rule = {o->facts, o->unlisted_as_missing};
   run.expect.modes = c.modes;
   run.expect.targets = c.targets;
-  if (c.live) run.expect.live = LiveRun{o->config, o->cwd, o->input, o->no_project_config};
+  if (c.live) run.expect.live = driver::LiveRun{o->config, o->cwd, o->input, o->no_project_config};
   std::unique_ptr<compiler::HostFacts> facts;
-  const driver::CheckOutcome out =
-      driver::RunCheck(run, [&]() -> absl::StatusOr<compiler::HostFacts*> {
-        absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
-        if (!f.ok()) return f.status();
-        facts = *std::move(f);
-        return facts.get();
-      });
+  driver::CheckOutcome out = driver::RunCheck(run, [&]() -> absl::StatusOr<compiler::HostFacts*> {
+    absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);
+    if (!f.ok()) return f.status();
+    facts = *std::move(f);
+    return facts.get();
+  });
   PrintNotes(out.notes);
   for (const ir::Diagnostic& n : out.setting_notes) PrintSettingNote(n);
   switch (out.stop) {
@@ -135,14 +135,9 @@ int CmdCheck(const Args& args) {
                    ir::Displayable(std::string(out.status.message())).c_str());
       return kExitUsage;
   }
-  const int rc = out.failed ? kExitCheckFailed : kExitOk;
-  if (JsonReport* report = ActiveReport()) {
-    if (!out.valid_line.empty()) report->Add({"note", "", out.valid_line, file, 0, 0});
-    report->SetResult(out.report.json);
-    return rc;
-  }
-  PrintText(out.report.text);
-  return rc;
+  JsonReport* report = ActiveReport();
+  if (report && !out.valid_line.empty()) report->Add({"note", "", out.valid_line, file, 0, 0});
+  return PrintReport(std::move(out.report), out.failed ? kExitCheckFailed : kExitOk);
 }
 
 }  // namespace cwsc::cli

@@ -17,8 +17,8 @@ namespace {
 
 // ReportLint prints a lint as a warning on stderr and, with --json, records
 // it in the report with its place.
-void ReportLint(const Lint& l) {
-  PrintErrText(RenderLintWarning(l));
+void ReportLint(const driver::Lint& l) {
+  PrintErrText(driver::RenderLintWarning(l));
   if (JsonReport* report = ActiveReport()) {
     report->Add({"warning", l.code, absl::StrCat(l.message, " (fix: ", l.fix, ")"), l.origin.file,
                  l.origin.line, l.origin.col});
@@ -29,7 +29,8 @@ void ReportLint(const Lint& l) {
 // what goes before it, or prints why there is none and returns the exit
 // code. An unknown target is a usage error of `command`.
 int Emit(const ir::LaunchPlan& plan, const std::string& target,
-         const std::vector<std::string>& program, absl::string_view command, Artifact* out) {
+         const std::vector<std::string>& program, absl::string_view command,
+         driver::Artifact* out) {
   driver::Emitted e = driver::EmitTarget(plan, target, program);
   switch (e.failure) {
     case driver::EmitFailure::kNone:
@@ -59,7 +60,7 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 // o.config is set: given, or found by DiscoverConfig. With `lints`, also the
 // plan's lints (compiler/driver/lints.h), read against the same facts.
 int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
-                       std::vector<Lint>* lints, compiler::CompileOptions* used = nullptr) {
+                       std::vector<driver::Lint>* lints, compiler::CompileOptions* used = nullptr) {
   if (o.unlisted_as_missing && !o.facts) {
     PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
     return kExitUsage;
@@ -76,25 +77,16 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
   }
   // A facts file from `cwsc facts --for` records every path its compile asked
   // about; another path means the policy changed since (docs/facts.md).
-  absl::StatusOr<compiler::CompileResult> r =
-      CompileChecked(*copts, facts->get(), {o.facts, o.unlisted_as_missing}, FactsAsker::kCompile);
+  absl::StatusOr<compiler::CompileResult> r = driver::CompileChecked(
+      *copts, facts->get(), {o.facts, o.unlisted_as_missing}, driver::FactsAsker::kCompile);
   if (!r.ok()) {
     PrintError(r.status());
     return kExitUsage;
   }
   PrintNotes(r->notes);
-  if (lints != nullptr) *lints = LintsOf(r->plan, facts->get());
+  if (lints != nullptr) *lints = driver::LintsOf(r->plan, facts->get());
   if (used != nullptr) *used = *std::move(copts);
   *out = *std::move(r);
-  return kExitOk;
-}
-
-// WriteText prints `out` on stdout: exit 0, or 2 when it cannot be written.
-int WriteText(const ir::Text& out) {
-  if (!PrintText(out)) {
-    PrintError("cannot write the output");
-    return kExitUsage;
-  }
   return kExitOk;
 }
 
@@ -104,56 +96,6 @@ int WriteStdout(const std::string& data) {
     return kExitUsage;
   }
   return kExitOk;
-}
-
-// ExplainStage prints one stage's value (docs/cli.md, "explain --stage"):
-// the settings of a spec, one per line with its origin, or the policy or
-// plan JSON.
-int ExplainStage(driver::Stage stage, const compiler::CompileOptions& copts,
-                 const compiler::CompileResult& r) {
-  Json json{
-      {"stage", std::string(driver::StageName(stage))}, {"settings", nullptr}, {"value", nullptr}};
-  ir::Text out;
-  if (stage == driver::Stage::kSpec || stage == driver::Stage::kLayered) {
-    compiler::PolicySpec spec;
-    if (stage == driver::Stage::kSpec) {
-      absl::StatusOr<compiler::ParsedConfig> parsed = compiler::ReadConfig(copts);
-      if (!parsed.ok()) {  // read once already: only a file changed since
-        PrintError(parsed.status());
-        return kExitUsage;
-      }
-      spec = std::move(parsed->user);
-    } else {
-      spec = r.merged;
-    }
-    json["settings"] = Json::array();
-    for (const driver::StageSetting& s : driver::SpecSettings(spec)) {
-      out << s.key << " = " << s.value << "  # " << s.origin.Describe() << "\n";
-      json["settings"].push_back(Json{{"key", s.key},
-                                      {"value", s.secret ? Json(nullptr) : Json(s.value)},
-                                      {"withheld", s.secret},
-                                      {"origin", OriginJson(s.origin)}});
-    }
-  } else {
-    absl::StatusOr<std::string> text = ir::PlanToJson(r.plan);
-    if (!text.ok()) {
-      PrintError(text.status());
-      return kExitUsage;
-    }
-    Json plan = Json::parse(*text);
-    json["value"] = stage == driver::Stage::kPolicy ? plan["policy"] : plan;
-    if (JsonReport* report = ActiveReport()) {
-      report->SetResult(std::move(json));
-      return kExitOk;
-    }
-    std::string value = stage == driver::Stage::kPolicy ? plan["policy"].dump(2) + "\n" : *text;
-    return WriteStdout(ir::TerminalSafeJson(value));
-  }
-  if (JsonReport* report = ActiveReport()) {
-    report->SetResult(std::move(json));
-    return kExitOk;
-  }
-  return WriteText(out);
 }
 
 }  // namespace
@@ -180,20 +122,20 @@ int CmdCompile(const Args& args) {
   }
   compiler::CompileResult r;
   if (int rc = DiscoverConfig("compile", &options); rc != kExitOk) return rc;
-  std::vector<Lint> lints;
+  std::vector<driver::Lint> lints;
   if (int rc = CompileFromOptions(*o, &r, &lints); rc != kExitOk) return rc;
   for (const ir::Warning& w : r.plan.warnings) {
     PrintWarning(w.code, w.message);
   }
   // The setting notes and the lints go with an output, not with an error
   // about the target or format.
-  const std::vector<ir::Diagnostic> notes = SettingNotes(r.plan);
-  Artifact art;
+  const std::vector<ir::Diagnostic> notes = driver::SettingNotes(r.plan);
+  driver::Artifact art;
   if (int rc = Emit(r.plan, o->target, o->program, "compile", &art); rc != kExitOk) return rc;
   if (JsonReport* report = ActiveReport()) {
     for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
-    for (const Lint& l : lints) ReportLint(l);
-    report->SetResult(CompileJson(r.plan, art));
+    for (const driver::Lint& l : lints) ReportLint(l);
+    report->SetResult(driver::CompileJson(r.plan, art));
     return kExitOk;
   }
   // The bytes of the chosen form (compiler/driver/format.h), then what the
@@ -204,7 +146,7 @@ int CmdCompile(const Args& args) {
     return w.failure == driver::EmitFailure::kInput ? kExitUsage : kExitNotApplicable;
   }
   for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
-  for (const Lint& l : lints) PrintErrText(RenderLintWarning(l));
+  for (const driver::Lint& l : lints) PrintErrText(driver::RenderLintWarning(l));
   if (!w.note.empty()) PrintNote(w.note);
   return WriteStdout(w.output);
 }
@@ -228,32 +170,37 @@ int CmdExplain(const Args& args) {
   if (o->stage) {
     stage = driver::ParseStage(*o->stage);  // one of the flag's choices
     if (!stage)
-      return PrintUsageError("explain", absl::StrCat("unknown --stage '", *o->stage,
-                                                     "' (spec, layered, policy or plan)"));
+      return PrintUsageError("explain", absl::StrCat("unknown --stage '", *o->stage, "' (",
+                                                     driver::NameList(driver::kStages), ")"));
   }
-  std::vector<Lint> lints;
+  std::vector<driver::Lint> lints;
   compiler::CompileOptions copts;
   if (int rc = CompileFromOptions(*o, &r, &lints, &copts); rc != kExitOk) return rc;
-  if (stage) return ExplainStage(*stage, copts, r);
+  if (stage) {
+    absl::StatusOr<driver::Report> report = driver::StageReport(*stage, copts, r);
+    if (!report.ok()) {
+      PrintError(report.status());
+      return kExitUsage;
+    }
+    return PrintReport(*std::move(report), kExitOk);
+  }
   const ir::LaunchPlan& plan = r.plan;
-  Artifact art;
+  driver::Artifact art;
   const bool refused = plan.refusal() && o->target != "plan";
   if (!refused) {
     if (int rc = Emit(plan, o->target, o->program, "explain", &art); rc != kExitOk) return rc;
-    if (!ExplainShows(plan, art)) {
+    if (!driver::ExplainShows(plan, art)) {
       return PrintUsageError("explain", absl::StrCat("explain shows argv targets (auto, bwrap, "
                                                      "seatbelt), not '",
                                                      o->target, "'"));
     }
   }
-  const Report report =
-      ExplainReport(plan, refused ? nullptr : &art, lints, o->config_discovered ? o->config : "");
-  if (JsonReport* json = ActiveReport()) {
-    for (const Lint& l : lints) ReportLint(l);
-    json->SetResult(report.json);
-    return kExitOk;
+  if (ActiveReport()) {
+    for (const driver::Lint& l : lints) ReportLint(l);
   }
-  return WriteText(report.text);
+  return PrintReport(driver::ExplainReport(plan, refused ? nullptr : &art, lints,
+                                           o->config_discovered ? o->config : ""),
+                     kExitOk);
 }
 
 }  // namespace cwsc::cli

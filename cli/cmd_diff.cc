@@ -23,7 +23,7 @@ namespace {
 int Load(const std::string& file, const CommonOptions& o,
          const std::optional<std::string>& facts_file, ir::LaunchPlan* out) {
   if (absl::EndsWith(file, ".json")) {
-    absl::StatusOr<ir::LaunchPlan> p = ReadPlanFile(file);
+    absl::StatusOr<ir::LaunchPlan> p = driver::ReadPlanFile(file);
     if (!p.ok()) {
       PrintError(p.status());
       return kExitUsage;
@@ -44,8 +44,8 @@ int Load(const std::string& file, const CommonOptions& o,
     PrintError(facts.status());
     return kExitUsage;
   }
-  absl::StatusOr<compiler::CompileResult> r =
-      CompileChecked(*copts, facts->get(), {facts_file, o.unlisted_as_missing}, FactsAsker::kDiff);
+  absl::StatusOr<compiler::CompileResult> r = driver::CompileChecked(
+      *copts, facts->get(), {facts_file, o.unlisted_as_missing}, driver::FactsAsker::kDiff);
   if (!r.ok()) {
     PrintError(r.status());
     return kExitUsage;
@@ -80,19 +80,13 @@ int CmdDiff(const Args& args) {
   ir::LaunchPlan a, b;
   if (int rc = Load(files[0], *o, o->facts, &a); rc != kExitOk) return rc;
   if (int rc = Load(files[1], *o, facts_b ? facts_b : o->facts, &b); rc != kExitOk) return rc;
-  absl::StatusOr<PlanDiff> diff = DiffPlans(a, b);
+  absl::StatusOr<driver::PlanDiff> diff = driver::DiffPlans(a, b);
   if (!diff.ok()) {
     PrintError(diff.status());
     return kExitUsage;
   }
-  const Report report = DiffReport(files[0], files[1], *diff);
-  int rc = exit_code && diff->widened > 0 ? kExitCheckFailed : kExitOk;
-  if (JsonReport* json = ActiveReport()) {
-    json->SetResult(report.json);
-    return rc;
-  }
-  PrintText(report.text);
-  return rc;
+  return PrintReport(driver::DiffReport(files[0], files[1], *diff),
+                     exit_code && diff->widened > 0 ? kExitCheckFailed : kExitOk);
 }
 
 }  // namespace cwsc::cli

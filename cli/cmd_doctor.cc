@@ -22,13 +22,8 @@ int CmdDoctor(const Args& args) {
     PrintError(r.status());
     return kExitUsage;
   }
-  int rc = r->sandbox_available ? kExitOk : kExitCheckFailed;
-  if (JsonReport* report = ActiveReport()) {
-    report->SetResult(Json::parse(runtime::DoctorToJson(*r)));
-    return rc;
-  }
-  PrintText(runtime::DoctorToText(*r));
-  return rc;
+  return PrintReport({runtime::DoctorToText(*r), Json::parse(runtime::DoctorToJson(*r))},
+                     r->sandbox_available ? kExitOk : kExitCheckFailed);
 }
 
 }  // namespace cwsc::cli

@@ -76,9 +76,10 @@ void DeliverTo(const runtime::ResultChannel& channel) {
   }
 }
 
-// CheckProgram validates the `-- PROGRAM ARGS...` part and the result
-// channel; it returns 0, or the usage exit code after printing the error.
-int CheckProgram(const CommonOptions& o, absl::string_view command) {
+// StartRun validates the `-- PROGRAM ARGS...` part, the timeout and the
+// result channel, and opens the channel: from then on, the --json report
+// goes there. It returns 0, or the exit code after printing the error.
+int StartRun(const CommonOptions& o, absl::string_view command, double* timeout) {
   if (o.program.empty()) return PrintUsageError(command, "no program given: put it after --");
   if (o.output && !o.json) return PrintUsageError(command, "-o FILE needs --json");
   if (o.json_fd && !o.json) return PrintUsageError(command, "--json-fd N needs --json");
@@ -90,7 +91,29 @@ int CheckProgram(const CommonOptions& o, absl::string_view command) {
                            "--json needs -o FILE or --json-fd N: the command's own stderr "
                            "cannot carry a result it could forge");
   }
+  absl::StatusOr<double> t = ParseTimeout(o.timeout);
+  if (!t.ok()) return PrintUsageError(command, t.status().message());
+  *timeout = *t;
+  absl::StatusOr<runtime::ResultChannel> channel = runtime::OpenResultChannel(o.output, o.json_fd);
+  if (!channel.ok()) {
+    PrintError(channel.status());
+    return kExitUsage;
+  }
+  DeliverTo(*channel);
   return kExitOk;
+}
+
+// Launch hardens cwsc before it spawns anything, runs `plan` with the
+// program and reports the outcome; `startup_mode` is the posture a
+// sandbox_mode key decided, if one did.
+int Launch(const ir::LaunchPlan& plan, const std::optional<std::string>& startup_mode,
+           const CommonOptions& o, double timeout, compiler::HostFacts* facts) {
+  Harden(startup_mode, plan.kind() == ir::PlanKind::kLauncherBwrap);
+  runtime::ExecRequest req;
+  req.program = o.program;
+  req.timeout_seconds = timeout;
+  req.require_sandbox = o.require_sandbox;
+  return Finish(runtime::ExecutePlan(plan, req, facts));
 }
 
 // KeepUntilExit hands `v` to the end of the process, which leaves with
@@ -112,18 +135,8 @@ int CmdRun(const Args& args) {
   CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
   if (int rc = DiscoverConfig("run", &options); rc != kExitOk) return rc;
-  if (int rc = CheckProgram(*o, "run"); rc != kExitOk) return rc;
-  absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
-  if (!timeout.ok()) {
-    return PrintUsageError("run", timeout.status().message());
-  }
-  absl::StatusOr<runtime::ResultChannel> channel =
-      runtime::OpenResultChannel(o->output, o->json_fd);
-  if (!channel.ok()) {
-    PrintError(channel.status());
-    return kExitUsage;
-  }
-  DeliverTo(*channel);
+  double timeout = 0;
+  if (int rc = StartRun(*o, "run", &timeout); rc != kExitOk) return rc;
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
   if (!copts.ok()) {
     PrintError(copts.status());
@@ -136,18 +149,13 @@ int CmdRun(const Args& args) {
     return kExitUsage;
   }
   PrintNotes(r->notes);
-  for (const ir::Diagnostic& n : SettingNotes(r->plan)) PrintSettingNote(n);
+  for (const ir::Diagnostic& n : driver::SettingNotes(r->plan)) PrintSettingNote(n);
   std::optional<std::string> startup_mode;
   if (r->merged.sandbox_mode) startup_mode = ir::PolicyTypeName(r->merged.sandbox_mode->value.type);
-  Harden(startup_mode, r->plan.kind() == ir::PlanKind::kLauncherBwrap);
-  runtime::ExecRequest req;
-  req.program = o->program;
-  req.timeout_seconds = *timeout;
-  req.require_sandbox = o->require_sandbox;
-  const runtime::ExecOutcome out = runtime::ExecutePlan(r->plan, req, facts.get());
+  const int rc = Launch(r->plan, startup_mode, *o, timeout, facts.get());
   KeepUntilExit(std::move(facts));
   KeepUntilExit(*std::move(r));
-  return Finish(out);
+  return rc;
 }
 
 int CmdExec(const Args& args) {
@@ -157,18 +165,8 @@ int CmdExec(const Args& args) {
   const CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
   if (o->config.empty()) return PrintUsageError("exec", "missing PLAN.json");
-  if (int rc = CheckProgram(*o, "exec"); rc != kExitOk) return rc;
-  absl::StatusOr<double> timeout = ParseTimeout(o->timeout);
-  if (!timeout.ok()) {
-    return PrintUsageError("exec", timeout.status().message());
-  }
-  absl::StatusOr<runtime::ResultChannel> channel =
-      runtime::OpenResultChannel(o->output, o->json_fd);
-  if (!channel.ok()) {
-    PrintError(channel.status());
-    return kExitUsage;
-  }
-  DeliverTo(*channel);
+  double timeout = 0;
+  if (int rc = StartRun(*o, "exec", &timeout); rc != kExitOk) return rc;
   absl::StatusOr<std::string> text;
   if (o->config == "-") {
     text = ReadInput("-");
@@ -193,16 +191,11 @@ int CmdExec(const Args& args) {
   }
   // The startup posture of a plan: danger-full-access decided by a
   // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
-  Harden(runtime::PlanStartupMode(*plan), plan->kind() == ir::PlanKind::kLauncherBwrap);
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeRuntimeFacts();
-  runtime::ExecRequest req;
-  req.program = o->program;
-  req.timeout_seconds = *timeout;
-  req.require_sandbox = o->require_sandbox;
-  const runtime::ExecOutcome out = runtime::ExecutePlan(*plan, req, facts.get());
+  const int rc = Launch(*plan, runtime::PlanStartupMode(*plan), *o, timeout, facts.get());
   KeepUntilExit(std::move(facts));
   KeepUntilExit(*std::move(plan));
-  return Finish(out);
+  return rc;
 }
 
 }  // namespace cwsc::cli

@@ -45,28 +45,23 @@ int CmdWhy(const Args& args) {
     PrintError(facts.status());
     return kExitUsage;
   }
-  absl::StatusOr<std::unique_ptr<WhyPlan>> w =
-      PlanForWhy(*copts, facts->get(), {o->facts, o->unlisted_as_missing}, path);
+  absl::StatusOr<std::unique_ptr<driver::WhyPlan>> w =
+      driver::PlanForWhy(*copts, facts->get(), {o->facts, o->unlisted_as_missing}, path);
   if (!w.ok()) {
     PrintError(w.status());
     return kExitUsage;
   }
   const ir::LaunchPlan& plan = (*w)->result.plan;
-  const PlanArtifact* art = &(*w)->art;
-  const Report why = WhyReport(plan, *art, ExplainPath(*art, (*w)->path, kinds));
-  int rc = plan.refusal() ? kExitRefused : kExitOk;
-  if (JsonReport* report = ActiveReport()) {
-    if (plan.refusal()) {
-      report->Add(
-          {"error", "refused",
-           absl::StrCat(plan.refusal()->reason, " (", plan.refusal()->origin.Describe(), ")"),
-           plan.refusal()->origin.file, plan.refusal()->origin.line, plan.refusal()->origin.col});
-    }
-    report->SetResult(why.json);
-    return rc;
+  const driver::PlanArtifact* art = &(*w)->art;
+  JsonReport* report = ActiveReport();
+  if (report && plan.refusal()) {
+    report->Add({"error", "refused",
+                 absl::StrCat(plan.refusal()->reason, " (", plan.refusal()->origin.Describe(), ")"),
+                 plan.refusal()->origin.file, plan.refusal()->origin.line,
+                 plan.refusal()->origin.col});
   }
-  PrintText(why.text);
-  return rc;
+  return PrintReport(driver::WhyReport(plan, *art, driver::ExplainPath(*art, (*w)->path, kinds)),
+                     plan.refusal() ? kExitRefused : kExitOk);
 }
 
 }  // namespace cwsc::cli

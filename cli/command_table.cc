@@ -13,47 +13,6 @@ constexpr Choice kModes[] = {
     {"auto-review", "the configured policy, reviewed automatically"},
     {"full-access", "no sandbox (danger-full-access)"},
 };
-constexpr Choice kCompileTargets[] = {
-    {"auto", "the artifact of the plan's kind (the default)"},
-    {"bwrap", "the bubblewrap argv (exit 4 if the plan does not use bwrap)"},
-    {"seatbelt", "the sandbox-exec argv (exit 4 if the plan does not use Seatbelt)"},
-    {"opensandbox",
-     "the OpenSandbox HTTP request(s), key redacted (exit 4 if the plan is not remote; "
-     "--format json for JSON)"},
-    {"seccomp", "the bwrap plan's syscall filter as a readable listing (exit 4 if it has none)"},
-    {"seccomp-bpf",
-     "the same filter as the BPF program bwrap reads on fd 3 (`cwsc compile ... --target "
-     "seccomp-bpf > f.bpf`, then `3< f.bpf`)"},
-    {"plan", "the launch plan as canonical JSON"},
-    {"landlock",
-     "compile for the Landlock backend (as sandbox_linux_backend = \"landlock\") and print its "
-     "ruleset, one line per rule with its origin"},
-};
-constexpr Choice kExplainTargets[] = {
-    {"auto", "the argv of the plan's kind (the default)"},
-    {"bwrap", "the bubblewrap argv"},
-    {"seatbelt", "the sandbox-exec argv, its profile line by line"},
-};
-constexpr Choice kStages[] = {
-    {"spec", "the settings the config file gives, as its frontend read them"},
-    {"layered",
-     "the settings after the environment, the managed and project overlays and the command line"},
-    {"policy", "the policy the permission mode resolves to (the plan's \"policy\")"},
-    {"plan", "the launch plan (as `compile --target plan`)"},
-};
-constexpr Choice kCheckTargets[] = {
-    {"bwrap", "plans emitting a bubblewrap argv"},
-    {"seatbelt", "plans emitting a Seatbelt profile"},
-};
-constexpr Choice kFormats[] = {
-    {"lines", "one token per line (the default)"},
-    {"shell", "one line for POSIX sh, quoted where needed"},
-    {"json", "a JSON array"},
-    {"nul", "each token followed by a NUL byte"},
-    {"sbpl", "the Seatbelt profile text alone"},
-    {"script",
-     "one sh script that runs the argv with the plan's environment and its seccomp program"},
-};
 constexpr Choice kInputs[] = {
     {"toml", "a Codewhale config.toml"},
     {"dsl", "a .cwsp policy"},
@@ -137,12 +96,12 @@ constexpr Flag kHelp{"-h", "--help", "", K::kNone, "show this help and exit"};
 
 constexpr Positional kConfigArg[] = {{"CONFIG", K::kFile, true}};
 constexpr Flag kCompileFlags[] = {
-    {"--target", "", "TARGET", K::kChoice, "what to print", kCompileTargets},
+    {"--target", "", "TARGET", K::kChoice, "what to print", driver::kCompileTargets},
     kMode,
     kFacts,
     kCwd,
     {"--format", "", "FORMAT", K::kChoice,
-     "the form of an argv (a Seatbelt argv defaults to shell)", kFormats},
+     "the form of an argv (a Seatbelt argv defaults to shell)", driver::kFormats},
     kPolicy,
     kInput,
     kEscalate,
@@ -156,9 +115,9 @@ constexpr Flag kCompileFlags[] = {
 // ---- explain ---------------------------------------------------------------
 
 constexpr Flag kExplainFlags[] = {
-    {"--target", "", "TARGET", K::kChoice, "the argv to explain", kExplainTargets},
+    {"--target", "", "TARGET", K::kChoice, "the argv to explain", driver::kExplainTargets},
     {"--stage", "", "STAGE", K::kChoice, "show one compiler stage's value instead of the argv",
-     kStages},
+     driver::kStages},
     kMode,
     kFacts,
     kCwd,
@@ -198,7 +157,7 @@ constexpr Flag kCheckFlags[] = {
      kModes, true},
     {"--target", "", "TARGET", K::kChoice,
      "check only plans emitting this artifact (repeatable, or a comma-separated list)",
-     kCheckTargets, true},
+     driver::kCheckTargets, true},
     kFacts,
     kCwd,
     kExpect,

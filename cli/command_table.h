@@ -16,6 +16,7 @@
 #include <span>
 
 #include "absl/strings/string_view.h"
+#include "compiler/driver/names.h"
 
 namespace cwsc::cli {
 
@@ -29,11 +30,10 @@ enum class ValueKind {
   kCommand,  // a command name (`cwsc help COMMAND`)
 };
 
-// One allowed value of a flag, with what it means ("" when obvious).
-struct Choice {
-  absl::string_view name;
-  absl::string_view help;
-};
+// One allowed value of a flag, with what it means ("" when obvious); the
+// names of targets, formats and stages are the driver's
+// (compiler/driver/names.h).
+using Choice = driver::Named;
 
 struct Flag {
   absl::string_view name;        // "--mode", or "-o"

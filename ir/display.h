@@ -115,6 +115,13 @@ class Text {
     return *this;
   }
 
+  // AddJson adds JSON text as nlohmann writes it, terminal-safe
+  // (TerminalSafeJson): its line breaks and indentation are kept.
+  Text& AddJson(std::string_view json) {
+    text_ += TerminalSafeJson(json);
+    return *this;
+  }
+
   // Spaces adds `n` blanks (column alignment).
   Text& Spaces(size_t n) {
     text_.append(n, ' ');

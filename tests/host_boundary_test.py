@@ -105,9 +105,10 @@ MAX_LINES = 500
 # Check 6: places outside ir/ that may name a plan kind (where the two bwrap
 # flavours differ).
 MAX_KIND_NAMES = 4
-# Check 7's ceiling: cli/'s lines when the reports of explain, why, diff and
-# check moved to compiler/driver/ (2026-12-07). The aim is under 2,500.
-CLI_MAX_LINES = 3084
+# Check 7's ceiling: cli/'s lines when the reports of audit and explain
+# --stage and the names of targets, formats and stages moved to
+# compiler/driver/ (2026-12-08). The aim is under 2,500.
+CLI_MAX_LINES = 2794
 
 
 def compiler_modules(root):

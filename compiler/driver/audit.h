@@ -1,7 +1,8 @@
 // The access map of `cwsc audit` (docs/verification.md): a sandbox cwsc did
 // not write (any bwrap command line, or a Seatbelt profile) read through the
 // interpreters `cwsc check` uses, and expectations decided on it. The
-// results are values; cli/cmd_audit.cc renders them as text or --json.
+// results are values, and the report of them (AuditReport) a driver::Report
+// that cli/cmd_audit.cc prints as text or --json.
 #ifndef CWSC_COMPILER_DRIVER_AUDIT_H_
 #define CWSC_COMPILER_DRIVER_AUDIT_H_
 
@@ -12,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/verify/expect_eval.h"
+#include "compiler/driver/report.h"
 #include "compiler/driver/verify.h"
 #include "compiler/paths.h"
 #include "ir/plan.h"
@@ -40,7 +42,8 @@ struct Audit {
   // bwrap: each mount destination once (at its last layer), in layer order.
   std::vector<AuditPath> paths;
   std::string chdir;  // bwrap's --chdir, "" without one
-  // seatbelt: the network and each parameter given.
+  // seatbelt: the profile's file, the network and each parameter given.
+  std::string file;
   Decision network;
   std::vector<AuditParam> parameters;
 };
@@ -71,6 +74,32 @@ struct AuditVerdict {
 absl::StatusOr<std::vector<AuditVerdict>> CheckAudit(const PlanArtifact& art,
                                                      const compiler::PathVars& vars,
                                                      const std::vector<ir::Expectation>& es);
+
+// SkippedFlagWarnings names each flag of a newer bwrap the audit of an
+// argv skipped (warning code "unknown-bwrap-flag"): what it does is missing
+// from the map, so the reader must know it is there.
+std::vector<std::string> SkippedFlagWarnings(const Audit& a);
+
+// AuditAsk is what `cwsc audit` asks of the audited artifact beyond its map.
+struct AuditAsk {
+  std::optional<std::string> why;           // --why PATH, as given
+  std::vector<backends::AccessKind> kinds;  // what --why explains; empty: read and write
+  std::optional<std::string> expect;        // --expect FILE.cwsp
+  std::optional<std::string> home, workspace;
+};
+
+// AuditResult is `cwsc audit`'s report and the expectations that failed.
+struct AuditResult {
+  Report report;
+  int failed = 0;
+};
+
+// AuditReport is the report of `a`: the map (a bwrap argv's mounts by
+// access and its symlinks, or a profile's network and parameters), then the
+// decision for `ask.why` and the expectations of `ask.expect` with their
+// verdicts. An error (a --why path or an expectation's path that does not
+// expand, an unreadable .cwsp file) names its place.
+absl::StatusOr<AuditResult> AuditReport(const Audit& a, const AuditAsk& ask);
 
 }  // namespace cwsc::driver
 

@@ -7,6 +7,7 @@
 #include "backends/opensandbox.h"
 #include "backends/seatbelt.h"
 #include "backends/seccomp_filter.h"
+#include "compiler/driver/names.h"
 #include "compiler/driver/verify.h"
 #include "ir/plan_json.h"
 
@@ -128,10 +129,8 @@ Emitted EmitTarget(const ir::LaunchPlan& plan, const std::string& target,
     return e;
   }
   return Fail(EmitFailure::kUnknownTarget,
-              absl::InvalidArgumentError(absl::StrCat(
-                  "unknown --target '", target,
-                  "' (auto, bwrap, seatbelt, opensandbox, seccomp, seccomp-bpf, landlock or "
-                  "plan)")));
+              absl::InvalidArgumentError(absl::StrCat("unknown --target '", target, "' (",
+                                                      NameList(kCompileTargets), ")")));
 }
 
 }  // namespace cwsc::driver

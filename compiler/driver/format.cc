@@ -7,6 +7,7 @@
 #include "backends/launch_script.h"
 #include "backends/seatbelt.h"
 #include "backends/seccomp_filter.h"
+#include "compiler/driver/names.h"
 #include "ir/display.h"
 
 namespace cwsc::driver {
@@ -37,9 +38,9 @@ absl::Status CheckFormat(const std::string& target, const std::optional<std::str
           "--format ", *format, " does not apply to --target ", target, ": it prints ", prints));
     }
   }
-  if (*format != "sbpl" && *format != "script" && !backends::ParseArgvFormat(*format)) {
+  if (!IsNamed(kFormats, *format)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown --format '", *format, "' (lines, shell, json, nul, sbpl or script)"));
+        absl::StrCat("unknown --format '", *format, "' (", NameList(kFormats), ")"));
   }
   return absl::OkStatus();
 }

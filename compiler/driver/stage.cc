@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/config_key_table.h"
 #include "ir/plan.h"
+#include "ir/plan_json.h"
 
 namespace cwsc::driver {
 namespace {
@@ -121,6 +122,43 @@ std::vector<StageSetting> SpecSettings(const PolicySpec& spec) {
           out.push_back(std::move(s));
         },
         k.field);
+  }
+  return out;
+}
+
+absl::StatusOr<Report> StageReport(Stage stage, const compiler::CompileOptions& copts,
+                                   const compiler::CompileResult& r) {
+  Report out;
+  out.json =
+      Json{{"stage", std::string(StageName(stage))}, {"settings", nullptr}, {"value", nullptr}};
+  if (stage == Stage::kPolicy || stage == Stage::kPlan) {
+    absl::StatusOr<std::string> text = ir::PlanToJson(r.plan);
+    if (!text.ok()) return text.status();
+    Json plan = Json::parse(*text);
+    if (stage == Stage::kPolicy) {
+      out.text.AddJson(plan["policy"].dump(2) + "\n");
+      out.json["value"] = plan["policy"];
+    } else {
+      out.text.AddJson(*text);
+      out.json["value"] = std::move(plan);
+    }
+    return out;
+  }
+  compiler::PolicySpec spec;
+  if (stage == Stage::kSpec) {
+    absl::StatusOr<compiler::ParsedConfig> parsed = compiler::ReadConfig(copts);
+    if (!parsed.ok()) return parsed.status();  // read once already: only a file changed since
+    spec = std::move(parsed->user);
+  } else {
+    spec = r.merged;
+  }
+  out.json["settings"] = Json::array();
+  for (const StageSetting& s : SpecSettings(spec)) {
+    out.text << s.key << " = " << s.value << "  # " << s.origin.Describe() << "\n";
+    out.json["settings"].push_back(Json{{"key", s.key},
+                                        {"value", s.secret ? Json(nullptr) : Json(s.value)},
+                                        {"withheld", s.secret},
+                                        {"origin", OriginJson(s.origin)}});
   }
   return out;
 }

@@ -12,6 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "compiler/compile.h"
+#include "compiler/driver/report.h"
 #include "compiler/policy_spec.h"
 #include "ir/origin.h"
 
@@ -39,6 +42,13 @@ struct StageSetting {
 
 // SpecSettings lists the keys `spec` sets, in the config-key table's order.
 std::vector<StageSetting> SpecSettings(const compiler::PolicySpec& spec);
+
+// StageReport is `cwsc explain --stage`'s report of compile `r` (docs/cli.md,
+// "explain --stage"): a spec's settings, one per line with its origin (a
+// secret withheld), or the policy or the plan as JSON. kSpec reads the
+// config file of `copts` again.
+absl::StatusOr<Report> StageReport(Stage stage, const compiler::CompileOptions& copts,
+                                   const compiler::CompileResult& r);
 
 }  // namespace cwsc::driver
 

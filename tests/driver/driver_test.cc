@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/driver/audit.h"
 #include "compiler/driver/check.h"
 #include "compiler/driver/compile.h"
@@ -13,8 +14,11 @@
 #include "compiler/driver/emit.h"
 #include "compiler/driver/expect.h"
 #include "compiler/driver/format.h"
+#include "compiler/driver/names.h"
+#include "compiler/driver/stage.h"
 #include "compiler/driver/why.h"
 #include "compiler/facts/host_facts.h"
+#include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
 
 namespace cwsc {
@@ -291,6 +295,126 @@ TEST(DriverFormat, FormsAndNotes) {
   driver::Written sbpl = driver::WriteArtifact(ask, e.artifact, "bwrap", "sbpl", "0.1.0");
   EXPECT_EQ(sbpl.failure, driver::EmitFailure::kNotApplicable);
   EXPECT_EQ(sbpl.status.message(), "--format sbpl: plan kind linux-bwrap has no Seatbelt profile");
+}
+
+// The names a front door offers (compiler/driver/names.h) are the ones the
+// driver takes: each target of compile emits or says why not (never an
+// unknown target), each format and stage is read, a name outside the
+// tables is refused with the table's list.
+TEST(DriverNames, TheTablesAreWhatTheDriverTakes) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  ir::LaunchPlan ask = PlanFor("ask", facts.get());
+  for (const driver::Named& t : driver::kCompileTargets) {
+    driver::Emitted e = driver::EmitTarget(ask, std::string(t.name), {"sh"});
+    EXPECT_NE(e.failure, driver::EmitFailure::kUnknownTarget) << t.name;
+    EXPECT_FALSE(t.help.empty()) << t.name;
+  }
+  for (const driver::Named& t : driver::kExplainTargets) {
+    EXPECT_TRUE(driver::IsNamed(driver::kCompileTargets, t.name)) << t.name;
+  }
+  for (const driver::Named& t : driver::kCheckTargets) {
+    EXPECT_TRUE(driver::IsNamed(driver::kCompileTargets, t.name)) << t.name;
+  }
+  driver::Emitted unknown = driver::EmitTarget(ask, "docker", {"sh"});
+  EXPECT_EQ(unknown.failure, driver::EmitFailure::kUnknownTarget);
+  EXPECT_EQ(unknown.status.message(),
+            "unknown --target 'docker' (auto, bwrap, seatbelt, opensandbox, seccomp, "
+            "seccomp-bpf, landlock or plan)");
+  for (const driver::Named& f : driver::kFormats) {
+    EXPECT_TRUE(driver::CheckFormat("bwrap", std::string(f.name)).ok()) << f.name;
+  }
+  int stages = 0;
+  for (const driver::Named& s : driver::kStages) {
+    const std::string name(s.name);
+    std::optional<driver::Stage> st = driver::ParseStage(name);
+    ASSERT_TRUE(st.has_value()) << name;
+    EXPECT_EQ(driver::StageName(*st), name);
+    ++stages;
+  }
+  EXPECT_EQ(stages, 4);
+  EXPECT_FALSE(driver::ParseStage("parsed").has_value());
+  EXPECT_EQ(driver::NameList(driver::kStages), "spec, layered, policy or plan");
+  EXPECT_EQ(driver::NameList(driver::kCheckTargets), "bwrap or seatbelt");
+  EXPECT_EQ(driver::NameList(std::span<const driver::Named>()), "");
+}
+
+// explain --stage's report: a spec's settings with their origins, the
+// policy and the plan as the plan JSON's own text.
+TEST(DriverStage, ReportOfEachStage) {
+  std::unique_ptr<compiler::HostFacts> facts = Facts("linux-workspace.yaml");
+  testing::TempDir dir;
+  const std::string config = dir / "config.toml";
+  testing::WriteFile(config, "sandbox_mode = \"read-only\"\n");
+  compiler::CompileOptions o;
+  o.config_path = config;
+  o.mode = "ask";
+  absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(o, facts.get());
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<driver::Report> spec = driver::StageReport(driver::Stage::kSpec, o, *r);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(
+      spec->text.str(),
+      absl::StrCat("sandbox_mode = \"read-only\"  # config sandbox_mode at ", config, ":1:16\n"));
+  EXPECT_EQ(spec->json["stage"], "spec");
+  ASSERT_EQ(spec->json["settings"].size(), 1u);
+  EXPECT_EQ(spec->json["settings"][0]["key"], "sandbox_mode");
+  EXPECT_EQ(spec->json["settings"][0]["withheld"], false);
+  absl::StatusOr<driver::Report> plan = driver::StageReport(driver::Stage::kPlan, o, *r);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::string> json = ir::PlanToJson(r->plan);
+  ASSERT_TRUE(json.ok());
+  EXPECT_EQ(plan->text.str(), *json);
+  EXPECT_EQ(plan->json["value"], driver::Json::parse(*json));
+  absl::StatusOr<driver::Report> policy = driver::StageReport(driver::Stage::kPolicy, o, *r);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  EXPECT_EQ(policy->json["value"], driver::Json::parse(*json)["policy"]);
+  EXPECT_EQ(policy->text.str(), policy->json["value"].dump(2) + "\n");
+}
+
+// audit's report of a bwrap argv: the map by access, the symlinks, the
+// why of a path and each expectation's verdict; a --why path that does not
+// expand is an error naming it.
+TEST(DriverAudit, ReportOfAnArgv) {
+  absl::StatusOr<driver::Audit> a = driver::AuditBwrapArgv(
+      {"bwrap", "--ro-bind", "/", "/", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--symlink",
+       "usr/lib", "/lib", "--chdir", "/w", "--new-flag", "--", "sh"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  testing::TempDir dir;
+  const std::string cwsp = dir / "e.cwsp";
+  testing::WriteFile(cwsp,
+                     "policy p {\n  expect write \"$WORKSPACE/x\" allowed;\n"
+                     "  expect read \"/etc\" denied;\n}\n");
+  driver::AuditAsk ask;
+  ask.why = "$WORKSPACE/f";
+  ask.kinds = {backends::AccessKind::kWrite};
+  ask.expect = cwsp;
+  absl::StatusOr<driver::AuditResult> r = driver::AuditReport(*a, ask);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->failed, 1);
+  const std::string& text = r->report.text.str();
+  EXPECT_TRUE(absl::StartsWith(text,
+                               "bwrap: 3 mount layers, network shared (the host's)\n"
+                               "writable:\n  /w  (--bind /w /w)\n"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "symlinks:\n  /lib -> usr/lib  (--symlink usr/lib /lib)\n"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "pass  expect write /w/x allowed  (")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "FAIL  expect read /etc denied  (")) << text;
+  EXPECT_TRUE(absl::EndsWith(text, "check: 1 passed, 1 failed\n")) << text;
+  EXPECT_EQ(r->report.json["artifact"], "bwrap");
+  EXPECT_EQ(r->report.json["layers"], 3);
+  EXPECT_EQ(r->report.json["why"]["path"], "/w/f");
+  EXPECT_EQ(r->report.json["expectations"].size(), 2u);
+  EXPECT_EQ(r->report.json["failed"], 1);
+  EXPECT_EQ(driver::SkippedFlagWarnings(*a),
+            std::vector<std::string>{"bwrap flag '--new-flag' is not in the bubblewrap 0.8.0 "
+                                     "manual cwsc reads: skipped with the 0 argument(s) after "
+                                     "it; the map leaves out what it does"});
+  ask = {};
+  ask.why = "$NOPE/x";
+  absl::StatusOr<driver::AuditResult> bad = driver::AuditReport(*a, ask);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "--why '$NOPE/x': ")) << bad.status();
 }
 
 // why: each access asked, and for bwrap every layer covering the path, the
