@@ -51,6 +51,82 @@ case "$flags" in
   *) fail "pkg-config flags do not point into the installed tree: $flags" ;;
 esac
 
+# reports NAME COMMAND...: the reports a binding makes through libcwsc
+# (cwsc_plan_why, _explain, _diff, cwsc_check_file) are the program's: the
+# text byte for byte, the JSON as the `result` of the program's --json
+# report; a decision of cwsc_plan_check names the rule `cwsc why` names.
+reports() {
+  name=$1
+  shift
+  n=0
+  F=$src/examples/facts/linux-workspace.yaml
+  for spec in "examples/workspace.toml|ask" "examples/workspace.cwsp|plan" \
+      "examples/locked-down.toml|ask"; do
+    policy=$src/${spec%%|*}
+    mode=${spec#*|}
+    # shellcheck disable=SC2016,SC2088 # cwsc expands them, not the shell
+    for path in '~/.ssh' '$WORKSPACE/src' /etc/hosts; do
+      "$cwsc" why "$path" "$policy" --mode "$mode" --facts "$F" > "$D/want" 2>/dev/null \
+        || fail "cwsc why $path $spec failed"
+      "$@" why "$path" "$policy" "$mode" "$F" > "$D/got" 2>"$D/err" \
+        || fail "$name: why $path $spec failed: $(cat "$D/err")"
+      cmp -s "$D/want" "$D/got" || fail "$name: why $path $spec differs from cwsc why's"
+      "$cwsc" why "$path" "$policy" --mode "$mode" --facts "$F" --json > "$D/want" 2>/dev/null \
+        || fail "cwsc why --json $path $spec failed"
+      "$@" why "$path" "$policy" "$mode" "$F" --json > "$D/got" 2>"$D/err" \
+        || fail "$name: why --json $path $spec failed: $(cat "$D/err")"
+      same_result "$D/want" "$D/got" || fail "$name: why --json $path $spec differs"
+      n=$((n + 2))
+    done
+    "$cwsc" explain "$policy" --mode "$mode" --facts "$F" > "$D/want" 2>/dev/null \
+      || fail "cwsc explain $spec failed"
+    "$@" explain "$policy" "$mode" "$F" > "$D/got" 2>"$D/err" \
+      || fail "$name: explain $spec failed: $(cat "$D/err")"
+    cmp -s "$D/want" "$D/got" || fail "$name: explain $spec differs from cwsc explain's"
+    n=$((n + 1))
+  done
+  a=$src/examples/readonly.cwsp b=$src/examples/workspace.toml
+  "$cwsc" diff "$a" "$b" --mode ask --facts "$F" > "$D/want" 2>/dev/null || fail "cwsc diff failed"
+  "$@" diff "$a" "$b" ask "$F" > "$D/got" 2>"$D/err" || fail "$name: diff failed: $(cat "$D/err")"
+  cmp -s "$D/want" "$D/got" || fail "$name: diff differs from cwsc diff's"
+  "$cwsc" diff "$a" "$b" --mode ask --facts "$F" --json > "$D/want" 2>/dev/null \
+    || fail "cwsc diff --json failed"
+  "$@" diff "$a" "$b" ask "$F" --json > "$D/got" 2>"$D/err" \
+    || fail "$name: diff --json failed: $(cat "$D/err")"
+  same_result "$D/want" "$D/got" || fail "$name: diff --json differs"
+  for file in examples/workspace.cwsp examples/failing.cwsp; do
+    set +e
+    "$cwsc" check "$src/$file" --facts "$F" > "$D/want" 2>/dev/null
+    want_rc=$?
+    "$@" check "$src/$file" "$F" > "$D/got" 2>"$D/err"
+    got_rc=$?
+    set -e
+    [ "$want_rc" = "$got_rc" ] || fail "$name: check $file exits $got_rc, cwsc check $want_rc"
+    cmp -s "$D/want" "$D/got" || fail "$name: check $file differs from cwsc check's"
+  done
+  # One decision: denied reading ~/.ssh in ask mode, by the rule cwsc why names.
+  # shellcheck disable=SC2088 # cwsc expands it
+  "$@" verdict read '~/.ssh' "$src/examples/workspace.toml" ask "$F" > "$D/got" 2>"$D/err" \
+    || fail "$name: verdict failed: $(cat "$D/err")"
+  # shellcheck disable=SC2088
+  rule=$("$cwsc" why '~/.ssh' "$src/examples/workspace.toml" --read --facts "$F" --json \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["decisions"][0]["rule"])')
+  { grep -q ' denied: ' "$D/got" && grep -qF " by $rule (" "$D/got"; } \
+    || fail "$name: the verdict for ~/.ssh is not cwsc why's ($rule): $(cat "$D/got")"
+  echo "ok $name: $((n + 5)) reports and a decision agree with cwsc why, explain, diff and check"
+}
+
+# same_result WANT GOT: GOT (one JSON line from libcwsc) is the result of the
+# program's --json envelope WANT.
+same_result() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1]))["result"]
+got_text = open(sys.argv[2]).read()
+sys.exit(0 if json.loads(got_text) == want and "\n" not in got_text.rstrip("\n") else 1)
+PY
+}
+
 # compare NAME COMMAND...: for each case, COMMAND POLICY MODE [--facts F] -- PROG
 # must print what `cwsc compile` prints, and fail as it fails.
 compare() {
@@ -233,6 +309,8 @@ for binding in "$@"; do
         python3 "$src/examples/embed/python/cwsc_argv.py"
       spawn_checks python "$libdir" /usr/bin/env CWSC_LIBRARY="$libdir/libcwsc.so.0" \
         /usr/bin/python3 "$src/examples/embed/python/cwsc_spawn.py"
+      CWSC_LIBRARY=$libdir/libcwsc.so.0 reports python \
+        python3 "$src/examples/embed/python/cwsc_report.py"
       ;;
     rust)
       need /usr/bin/cargo
@@ -243,6 +321,7 @@ for binding in "$@"; do
         || fail "the Rust example does not build"
       LD_LIBRARY_PATH=$libdir compare rust "$D/target/debug/cwsc-argv"
       spawn_checks rust "$libdir" "$D/target/debug/cwsc-spawn"
+      LD_LIBRARY_PATH=$libdir reports rust "$D/target/debug/cwsc-report"
       ;;
     *) fail "unknown binding $binding" ;;
   esac

@@ -85,6 +85,25 @@ mod sys {
         pub fn cwsc_child_sandbox_denied(c: *const Opaque) -> c_int;
         pub fn cwsc_child_denial_message(c: *const Opaque) -> *const c_char;
         pub fn cwsc_child_free(c: *mut Opaque);
+        pub fn cwsc_string_free(s: *mut c_char);
+        pub fn cwsc_plan_check(plan: *const Opaque, access: *const c_char, path: *const c_char,
+                               out: *mut *mut Opaque, d: *mut *mut Opaque) -> c_int;
+        pub fn cwsc_verdict_allowed(v: *const Opaque) -> c_int;
+        pub fn cwsc_verdict_rule(v: *const Opaque) -> *const c_char;
+        pub fn cwsc_verdict_detail(v: *const Opaque) -> *const c_char;
+        pub fn cwsc_verdict_where(v: *const Opaque) -> *const c_char;
+        pub fn cwsc_verdict_origin(v: *const Opaque) -> *const c_char;
+        pub fn cwsc_verdict_path(v: *const Opaque) -> *const c_char;
+        pub fn cwsc_verdict_free(v: *mut Opaque);
+        pub fn cwsc_plan_why(plan: *const Opaque, path: *const c_char, accesses: *const c_char, format: c_int,
+                             out: *mut *mut c_char, len: *mut usize, d: *mut *mut Opaque) -> c_int;
+        pub fn cwsc_plan_explain(plan: *const Opaque, facts: *mut Opaque, target: c_int, format: c_int,
+                                 out: *mut *mut c_char, len: *mut usize, d: *mut *mut Opaque) -> c_int;
+        pub fn cwsc_plan_diff(a: *const Opaque, name_a: *const c_char, b: *const Opaque, name_b: *const c_char,
+                              format: c_int, out: *mut *mut c_char, len: *mut usize, d: *mut *mut Opaque) -> c_int;
+        pub fn cwsc_check_file(path: *const c_char, format: c_int, modes: *const c_char, facts: *mut Opaque,
+                               o: *const Opaque, report: c_int, out: *mut *mut c_char, len: *mut usize,
+                               failed: *mut c_int, d: *mut *mut Opaque) -> c_int;
     }
 }
 
@@ -210,6 +229,68 @@ fn collect(status: c_int, d: *mut sys::Opaque) -> Result<Vec<Diagnostic>, Error>
     }
 }
 
+/// How a report is given: the text `cwsc` prints for people (every value
+/// escaped for a terminal), or the JSON `result` of its `--json` report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Text = 0,
+    Json = 1,
+}
+
+/// Takes a text result of libcwsc (`*out`, `len` bytes) and frees it.
+fn take_text(status: c_int, out: *mut c_char, len: usize, d: *mut sys::Opaque) -> Result<String, Error> {
+    let taken = if out.is_null() {
+        Vec::new()
+    } else {
+        unsafe { std::slice::from_raw_parts(out as *const u8, len) }.to_vec()
+    };
+    unsafe { sys::cwsc_string_free(out) };
+    collect(status, d)?;
+    // The reports are UTF-8: every value in them was escaped as it was added.
+    String::from_utf8(taken).map_err(|_| Error::usage("the report is not UTF-8".into()))
+}
+
+fn opt_cstring(s: Option<&str>) -> Result<Option<CString>, Error> {
+    s.map(cstring).transpose()
+}
+
+fn opt_ptr(s: &Option<CString>) -> *const c_char {
+    s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
+}
+
+/// `cwsc check FILE` (`cwsc_check_file`): the file validated and its
+/// expectations decided in each mode of `modes` (None: every mode; else a
+/// comma list as `--mode` takes), against `facts`. The report's bytes equal
+/// what `cwsc check` prints, or its `--json` result; `failed` is true when
+/// an expectation failed (the program's exit code 1).
+pub fn check_file(path: &str, modes: Option<&str>, facts: &Facts, options: &Options, format: ReportFormat)
+                  -> Result<(String, bool), Error> {
+    let modes = opt_cstring(modes)?;
+    let (mut out, mut len, mut failed, mut d) = (ptr::null_mut(), 0usize, 0 as c_int, ptr::null_mut());
+    let s = unsafe {
+        sys::cwsc_check_file(cstring(path)?.as_ptr(), 0, opt_ptr(&modes), facts.h.ptr, options.h.ptr,
+                             format as c_int, &mut out, &mut len, &mut failed, &mut d)
+    };
+    Ok((take_text(s, out, len, d)?, failed != 0))
+}
+
+/// A decision of `Plan::check`: whether the access is allowed, the rule that
+/// decides it and the plan element behind the rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub allowed: bool,
+    /// The deciding rule as emitted ("--ro-bind / /", "(allow file-read* ...)").
+    pub rule: String,
+    /// What the rule leaves at the path ("read-only", "writable", "hidden", ...).
+    pub detail: String,
+    /// Where the rule is in the artifact ("layer 4, argv 17"; "" when none).
+    pub place: String,
+    /// The config line, mode or default that emitted the rule ("" when unknown).
+    pub origin: String,
+    /// The path asked about, expanded.
+    pub path: String,
+}
+
 /// Host facts: live (memoized answers of the running host) or recorded.
 pub struct Facts {
     h: Handle,
@@ -325,6 +406,58 @@ impl Plan {
         let argv = Handle { ptr: a, free: sys::cwsc_argv_free };
         let n = unsafe { sys::cwsc_argv_count(argv.ptr) };
         Ok((0..n).map(|i| unsafe { CStr::from_ptr(sys::cwsc_argv_at(argv.ptr, i)) }.to_bytes().to_vec()).collect())
+    }
+    /// Whether the confined command may `access` ("read", "write", "exec",
+    /// "create", "network") `path` (None for the network), decided on the
+    /// plan's artifact as `cwsc check` decides it (`cwsc_plan_check`).
+    pub fn check(&self, access: &str, path: Option<&str>) -> Result<Verdict, Error> {
+        let path = opt_cstring(path)?;
+        let (mut v, mut d) = (ptr::null_mut(), ptr::null_mut());
+        let s = unsafe { sys::cwsc_plan_check(self.h.ptr, cstring(access)?.as_ptr(), opt_ptr(&path), &mut v, &mut d) };
+        collect(s, d)?;
+        let v = Handle { ptr: v, free: sys::cwsc_verdict_free };
+        unsafe {
+            Ok(Verdict {
+                allowed: sys::cwsc_verdict_allowed(v.ptr) != 0,
+                rule: text(sys::cwsc_verdict_rule(v.ptr)),
+                detail: text(sys::cwsc_verdict_detail(v.ptr)),
+                place: text(sys::cwsc_verdict_where(v.ptr)),
+                origin: text(sys::cwsc_verdict_origin(v.ptr)),
+                path: text(sys::cwsc_verdict_path(v.ptr)),
+            })
+        }
+    }
+    /// `cwsc why PATH` for this plan: the decision for each of `accesses`
+    /// (None: "read,write") and the rules behind it, as `cwsc why` prints it.
+    pub fn why(&self, path: &str, accesses: Option<&str>, format: ReportFormat) -> Result<String, Error> {
+        let accesses = opt_cstring(accesses)?;
+        let (mut out, mut len, mut d) = (ptr::null_mut(), 0usize, ptr::null_mut());
+        let s = unsafe {
+            sys::cwsc_plan_why(self.h.ptr, cstring(path)?.as_ptr(), opt_ptr(&accesses), format as c_int,
+                               &mut out, &mut len, &mut d)
+        };
+        take_text(s, out, len, d)
+    }
+    /// `cwsc explain` for this plan: every token with the plan element that
+    /// emitted it, what the plan skipped, its warnings and, given the facts
+    /// it was compiled against, its lints.
+    pub fn explain(&self, facts: Option<&Facts>, target: Target, format: ReportFormat) -> Result<String, Error> {
+        let f = facts.map_or(ptr::null_mut(), |f| f.h.ptr);
+        let (mut out, mut len, mut d) = (ptr::null_mut(), 0usize, ptr::null_mut());
+        let s = unsafe {
+            sys::cwsc_plan_explain(self.h.ptr, f, target as c_int, format as c_int, &mut out, &mut len, &mut d)
+        };
+        take_text(s, out, len, d)
+    }
+    /// `cwsc diff A B` from this plan (A) to `other` (B): what B allows that
+    /// A denied first (what an escalation to B would grant), then the rest.
+    pub fn diff(&self, name_a: &str, other: &Plan, name_b: &str, format: ReportFormat) -> Result<String, Error> {
+        let (mut out, mut len, mut d) = (ptr::null_mut(), 0usize, ptr::null_mut());
+        let s = unsafe {
+            sys::cwsc_plan_diff(self.h.ptr, cstring(name_a)?.as_ptr(), other.h.ptr, cstring(name_b)?.as_ptr(),
+                                format as c_int, &mut out, &mut len, &mut d)
+        };
+        take_text(s, out, len, d)
     }
     /// A command to run under this plan (like `std::process::Command`).
     pub fn command<I, S>(&self, argv: I) -> Command<'_>
