@@ -257,137 +257,6 @@ constexpr char kRunExit[] =
     "(nothing ran); 126/127 program not executable / not found (unwrapped runs); 2 bad "
     "input or usage.";
 
-// ---- EXAMPLES (man pages) ----------------------------------------------------
-// Real command lines, with only flags of their command (cli_docs_test checks
-// them against --help). File names are the reader's own: config.toml, a
-// policy.cwsp, facts.yaml, plan.json.
-
-constexpr Example kCompileExamples[] = {
-    {"cwsc compile config.toml --mode ask -- sh -c 'make test'",
-     "the bubblewrap argv for ask mode, ending with the program"},
-    {"cwsc compile config.toml --target plan", "the launch plan as JSON"},
-    {"cwsc compile config.toml --facts facts.yaml",
-     "the same bytes on any machine, from host facts recorded by cwsc facts"},
-    {"cwsc compile config.toml --target seccomp", "the syscall filter, for review"},
-    {"cwsc compile config.toml --format shell", "the argv as one line for sh"},
-};
-constexpr Example kExplainExamples[] = {
-    {"cwsc explain config.toml --mode plan", "every token of the plan mode's argv with its origin"},
-    {"cwsc explain config.toml --json", "the same as a JSON report"},
-    {"cwsc explain config.toml --stage layered",
-     "each setting after layering, with the file, variable or flag it came from"},
-};
-constexpr Example kFactsExamples[] = {
-    {"cwsc facts --for config.toml -o facts.yaml", "record the host facts a compile uses"},
-    {"cwsc facts", "this host's platform, user, working directory and bwrap probe"},
-};
-constexpr Example kCheckExamples[] = {
-    {"cwsc check policy.cwsp", "evaluate the policy's expectations in every mode"},
-    {"cwsc check config.toml --lint --strict", "the config's lints; exit 1 when it has a warning"},
-    {"cwsc check policy.cwsp --mode ask --live",
-     "also run each expectation as a real probe under the sandbox"},
-};
-constexpr Example kWhyExamples[] = {
-    {"cwsc why ~/.ssh config.toml", "whether the command may read and write ~/.ssh, and why"},
-    {"cwsc why /etc/hosts config.toml --write --mode plan",
-     "the rule that decides writing /etc/hosts in plan mode"},
-};
-constexpr Example kDiffExamples[] = {
-    {"cwsc diff old.toml new.toml --exit-code", "what new.toml allows that old.toml did not"},
-    {"cwsc diff plan-a.json plan-b.json --json", "two compiled plans compared, as JSON"},
-};
-constexpr Example kAuditExamples[] = {
-    {"cwsc audit --why /etc/shadow -- bwrap --ro-bind / / --tmpfs /tmp -- sh",
-     "what a bwrap command line allows, and the decision for /etc/shadow"},
-    {"cwsc audit --sbpl profile.sb -D HOME=/Users/me", "the access map of a Seatbelt profile"},
-};
-constexpr Example kFmtExamples[] = {
-    {"cwsc fmt -w policy.cwsp", "format a policy in place"},
-    {"cwsc fmt --check policy.cwsp", "list it when it is not formatted; exit 1 then"},
-};
-constexpr Example kRunExamples[] = {
-    {"cwsc run config.toml -- make test", "run make test confined, in ask mode"},
-    {"cwsc run config.toml --timeout 600 --json -o result.json -- make test",
-     "the same with a time limit, the result as JSON in result.json"},
-};
-constexpr Example kExecExamples[] = {
-    {"cwsc exec plan.json -- make test",
-     "run make test under a plan from cwsc compile --target plan"},
-    {"cwsc exec plan.json --json -o result.json -- make test", "the result as JSON in result.json"},
-};
-constexpr Example kDoctorExamples[] = {
-    {"cwsc doctor", "which sandbox works on this host, and why not"},
-    {"cwsc doctor config.toml --json",
-     "the same, with each mode's policy for config.toml, as JSON"},
-};
-constexpr Example kHelpExamples[] = {
-    {"cwsc help compile", "every option of cwsc compile"},
-    {"cwsc help", "the list of commands"},
-};
-
-// ---- ENVIRONMENT (man pages) -------------------------------------------------
-
-// The commands that compile a policy against this host: the environment
-// layer, the deny list and TMPDIR apply to each.
-#define CWSC_COMPILING "compile explain facts check why diff run doctor"
-#define CWSC_COMPILING_AND_EXEC "compile explain facts check why diff run exec doctor"
-
-constexpr EnvironmentVariable kEnvironment[] = {
-    {"HOME", "", "compile explain facts check why diff audit run exec doctor",
-     "the home directory: ~ and $HOME in policies and expectations, where CONFIG is found when "
-     "none is given, and the credential stores the built-in deny list hides (exec refuses a plan "
-     "compiled for another home)"},
-    {"TMPDIR", "", "compile explain facts check why diff audit run doctor",
-     "the temporary directory: $TMPDIR in policies and expectations, and a writable root of "
-     "workspace-write plans unless the policy excludes it"},
-    {"CODEWHALE_HOME", "", CWSC_COMPILING,
-     "the Codewhale home: CONFIG is $CODEWHALE_HOME/config.toml when none is given, and the "
-     "built-in deny list hides its secrets and credentials (a relative value is ignored)"},
-    {"CODEWHALE_SANDBOX_MODE", "DEEPSEEK_SANDBOX_MODE", CWSC_COMPILING_AND_EXEC,
-     "the sandbox_mode setting of the environment layer, which can only narrow a mode's policy (an "
-     "invalid "
-     "value is an error); also the startup mode run and exec decide no-new-privs for"},
-    {"CODEWHALE_SANDBOX_BACKEND", "DEEPSEEK_SANDBOX_BACKEND", CWSC_COMPILING,
-     "the sandbox_backend setting of the environment layer"},
-    {"CODEWHALE_SANDBOX_URL", "DEEPSEEK_SANDBOX_URL", CWSC_COMPILING,
-     "the sandbox_url setting of the environment layer: the OpenSandbox server"},
-    {"CODEWHALE_SANDBOX_API_KEY", "DEEPSEEK_SANDBOX_API_KEY", CWSC_COMPILING_AND_EXEC,
-     "the OpenSandbox API key: a compile records only that it is set, run and exec send it"},
-    {"CODEWHALE_PREFER_BWRAP", "DEEPSEEK_PREFER_BWRAP", CWSC_COMPILING,
-     "the prefer_bwrap setting of the environment layer: 1 or true (any case) is true, any other "
-     "non-blank "
-     "value false (the legacy name is deprecated)"},
-    {"CODEWHALE_REQUIREMENTS_PATH", "DEEPSEEK_REQUIREMENTS_PATH", CWSC_COMPILING,
-     "the requirements file, whose allowed_sandbox_modes is an administrator's allow-list of "
-     "modes (default /etc/codewhale/requirements.toml)"},
-    {"CODEWHALE_MANAGED_CONFIG_PATH", "DEEPSEEK_MANAGED_CONFIG_PATH", CWSC_COMPILING_AND_EXEC,
-     "the managed (administrator) config, the only layer whose tool_launcher is honoured "
-     "(default /etc/codewhale/managed_config.toml)"},
-    {"CODEWHALE_NO_NEW_PRIVS", "", CWSC_COMPILING_AND_EXEC,
-     "whether run and exec set no-new-privs before they start anything: 0, false, no, off or "
-     "disabled skip it, any other value forces it (the plan's posture label says which)"},
-    {"CODEX_HOME", "", CWSC_COMPILING,
-     "the Codex home, whose auth.json the built-in deny list hides (default ~/.codex)"},
-    {"OPENAI_CODEX_AUTH_FILE", "", CWSC_COMPILING,
-     "the Codex auth file the built-in deny list hides, instead of $CODEX_HOME/auth.json"},
-    {"CARGO_HOME", "", CWSC_COMPILING,
-     "the Cargo home a Seatbelt (macOS) plan lets the command write (default ~/.cargo)"},
-    {"NPM_CONFIG_CACHE", "", CWSC_COMPILING,
-     "the npm cache a Seatbelt (macOS) plan lets the command write (default ~/.npm)"},
-    {"HTTP_PROXY", "HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy", CWSC_COMPILING,
-     "a loopback proxy a read-only Seatbelt (macOS) plan with network lets the command reach; "
-     "without one its network is denied"},
-    {"CWSC_PROBE_CACHE", "", "run exec",
-     "0 turns off the cache of the bubblewrap probe's passing verdict between runs"},
-    {"XDG_RUNTIME_DIR", "", "run exec",
-     "where the bubblewrap probe's verdict is cached: $XDG_RUNTIME_DIR/cwsc, else /tmp/cwsc-UID"},
-    {"container", "", "doctor",
-     "set by container runtimes: doctor then reports the host as a container"},
-};
-
-#undef CWSC_COMPILING
-#undef CWSC_COMPILING_AND_EXEC
-
 constexpr Command kCommands[] = {
     {"compile", "compile a policy into a launch plan or artifact",
      "[CONFIG] [options] [-- PROGRAM ARGS...]",
@@ -397,13 +266,13 @@ constexpr Command kCommands[] = {
      "own." CWSC_DISCOVERY "\n\n"
      "CONFIG `-` is read from stdin (TOML, or --input dsl); diagnostics name it <stdin>. The "
      "plan's warnings go to stderr (`cwsc: warning [CODE]: MESSAGE`).",
-     kConfigArg, kCompileFlags, true, kCompileExit, kCompileExamples},
+     kConfigArg, kCompileFlags, true, kCompileExit},
     {"explain", "show every emitted token with its origin",
      "[CONFIG] [options] [-- PROGRAM ARGS...]",
      "Print every token of the emitted argv with the origin that produced it (config key with "
      "file:line:col, environment variable, mode, host fact or default), then what the plan "
      "skipped and why, then its warnings. CONFIG `-` is read from stdin." CWSC_DISCOVERY,
-     kConfigArg, kExplainFlags, true, kCompileExit, kExplainExamples},
+     kConfigArg, kExplainFlags, true, kCompileExit},
     {"facts",
      "record the host facts a compile consults",
      "[--for CONFIG] [options]",
@@ -416,8 +285,7 @@ constexpr Command kCommands[] = {
      {},
      kFactsFlags,
      false,
-     "0 ok, 2 bad input or usage.",
-     kFactsExamples},
+     "0 ok, 2 bad input or usage."},
     {"check", "validate a policy and evaluate its expectations", "[FILE] [options]",
      "Validate FILE (a .cwsp policy or a Codewhale config.toml) and evaluate every expectation "
      "of each policy (or of --policy NAME), plus those of --expect FILE, against the artifact "
@@ -430,14 +298,13 @@ constexpr Command kCommands[] = {
      "--input dsl)." CWSC_DISCOVERY,
      kFileArg, kCheckFlags, false,
      "0 every expectation holds, 1 one failed (or, with --strict, the config has a warning), 2 "
-     "bad input or usage, 4 a --target the plan does not emit.",
-     kCheckExamples},
+     "bad input or usage, 4 a --target the plan does not emit."},
     {"why", "the decision for one path and the rules behind it", "PATH [CONFIG] [options]",
      "Explain the decision for PATH (absolute, or starting with ~, $HOME, $WORKSPACE, $CWD or "
      "$TMPDIR) under CONFIG's plan for MODE (default ask): the verdict for reading and writing "
      "(or only the access named), the rule that decides it, and every bwrap mount layer it "
      "overrides, each with its origin. CONFIG `-` is read from stdin." CWSC_DISCOVERY,
-     kWhyArgs, kWhyFlags, false, "0 ok, 2 bad input or usage, 3 plan refused.", kWhyExamples},
+     kWhyArgs, kWhyFlags, false, "0 ok, 2 bad input or usage, 3 plan refused."},
     {"diff", "what one policy allows that another does not", "A B [options]",
      "Compare what the sandbox of A and of B allows: A and B are policies (.cwsp or "
      "config.toml, compiled for MODE, default ask, against the live host or --facts; --facts-b "
@@ -447,8 +314,7 @@ constexpr Command kCommands[] = {
      "decides it and its origin; widening (B allows what A did not) is listed first.",
      kDiffArgs, kDiffFlags, false,
      "0 (also with changes, unless --exit-code), 1 with --exit-code when B widens A, 2 bad "
-     "input or usage.",
-     kDiffExamples},
+     "input or usage."},
     {"audit",
      "the access map of any bwrap argv or Seatbelt profile",
      "[options] -- bwrap ARGS...\n--sbpl FILE [-D KEY=VALUE ...] [options]",
@@ -462,14 +328,12 @@ constexpr Command kCommands[] = {
      {},
      kAuditFlags,
      true,
-     "0 ok, 1 an expectation failed, 2 bad input or usage.",
-     kAuditExamples},
+     "0 ok, 1 an expectation failed, 2 bad input or usage."},
     {"fmt", "format a .cwsp policy canonically", "[--check | -w] FILE...",
      "Format .cwsp policies canonically (share/doc/cwsc/dsl.md): one statement per line, two-space "
      "indentation, comments kept. Without options the formatted text is printed. FILE `-` is "
      "read from stdin (not with -w).",
-     kFmtArgs, kFmtFlags, false, "0 ok, 1 not formatted (--check), 2 bad input or usage.",
-     kFmtExamples},
+     kFmtArgs, kFmtFlags, false, "0 ok, 1 not formatted (--check), 2 bad input or usage."},
     {"run", "compile against this host, then run a program under the plan",
      "[CONFIG] [options] -- PROGRAM ARGS...",
      "Compile CONFIG for MODE (default ask) against this host and run PROGRAM under the "
@@ -478,7 +342,7 @@ constexpr Command kCommands[] = {
      "apply; stdin and stdout are the command's own." CWSC_DISCOVERY "\n\n"
      "--json writes a result object into -o FILE or onto descriptor N (--json-fd), channels "
      "the command cannot write.",
-     kConfigArg, kRunFlags, true, kRunExit, kRunExamples},
+     kConfigArg, kRunFlags, true, kRunExit},
     {"exec", "run a program under a plan compiled earlier",
      "PLAN.json [options] -- PROGRAM ARGS...",
      "Run PROGRAM under a plan compiled earlier (`cwsc compile --target plan`), possibly on "
@@ -487,7 +351,7 @@ constexpr Command kCommands[] = {
      "directory); when one no longer holds, nothing runs (exit 125) and the reason is printed. "
      "PLAN.json `-` is read from stdin (`cwsc compile --target plan | cwsc exec - -- PROGRAM`); "
      "PROGRAM then finds its stdin at its end.",
-     kPlanArg, kExecFlags, true, kRunExit, kExecExamples},
+     kPlanArg, kExecFlags, true, kRunExit},
     {"doctor", "which wrapper works here, and why not", "[CONFIG] [--json]",
      "Report which sandbox wrapper works on this host after resolving the preference "
      "(prefer_bwrap, CODEWHALE_PREFER_BWRAP), and why not when it does not: /usr/bin/bwrap "
@@ -497,7 +361,7 @@ constexpr Command kCommands[] = {
      "selected backend and the effective policy of every permission mode for CONFIG (default: "
      "an empty config). The probe always runs afresh.",
      kOptionalConfigArg, kDoctorFlags, false,
-     "0 a sandbox is available, 1 none is, 2 bad input or usage.", kDoctorExamples},
+     "0 a sandbox is available, 1 none is, 2 bad input or usage."},
     {"help",
      "show the help of cwsc or of one command",
      "[COMMAND]",
@@ -505,8 +369,7 @@ constexpr Command kCommands[] = {
      kHelpArgs,
      {},
      false,
-     "0 ok, 2 unknown command.",
-     kHelpExamples},
+     "0 ok, 2 unknown command."},
 };
 
 #undef CWSC_DISCOVERY
@@ -530,8 +393,6 @@ const Flag* FindFlag(const Command& c, absl::string_view name) {
 }
 
 const Flag& HelpFlag() { return kHelp; }
-
-std::span<const EnvironmentVariable> EnvironmentVariables() { return kEnvironment; }
 
 absl::string_view ProgramDescription() {
   return "cwsc compiles a sandbox policy (Codewhale config.toml or a .cwsp policy), a "

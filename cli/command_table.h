@@ -54,13 +54,6 @@ struct Positional {
   bool variadic = false;   // NAME... (the last one only)
 };
 
-// One command line of a command's EXAMPLES (man pages): `cwsc NAME ...` with
-// only flags of NAME, and what it does (tests/cli/cli_docs_test.py parses it).
-struct Example {
-  absl::string_view command_line;  // "cwsc compile config.toml --target plan"
-  absl::string_view what;          // one phrase, no trailing period
-};
-
 struct Command {
   absl::string_view name;
   absl::string_view summary;   // one line for `cwsc --help` and the man page NAME
@@ -69,25 +62,9 @@ struct Command {
   absl::string_view description;
   std::span<const Positional> positionals;
   std::span<const Flag> flags;
-  bool takes_program = false;              // accepts `-- PROGRAM ARGS...`
-  absl::string_view exit_status;           // one paragraph
-  std::span<const Example> examples = {};  // the first also in cwsc(1)
+  bool takes_program = false;     // accepts `-- PROGRAM ARGS...`
+  absl::string_view exit_status;  // one paragraph
 };
-
-// An environment variable cwsc reads, in the ENVIRONMENT of cwsc(1) (all of
-// them) and of cwsc-COMMAND(1) (those naming COMMAND). The list is every
-// variable the sources read with a literal name: tests/cli/cli_docs_test.py
-// greps cli/, runtime/, compiler/ and lib/ and fails on a variable read but
-// not listed (name or also), or listed but not read.
-struct EnvironmentVariable {
-  absl::string_view name;      // "CODEWHALE_SANDBOX_MODE"
-  absl::string_view also;      // other names read the same way, space-separated, or ""
-  absl::string_view commands;  // the commands it affects, space-separated, in table order
-  absl::string_view meaning;   // one sentence, no trailing period
-};
-
-// EnvironmentVariables lists them in the order of cwsc(1).
-std::span<const EnvironmentVariable> EnvironmentVariables();
 
 // Commands lists every command in the order of `cwsc --help`.
 std::span<const Command> Commands();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "cli/cli_help.h"
+#include "gendoc/man_text.h"
 
 namespace cwsc::gendoc {
 namespace {
@@ -15,16 +16,14 @@ namespace {
 using cli::Choice;
 using cli::Command;
 using cli::Commands;
-using cli::EnvironmentVariable;
-using cli::EnvironmentVariables;
-using cli::Example;
 using cli::Flag;
 using cli::HelpFlag;
 using cli::Positional;
 using cli::ProgramDescription;
 using cli::ValueKind;
 
-constexpr char kGenerated[] = "generated from cli/command_table.cc by cwsc-gendoc; do not edit";
+constexpr char kGenerated[] =
+    "generated from cli/command_table.cc and gendoc/man_text.cc by cwsc-gendoc; do not edit";
 
 // ---- man(7) ---------------------------------------------------------------
 
@@ -173,7 +172,7 @@ std::string ManPage(const Command& c, absl::string_view version) {
   absl::StrAppend(&out, ".SH EXIT STATUS\n", Roff(c.exit_status), "\n");
   absl::StrAppend(&out, ManEnvironment(&c));
   absl::StrAppend(&out, ".SH EXAMPLES\n");
-  for (const Example& e : c.examples) absl::StrAppend(&out, ManExample(e));
+  for (const Example& e : ExamplesOf(c.name)) absl::StrAppend(&out, ManExample(e));
   absl::StrAppend(&out, ".SH SEE ALSO\n.BR cwsc (1)\n");
   return out;
 }
@@ -207,7 +206,8 @@ std::string MainManPage(absl::string_view version) {
                   "applicable; each command's page has its own.\n");
   absl::StrAppend(&out, ".SH EXAMPLES\n");
   for (const Command& c : Commands()) {
-    if (!c.examples.empty()) absl::StrAppend(&out, ManExample(c.examples.front()));
+    std::span<const Example> examples = ExamplesOf(c.name);
+    if (!examples.empty()) absl::StrAppend(&out, ManExample(examples.front()));
   }
   absl::StrAppend(&out, ".SH SEE ALSO\n");
   bool first = true;

@@ -107,8 +107,9 @@ MAX_LINES = 500
 MAX_KIND_NAMES = 4
 # Check 7's ceiling: cli/'s lines when the reports of audit and explain
 # --stage and the names of targets, formats and stages moved to
-# compiler/driver/ (2026-12-08). The aim is under 2,500.
-CLI_MAX_LINES = 2794
+# compiler/driver/, and the man pages' examples and environment list to
+# gendoc/ (2026-12-08). The aim is under 2,500.
+CLI_MAX_LINES = 2632
 
 
 def compiler_modules(root):

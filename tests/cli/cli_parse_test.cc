@@ -14,6 +14,7 @@
 #include "cli/cli_help.h"
 #include "cli/command_table.h"
 #include "gendoc/docs.h"
+#include "gendoc/man_text.h"
 
 namespace cwsc::cli {
 namespace {
@@ -159,7 +160,7 @@ TEST(Help, NamesNoSourceTreePath) {
 // examples' flags against --help.)
 TEST(CommandTable, EnvironmentAndExamplesAreWellFormed) {
   std::set<std::string> names;
-  for (const EnvironmentVariable& v : EnvironmentVariables()) {
+  for (const gendoc::EnvironmentVariable& v : gendoc::EnvironmentVariables()) {
     SCOPED_TRACE(S(v.name));
     EXPECT_TRUE(names.insert(S(v.name)).second) << "a variable is listed twice";
     EXPECT_FALSE(v.meaning.empty());
@@ -168,10 +169,11 @@ TEST(CommandTable, EnvironmentAndExamplesAreWellFormed) {
     EXPECT_FALSE(commands.empty());
     for (absl::string_view c : commands) EXPECT_NE(FindCommand(c), nullptr) << c;
   }
+  EXPECT_TRUE(gendoc::ExamplesOf("nope").empty());
   for (const Command& c : Commands()) {
     SCOPED_TRACE(S(c.name));
-    EXPECT_FALSE(c.examples.empty());
-    for (const Example& e : c.examples) {
+    EXPECT_FALSE(gendoc::ExamplesOf(c.name).empty());
+    for (const gendoc::Example& e : gendoc::ExamplesOf(c.name)) {
       EXPECT_TRUE(absl::StartsWith(e.command_line, absl::StrCat("cwsc ", c.name)))
           << e.command_line;
       EXPECT_FALSE(e.what.empty());
