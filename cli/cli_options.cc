@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/json_report.h"
 #include "compiler/driver/config_search.h"
+#include "compiler/driver/names.h"
 #include "ir/diagnostic_status.h"
 #include "ir/display.h"
 #include "runtime/host/live_facts.h"
@@ -153,8 +154,9 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
     } else if (*o.input == "dsl") {
       c.format = compiler::ConfigFormat::kDsl;
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input: unknown input format '", *o.input, "' (toml or dsl)"));
+      return absl::InvalidArgumentError(absl::StrCat("--input: unknown input format '", *o.input,
+                                                     "' (", driver::NameList(driver::kInputs),
+                                                     ")"));
     }
   }
   return c;

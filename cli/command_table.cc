@@ -7,17 +7,6 @@ using K = ValueKind;
 
 // ---- Values --------------------------------------------------------------
 
-constexpr Choice kModes[] = {
-    {"plan", "read-only, network off"},
-    {"ask", "the configured policy (the default)"},
-    {"auto-review", "the configured policy, reviewed automatically"},
-    {"full-access", "no sandbox (danger-full-access)"},
-};
-constexpr Choice kInputs[] = {
-    {"toml", "a Codewhale config.toml"},
-    {"dsl", "a .cwsp policy"},
-};
-
 // ---- Flags shared by several commands --------------------------------------
 
 constexpr Flag kMode{"--mode",
@@ -26,7 +15,7 @@ constexpr Flag kMode{"--mode",
                      K::kChoice,
                      "the permission mode to compile for (default ask; aliases suggest, auto, "
                      "bypass, yolo)",
-                     kModes};
+                     driver::kModes};
 constexpr Flag kFacts{"--facts", "", "FILE", K::kFile,
                       "compile against host facts recorded by `cwsc facts` instead of the live "
                       "host (share/doc/cwsc/facts.md)"};
@@ -35,21 +24,19 @@ constexpr Flag kCwd{"--cwd", "", "DIR", K::kDir,
                     "relative one is taken from it, or from the recorded one with --facts)"};
 constexpr Flag kPolicy{"--policy", "", "NAME", K::kWord,
                        "the policy of a .cwsp file to use (default: its only or default policy)"};
-constexpr Flag kInput{
-    "--input", "", "FORMAT", K::kChoice, "how to read CONFIG (default: by extension, .cwsp is dsl)",
-    kInputs};
-constexpr Choice kEscalations[] = {
-    {"workspace-write", "from read-only"},
-    {"danger-full-access", "from read-only or workspace-write"},
-    {"full-access", "the mode's name for danger-full-access (aliases bypass, yolo)"},
-};
+constexpr Flag kInput{"--input",
+                      "",
+                      "FORMAT",
+                      K::kChoice,
+                      "how to read CONFIG (default: by extension, .cwsp is dsl)",
+                      driver::kInputs};
 constexpr Flag kEscalate{"--escalate",
                          "",
                          "POSTURE",
                          K::kChoice,
                          "apply an approved one-shot escalation, in ask mode only, to a strictly "
                          "wider posture (share/doc/cwsc/behavior.md B-12)",
-                         kEscalations};
+                         driver::kEscalations};
 constexpr Flag kNoProjectConfig{"--no-project-config", "", "", K::kNone,
                                 "skip <cwd>/.codewhale/config.toml, as `codewhale serve` and "
                                 "`exec` do"};
@@ -57,18 +44,13 @@ constexpr Flag kRequireSandbox{"--require-sandbox", "", "", K::kNone,
                                "refuse (nothing runs) instead of running the command unconfined "
                                "when the policy asks for a sandbox and no wrapper works here "
                                "(the sandbox_require key, share/doc/cwsc/config.md)"};
-constexpr Choice kLinuxBackends[] = {
-    {"auto", "bubblewrap, or Landlock where bubblewrap cannot make namespaces (the default)"},
-    {"bwrap", "bubblewrap only"},
-    {"landlock", "Landlock and seccomp, without namespaces"},
-};
 constexpr Flag kLinuxBackend{"--linux-backend",
                              "",
                              "NAME",
                              K::kChoice,
                              "the Linux sandbox to use, over the sandbox_linux_backend key "
                              "(share/doc/cwsc/config.md)",
-                             kLinuxBackends};
+                             driver::kLinuxBackends};
 constexpr Flag kUnlistedAsMissing{"--unlisted-as-missing", "", "", K::kNone,
                                   "with --facts, treat a path the facts file does not record as "
                                   "missing instead of failing"};
@@ -154,7 +136,7 @@ constexpr Flag kCheckFlags[] = {
     {"--mode", "", "MODE", K::kChoice,
      "check this permission mode (repeatable, or a comma-separated list; default: the four "
      "modes, or those the expectations name)",
-     kModes, true},
+     driver::kModes, true},
     {"--target", "", "TARGET", K::kChoice,
      "check only plans emitting this artifact (repeatable, or a comma-separated list)",
      driver::kCheckTargets, true},

@@ -162,6 +162,16 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
   HostFacts* facts = &consulted;
   std::optional<ir::PermissionMode> mode = ParsePermissionMode(options.mode);
   if (!mode) return UsageError(UnknownPermissionModeMessage(options.mode));
+  // Any other name is an error, from the command line and the library
+  // alike: never a silent bubblewrap plan (docs/decisions.md).
+  std::optional<LinuxBackend> linux_backend;
+  if (options.linux_backend) {
+    linux_backend = ParseLinuxBackend(*options.linux_backend);
+    if (!linux_backend) {
+      return UsageError(absl::StrCat("--linux-backend: invalid value '", *options.linux_backend,
+                                     "': expected auto, bwrap or landlock"));
+    }
+  }
   const std::string& text = parsed.text;
   result.notes = parsed.notes;
   std::vector<ir::Expectation> expectations = merged.expectations;  // only the DSL writes them
@@ -206,15 +216,9 @@ absl::StatusOr<CompileResult> CompileSpec(PolicySpec merged, const ParsedConfig&
     return ir::ErrorAt(o.file, o.line, o.col, msg,
                        src ? ir::SourceLineAt(MaskSecrets(*src), o.line) : "");
   }
-  if (options.linux_backend) {
-    // The name is checked by the CLI; through the library any other name
-    // has always meant neither auto nor landlock: bubblewrap alone.
-    const std::string& name = *options.linux_backend;
-    merged.sandbox_linux_backend =
-        Setting<LinuxBackend>{name == "landlock" ? LinuxBackend::kLandlock
-                              : name == "auto"   ? LinuxBackend::kAuto
-                                                 : LinuxBackend::kBwrap,
-                              ir::Origin::Cli(absl::StrCat("--linux-backend ", name))};
+  if (linux_backend) {
+    merged.sandbox_linux_backend = Setting<LinuxBackend>{
+        *linux_backend, ir::Origin::Cli(absl::StrCat("--linux-backend ", *options.linux_backend))};
   }
   if (options.force_landlock) {
     merged.sandbox_linux_backend =

@@ -76,18 +76,10 @@ constexpr struct {
   absl::string_view command;
   std::span<const Example> examples;
 } kExamples[] = {
-    {"compile", kCompileExamples},
-    {"explain", kExplainExamples},
-    {"facts", kFactsExamples},
-    {"check", kCheckExamples},
-    {"why", kWhyExamples},
-    {"diff", kDiffExamples},
-    {"audit", kAuditExamples},
-    {"fmt", kFmtExamples},
-    {"run", kRunExamples},
-    {"exec", kExecExamples},
-    {"doctor", kDoctorExamples},
-    {"help", kHelpExamples},
+    {"compile", kCompileExamples}, {"explain", kExplainExamples}, {"facts", kFactsExamples},
+    {"check", kCheckExamples},     {"why", kWhyExamples},         {"diff", kDiffExamples},
+    {"audit", kAuditExamples},     {"fmt", kFmtExamples},         {"run", kRunExamples},
+    {"exec", kExecExamples},       {"doctor", kDoctorExamples},   {"help", kHelpExamples},
 };
 
 // ---- ENVIRONMENT -----------------------------------------------------------------

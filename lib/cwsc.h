@@ -165,7 +165,8 @@ CWSC_API cwsc_status cwsc_options_set_policy_name(cwsc_options* options, const c
 /* --escalate MODE: an approved per-command escalation target. NULL resets. */
 CWSC_API cwsc_status cwsc_options_set_escalate(cwsc_options* options, const char* target);
 /* --linux-backend NAME: sandbox_linux_backend = NAME over every layer
- * ("auto", "bwrap", "landlock"; docs/config.md). NULL resets. */
+ * ("auto", "bwrap", "landlock", any case; docs/config.md). NULL resets.
+ * Any other name fails the compile (CWSC_E_INPUT), as it fails the program. */
 CWSC_API cwsc_status cwsc_options_set_linux_backend(cwsc_options* options, const char* name);
 /* --no-project-config when nonzero: the project's .codewhale/config.toml is not read. */
 CWSC_API cwsc_status cwsc_options_set_no_project_config(cwsc_options* options, int no_project);

@@ -1,7 +1,10 @@
 // The names a front door hands the driver, each with what it means: the
-// targets of `cwsc compile` (EmitTarget), of `explain` and of `check`, the
-// output formats (CheckFormat, WriteArtifact) and the compiler's stages
-// (ParseStage). The CLI's --target, --format and --stage offer exactly these
+// permission modes, escalations, Linux backends and input formats of a
+// compile (compiler::CompileOptions), the targets of `cwsc compile`
+// (EmitTarget), of `explain` and of `check`, the output formats
+// (CheckFormat, WriteArtifact) and the compiler's stages (ParseStage). The
+// CLI's --mode, --escalate, --linux-backend, --input, --target, --format
+// and --stage offer exactly these
 // (cli/command_table.cc, and from it the man pages and completions), the
 // driver's messages list them from here, and tests/driver/driver_test.cc
 // checks that the driver takes each name and no other.
@@ -21,6 +24,28 @@ struct Named {
   absl::string_view help;
 };
 
+inline constexpr Named kModes[] = {
+    {"plan", "read-only, network off"},
+    {"ask", "the configured policy (the default)"},
+    {"auto-review", "the configured policy, reviewed automatically"},
+    {"full-access", "no sandbox (danger-full-access)"},
+};
+// The postures an approved one-shot escalation may ask for (B-12).
+inline constexpr Named kEscalations[] = {
+    {"workspace-write", "from read-only"},
+    {"danger-full-access", "from read-only or workspace-write"},
+    {"full-access", "the mode's name for danger-full-access (aliases bypass, yolo)"},
+};
+inline constexpr Named kLinuxBackends[] = {
+    {"auto", "bubblewrap, or Landlock where bubblewrap cannot make namespaces (the default)"},
+    {"bwrap", "bubblewrap only"},
+    {"landlock", "Landlock and seccomp, without namespaces"},
+};
+// How a config file is read (compiler::ConfigFormat).
+inline constexpr Named kInputs[] = {
+    {"toml", "a Codewhale config.toml"},
+    {"dsl", "a .cwsp policy"},
+};
 inline constexpr Named kCompileTargets[] = {
     {"auto", "the artifact of the plan's kind (the default)"},
     {"bwrap", "the bubblewrap argv (exit 4 if the plan does not use bwrap)"},

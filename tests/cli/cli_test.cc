@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "backends/verify/seccomp_eval.h"
 #include "ir/plan_json.h"
 #include "nlohmann/json.hpp"
@@ -437,6 +438,37 @@ TEST(Cli, ExplainStageShowsParsedEnumValues) {
 // explain --stage shows each stage's value: the file's settings as read,
 // the settings after layering (here the command line adds a key), the
 // resolved policy and the plan; a secret's value is never shown.
+// --linux-backend takes auto, bwrap or landlock (any case, as the config
+// key does); any other name is a usage error before anything is read or
+// run, never a silent bubblewrap plan.
+TEST(Cli, UnknownLinuxBackendIsAUsageError) {
+  TempDir t;
+  const std::string marker = t / "ran";
+  const std::string config = Src() + "/examples/workspace.toml";
+  for (const std::string command : {"compile", "explain", "run"}) {
+    SCOPED_TRACE(command);
+    std::vector<std::string> argv = {Bin(), command, config, "--linux-backend", "docker"};
+    if (command != "run") {
+      argv.insert(argv.end(), {"--facts", Facts()});
+    } else {
+      argv.insert(argv.end(), {"--", "/bin/sh", "-c", "touch " + marker});
+    }
+    RunResult r = testing::Run(argv);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err,
+              "cwsc: error: --linux-backend: invalid value 'docker': expected auto, bwrap or "
+              "landlock\n");
+    EXPECT_FALSE(testing::Exists(marker));
+  }
+  RunResult upper = testing::Run({Bin(), "explain", config, "--facts", Facts(), "--linux-backend",
+                                  "LandLock", "--stage", "layered"});
+  EXPECT_EQ(upper.exit_code, 0) << upper.err;
+  EXPECT_TRUE(absl::StrContains(
+      upper.out, "sandbox_linux_backend = \"landlock\"  # cli --linux-backend LandLock\n"))
+      << upper.out;
+}
+
 TEST(Cli, ExplainStageShowsEachStagesValue) {
   TempDir t;
   const std::string cfg = t / "s.toml";

@@ -3,6 +3,7 @@
 // rather than as the text the CLI prints.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -18,6 +19,7 @@
 #include "compiler/driver/stage.h"
 #include "compiler/driver/why.h"
 #include "compiler/facts/host_facts.h"
+#include "compiler/modes.h"
 #include "ir/plan_json.h"
 #include "tests/runtime/proc_helpers.h"
 
@@ -334,6 +336,33 @@ TEST(DriverNames, TheTablesAreWhatTheDriverTakes) {
   EXPECT_EQ(stages, 4);
   EXPECT_FALSE(driver::ParseStage("parsed").has_value());
   EXPECT_EQ(driver::NameList(driver::kStages), "spec, layered, policy or plan");
+  // A compile takes each mode, escalation (from read-only, in ask mode)
+  // and Linux backend; --input's names are the config formats.
+  for (const driver::Named& m : driver::kModes) {
+    EXPECT_TRUE(compiler::ParsePermissionMode(m.name).has_value()) << m.name;
+  }
+  EXPECT_FALSE(compiler::ParsePermissionMode("sometimes").has_value());
+  auto compiles = [&](const std::function<void(compiler::CompileOptions*)>& set) {
+    compiler::CompileOptions c;
+    c.config_path = Src() + "/examples/readonly.cwsp";
+    c.mode = "ask";
+    set(&c);
+    std::unique_ptr<compiler::HostFacts> f = Facts("linux-readonly.yaml");
+    return compiler::CompileConfig(c, f.get()).status();
+  };
+  for (const driver::Named& e : driver::kEscalations) {
+    absl::Status s =
+        compiles([&](compiler::CompileOptions* c) { c->escalate = std::string(e.name); });
+    EXPECT_TRUE(s.ok()) << e.name << ": " << s;
+  }
+  EXPECT_FALSE(compiles([](compiler::CompileOptions* c) { c->escalate = "read-only"; }).ok());
+  for (const driver::Named& b : driver::kLinuxBackends) {
+    absl::Status s =
+        compiles([&](compiler::CompileOptions* c) { c->linux_backend = std::string(b.name); });
+    EXPECT_TRUE(s.ok()) << b.name << ": " << s;
+  }
+  EXPECT_FALSE(compiles([](compiler::CompileOptions* c) { c->linux_backend = "docker"; }).ok());
+  EXPECT_EQ(driver::NameList(driver::kInputs), "toml or dsl");
   EXPECT_EQ(driver::NameList(driver::kCheckTargets), "bwrap or seatbelt");
   EXPECT_EQ(driver::NameList(std::span<const driver::Named>()), "");
 }

@@ -801,6 +801,27 @@ TEST(LibErrors, ALandlockPlanHasNoArgv) {
   cwsc_diagnostics_free(d);
 }
 
+// An unknown Linux backend fails the compile, as it fails `cwsc compile`:
+// never a bubblewrap plan made of a misspelled name.
+TEST(LibErrors, AnUnknownLinuxBackendFailsTheCompile) {
+  const std::string dir = Src("tests/golden/bwrap/ws_default");
+  Owned o;
+  cwsc_options* opts = cwsc_options_new();
+  ASSERT_EQ(cwsc_options_set_linux_backend(opts, "landlok"), CWSC_OK);
+  cwsc_plan* plan = nullptr;
+  cwsc_diagnostics* d = nullptr;
+  const std::string cfg = dir + "/config.toml";
+  EXPECT_EQ(cwsc_compile_file(cfg.c_str(), CWSC_FORMAT_AUTO, "ask", Facts(o, dir + "/facts.yaml"),
+                              opts, &plan, &d),
+            CWSC_E_INPUT);
+  cwsc_options_free(opts);
+  EXPECT_EQ(plan, nullptr);
+  ASSERT_EQ(cwsc_diagnostics_count(d), 1u);
+  EXPECT_STREQ(cwsc_diagnostic_message(d, 0),
+               "--linux-backend: invalid value 'landlok': expected auto, bwrap or landlock");
+  cwsc_diagnostics_free(d);
+}
+
 TEST(LibErrors, ANoneplanIsTheProgramAloneWithTheProbeWarning) {
   const std::string dir = Src("tests/golden/bwrap/probe_failed");
   Owned o;
