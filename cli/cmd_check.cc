@@ -80,8 +80,9 @@ int CmdCheck(const Args& args) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
   const std::string file = InputName(o->config);
-  if (o->input && *o->input != "dsl" && *o->input != "toml") {
-    PrintError(absl::StrCat("--input: unknown input format '", *o->input, "' (toml or dsl)"));
+  absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);  // checks --input
+  if (!copts.ok()) {
+    PrintError(copts.status());
     return kExitUsage;
   }
   absl::StatusOr<std::string> read = ReadInput(o->config);
@@ -100,11 +101,6 @@ int CmdCheck(const Args& args) {
       return kExitUsage;
     }
     in.extra = *std::move(e);
-  }
-  absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
-  if (!copts.ok()) {
-    PrintError(copts.status());
-    return kExitUsage;
   }
   driver::CheckRun run{std::move(in), {}, c.strict};
   run.expect.compile = *std::move(copts);

@@ -6,7 +6,7 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
-#include "ir/constants.h"
+#include "compiler/driver/compile.h"
 #include "runtime/host/live_facts.h"
 
 namespace cwsc::cli {
@@ -27,30 +27,17 @@ int CmdFacts(const Args& args) {
           "facts", absl::StrCat(given, " needs --for CONFIG: without it no compile runs"));
     }
   }
-  std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
-  compiler::FactsRecorder rec(live.get());
+  std::optional<compiler::CompileOptions> copts;
   if (!o->config.empty()) {
-    rec.SetUnlistedIsError(true);
-    absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
-    if (!copts.ok()) {
-      PrintError(copts.status());
+    absl::StatusOr<compiler::CompileOptions> c = ToCompileOptions(*o);
+    if (!c.ok()) {
+      PrintError(c.status());
       return kExitUsage;
     }
-    absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, &rec);
-    if (!r.ok()) {
-      PrintError(r.status());
-      return kExitUsage;
-    }
-  } else {
-    rec.Platform();
-    rec.User();
-    rec.Cwd();
-    rec.Env("HOME");
-    rec.Env("TMPDIR");
-    rec.Path(ir::kBwrapPath);
-    rec.BwrapProbe();
+    copts = *std::move(c);
   }
-  absl::StatusOr<std::string> yaml = rec.WriteYaml();
+  std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
+  absl::StatusOr<std::string> yaml = driver::RecordFacts(copts, live.get());
   if (!yaml.ok()) {
     PrintError(yaml.status());
     return kExitUsage;

@@ -167,22 +167,10 @@ int CmdExec(const Args& args) {
   if (o->config.empty()) return PrintUsageError("exec", "missing PLAN.json");
   double timeout = 0;
   if (int rc = StartRun(*o, "exec", &timeout); rc != kExitOk) return rc;
-  absl::StatusOr<std::string> text;
-  if (o->config == "-") {
-    text = ReadInput("-");
-    if (!text.ok()) {
-      PrintError(text.status());
-      return kExitUsage;
-    }
-  } else {
-    std::ifstream in(o->config, std::ios::binary);
-    if (!in) {
-      PrintError(absl::StrCat("cannot read ", o->config));
-      return kExitUsage;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+  absl::StatusOr<std::string> text = ReadInput(o->config);
+  if (!text.ok()) {
+    PrintError(text.status());
+    return kExitUsage;
   }
   absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(*text, InputName(o->config));
   if (!plan.ok()) {

@@ -7,15 +7,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "cli/cli_parse.h"
+#include "cli/command_table.h"
 #include "cli/version.h"
 #include "ir/display.h"
 
 namespace cwsc::cli {
 namespace {
-
-// The commands whose output has a JSON form (docs/cli.md, "JSON output").
-const char* const kJsonCommands[] = {"compile", "explain", "check", "facts", "doctor", "run",
-                                     "exec",    "diff",    "why",   "audit", "fmt"};
 
 std::unique_ptr<JsonReport>& Active() {
   static std::unique_ptr<JsonReport> report;
@@ -88,10 +85,8 @@ int JsonReport::Finish(int exit_code) {
 }
 
 bool JsonCommand(const std::string& command) {
-  for (const char* c : kJsonCommands) {
-    if (command == c) return true;
-  }
-  return false;
+  const Command* c = FindCommand(command);
+  return c != nullptr && FindFlag(*c, "--json") != nullptr;
 }
 
 void StartReport(const std::string& command, const std::vector<std::string>& args) {

@@ -2,6 +2,8 @@
 #include "compiler/driver/compile.h"
 
 #include "absl/strings/str_cat.h"
+#include "compiler/facts/host_facts.h"
+#include "ir/constants.h"
 #include "ir/diagnostics.h"
 
 namespace cwsc::driver {
@@ -46,6 +48,25 @@ absl::StatusOr<compiler::CompileResult> CompileChecked(const compiler::CompileOp
     return ir::ErrorAt(*rule.facts_file, 0, 0, MissingFactsMessage(unlisted, asker, mode));
   }
   return r;
+}
+
+absl::StatusOr<std::string> RecordFacts(const std::optional<compiler::CompileOptions>& options,
+                                        compiler::HostFacts* live) {
+  compiler::FactsRecorder rec(live);
+  if (options) {
+    rec.SetUnlistedIsError(true);
+    absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*options, &rec);
+    if (!r.ok()) return r.status();
+  } else {
+    rec.Platform();
+    rec.User();
+    rec.Cwd();
+    rec.Env("HOME");
+    rec.Env("TMPDIR");
+    rec.Path(ir::kBwrapPath);
+    rec.BwrapProbe();
+  }
+  return rec.WriteYaml();
 }
 
 }  // namespace cwsc::driver

@@ -47,6 +47,14 @@ absl::StatusOr<compiler::CompileResult> CompileChecked(const compiler::CompileOp
                                                        const FactsRule& rule, FactsAsker asker,
                                                        const std::string& mode = "");
 
+// RecordFacts is `cwsc facts` (docs/facts.md): with `options`, the facts
+// its compile consults on `live`, a path it did not ask an error when read
+// back; without, this host's platform, user, working directory, HOME,
+// TMPDIR, bubblewrap and its probe. The facts file's YAML; a compile error
+// as the compiler gave it.
+absl::StatusOr<std::string> RecordFacts(const std::optional<compiler::CompileOptions>& options,
+                                        compiler::HostFacts* live);
+
 }  // namespace cwsc::driver
 
 #endif  // CWSC_COMPILER_DRIVER_COMPILE_H_

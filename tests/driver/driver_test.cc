@@ -367,6 +367,31 @@ TEST(DriverNames, TheTablesAreWhatTheDriverTakes) {
   EXPECT_EQ(driver::NameList(std::span<const driver::Named>()), "");
 }
 
+// cwsc facts: without a config, the host's few facts; with one, every path
+// its compile asked, read back so that an unasked path is an error; a
+// compile error is the compiler's.
+TEST(DriverFacts, RecordedAreWhatTheCompileAsked) {
+  std::unique_ptr<compiler::HostFacts> live = Facts("linux-workspace.yaml");
+  absl::StatusOr<std::string> host = driver::RecordFacts(std::nullopt, live.get());
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_TRUE(absl::StrContains(*host, "/usr/bin/bwrap")) << *host;
+  EXPECT_TRUE(absl::StrContains(*host, "bwrap_probe:")) << *host;
+  compiler::CompileOptions c;
+  c.config_path = Src() + "/examples/workspace.toml";
+  c.mode = "ask";
+  absl::StatusOr<std::string> yaml = driver::RecordFacts(c, live.get());
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_TRUE(absl::StrContains(*yaml, "unlisted: error")) << *yaml;
+  absl::StatusOr<std::unique_ptr<compiler::HostFacts>> back =
+      compiler::ParseRecordedFacts(*yaml, "facts.yaml");
+  ASSERT_TRUE(back.ok()) << back.status();
+  absl::StatusOr<compiler::CompileResult> again = driver::CompileChecked(
+      c, back->get(), {"facts.yaml", false}, driver::FactsAsker::kCompile);
+  EXPECT_TRUE(again.ok()) << again.status();
+  c.mode = "sometimes";
+  EXPECT_FALSE(driver::RecordFacts(c, live.get()).ok());
+}
+
 // explain --stage's report: a spec's settings with their origins, the
 // policy and the plan as the plan JSON's own text.
 TEST(DriverStage, ReportOfEachStage) {

@@ -135,7 +135,8 @@ TEST_F(RunCliTest, UsageErrors) {
   EXPECT_EQ(r.exit_code, 2) << "run always uses the live host";
   r = Cli({"exec", Base() + "/nope.json", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "cwsc: error: cannot read " + Base() + "/nope.json\n");
+  // As every command says it of a file it cannot read (check, diff, audit).
+  EXPECT_EQ(r.err, Base() + "/nope.json: error: cannot read the file\n");
   WriteFile(Base() + "/bad.json", "{\"schema_version\": ");
   r = Cli({"exec", Base() + "/bad.json", "--", "true"});
   EXPECT_EQ(r.exit_code, 2);
