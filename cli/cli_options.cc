@@ -182,6 +182,12 @@ void PrintErrorText(const std::string& message) {
 
 void PrintError(const std::string& message) { PrintErrorText(message); }
 
+bool Failed(const absl::Status& s) {
+  if (s.ok()) return false;
+  PrintError(s);
+  return true;
+}
+
 std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
 
 void PrintError(const absl::Status& status) {

@@ -78,6 +78,15 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
 // message: an error with a place is a diagnostic (ir::ErrorAt).
 void PrintError(const absl::Status& status);
 
+// Failed prints the error of `s` (PrintError) when it is not OK, and says
+// so; the command then exits with the usage code:
+//   if (Failed(plan)) return kExitUsage;
+bool Failed(const absl::Status& s);
+template <typename T>
+bool Failed(const absl::StatusOr<T>& s) {
+  return Failed(s.status());
+}
+
 // PrintError prints a message of cwsc's own, one line: "cwsc: error: " and
 // the message, escaped (ir/display.h).
 void PrintError(const std::string& message);

@@ -4,9 +4,11 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cli/cli_help.h"
 #include "compiler/edit_distance.h"
 #include "ir/display.h"
+#include "ir/status_macros.h"
 
 namespace cwsc::cli {
 
@@ -70,6 +72,32 @@ std::string DidYouMean(absl::string_view word, const std::vector<absl::string_vi
   return "";
 }
 
+namespace {
+
+// CheckNeeds: each flag given that needs another (Flag::needs) has one of
+// them given too.
+absl::Status CheckNeeds(const Command& c, const ParsedArgs& p) {
+  for (const auto& [name, value] : p.flags) {
+    const Flag* f = FindFlag(c, name);
+    if (f == nullptr || f->needs.empty()) continue;
+    std::vector<std::string> needed;
+    bool met = false;
+    for (absl::string_view n : f->needs) {
+      const Flag* other = FindFlag(c, n);
+      if (other == nullptr) continue;  // a flag another command has
+      met = met || p.Has(n);
+      needed.push_back(absl::StrCat(n, other->TakesValue() ? " " : "", other->value_name));
+    }
+    if (met || needed.empty()) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        f->name, f->TakesValue() ? " " : "", f->value_name, " needs ",
+        absl::StrJoin(needed, " or "), f->needs_why.empty() ? "" : ": ", f->needs_why));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<ParsedArgs> Parse(const Command& c, const std::vector<std::string>& args) {
   ParsedArgs p;
   p.command = &c;
@@ -117,6 +145,7 @@ absl::StatusOr<ParsedArgs> Parse(const Command& c, const std::vector<std::string
     }
     p.positionals.push_back(a);
   }
+  if (!p.help) CWSC_RETURN_IF_ERROR(CheckNeeds(c, p));
   return p;
 }
 

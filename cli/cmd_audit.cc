@@ -34,31 +34,18 @@ int CmdAudit(const Args& args) {
   }
   const std::vector<std::string>& argv = p->program;
   const bool saw_dashdash = p->saw_dashdash;
-  if (!ask.kinds.empty() && !ask.why) {
-    return PrintUsageError(
-        "audit", "--read, --write and --exec choose what --why explains: give --why PATH");
-  }
-  if (!params.empty() && !sbpl_file) {
-    return PrintUsageError("audit", "-D KEY=VALUE sets a parameter of a --sbpl profile");
-  }
   if (sbpl_file.has_value() == saw_dashdash) {
     return PrintUsageError(
         "audit", "audit reads either a bwrap command line after -- or a profile with --sbpl FILE");
   }
   absl::StatusOr<driver::Audit> audit =
       saw_dashdash ? driver::AuditBwrapArgv(argv) : driver::AuditSbplFile(*sbpl_file, params);
-  if (!audit.ok()) {
-    PrintError(audit.status());
-    return kExitUsage;
-  }
+  if (Failed(audit)) return kExitUsage;
   for (const std::string& w : driver::SkippedFlagWarnings(*audit)) {
     PrintWarning("unknown-bwrap-flag", w);
   }
   absl::StatusOr<driver::AuditResult> r = driver::AuditReport(*audit, ask);
-  if (!r.ok()) {
-    PrintError(r.status());
-    return kExitUsage;
-  }
+  if (Failed(r)) return kExitUsage;
   return PrintReport(std::move(r->report), r->failed > 0 ? kExitCheckFailed : kExitOk);
 }
 

@@ -72,34 +72,21 @@ int CmdCheck(const Args& args) {
   if (absl::Status s = CheckOptionsOf(*p, &c); !s.ok())
     return PrintUsageError("check", s.message());
   if (int rc = DiscoverConfig("check", &options); rc != kExitOk) return rc;
-  if (o->unlisted_as_missing && !o->facts) {
-    return PrintUsageError("check",
-                           "--unlisted-as-missing applies to a facts file: give --facts FILE");
-  }
   if (c.live && o->facts) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
   const std::string file = InputName(o->config);
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);  // checks --input
-  if (!copts.ok()) {
-    PrintError(copts.status());
-    return kExitUsage;
-  }
+  if (Failed(copts)) return kExitUsage;
   absl::StatusOr<std::string> read = ReadInput(o->config);
-  if (!read.ok()) {
-    PrintError(read.status());
-    return kExitUsage;
-  }
+  if (Failed(read)) return kExitUsage;
   driver::CheckInput in{
       file,      *std::move(read), o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp"),
       c.managed, o->policy,        {},
       c.lint};
   if (c.expect_file) {
     absl::StatusOr<std::vector<ir::Expectation>> e = driver::ExpectationsOf(*c.expect_file);
-    if (!e.ok()) {
-      PrintError(e.status());
-      return kExitUsage;
-    }
+    if (Failed(e)) return kExitUsage;
     in.extra = *std::move(e);
   }
   driver::CheckRun run{std::move(in), {}, c.strict};

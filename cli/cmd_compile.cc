@@ -61,28 +61,15 @@ int Emit(const ir::LaunchPlan& plan, const std::string& target,
 // plan's lints (compiler/driver/lints.h), read against the same facts.
 int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
                        std::vector<driver::Lint>* lints, compiler::CompileOptions* used = nullptr) {
-  if (o.unlisted_as_missing && !o.facts) {
-    PrintError("--unlisted-as-missing applies to a facts file: give --facts FILE");
-    return kExitUsage;
-  }
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(o);
-  if (!copts.ok()) {
-    PrintError(copts.status());
-    return kExitUsage;
-  }
+  if (Failed(copts)) return kExitUsage;
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(o);
-  if (!facts.ok()) {
-    PrintError(facts.status());
-    return kExitUsage;
-  }
+  if (Failed(facts)) return kExitUsage;
   // A facts file from `cwsc facts --for` records every path its compile asked
   // about; another path means the policy changed since (docs/facts.md).
   absl::StatusOr<compiler::CompileResult> r = driver::CompileChecked(
       *copts, facts->get(), {o.facts, o.unlisted_as_missing}, driver::FactsAsker::kCompile);
-  if (!r.ok()) {
-    PrintError(r.status());
-    return kExitUsage;
-  }
+  if (Failed(r)) return kExitUsage;
   PrintNotes(r->notes);
   if (lints != nullptr) *lints = driver::LintsOf(r->plan, facts->get());
   if (used != nullptr) *used = *std::move(copts);
@@ -178,10 +165,7 @@ int CmdExplain(const Args& args) {
   if (int rc = CompileFromOptions(*o, &r, &lints, &copts); rc != kExitOk) return rc;
   if (stage) {
     absl::StatusOr<driver::Report> report = driver::StageReport(*stage, copts, r);
-    if (!report.ok()) {
-      PrintError(report.status());
-      return kExitUsage;
-    }
+    if (Failed(report)) return kExitUsage;
     return PrintReport(*std::move(report), kExitOk);
   }
   const ir::LaunchPlan& plan = r.plan;

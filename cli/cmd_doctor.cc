@@ -18,10 +18,7 @@ int CmdDoctor(const Args& args) {
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeLiveFacts();
   absl::StatusOr<runtime::DoctorReport> r = runtime::RunDoctor(
       o->config.empty() ? "/dev/null" : o->config, facts.get(), runtime::ReadHostSignals());
-  if (!r.ok()) {
-    PrintError(r.status());
-    return kExitUsage;
-  }
+  if (Failed(r)) return kExitUsage;
   return PrintReport({runtime::DoctorToText(*r), Json::parse(runtime::DoctorToJson(*r))},
                      r->sandbox_available ? kExitOk : kExitCheckFailed);
 }

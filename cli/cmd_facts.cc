@@ -16,32 +16,16 @@ int CmdFacts(const Args& args) {
   if (!p) return parse_rc;
   const CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
-  if (o->config.empty()) {  // these shape the compile of --for CONFIG
-    const char* given = o->mode_given        ? "--mode"
-                        : o->cwd             ? "--cwd"
-                        : !o->policy.empty() ? "--policy"
-                        : o->input           ? "--input"
-                                             : nullptr;
-    if (given != nullptr) {
-      return PrintUsageError(
-          "facts", absl::StrCat(given, " needs --for CONFIG: without it no compile runs"));
-    }
-  }
+  // --mode, --cwd, --policy and --input need --for (cli/command_table.cc).
   std::optional<compiler::CompileOptions> copts;
   if (!o->config.empty()) {
     absl::StatusOr<compiler::CompileOptions> c = ToCompileOptions(*o);
-    if (!c.ok()) {
-      PrintError(c.status());
-      return kExitUsage;
-    }
+    if (Failed(c)) return kExitUsage;
     copts = *std::move(c);
   }
   std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   absl::StatusOr<std::string> yaml = driver::RecordFacts(copts, live.get());
-  if (!yaml.ok()) {
-    PrintError(yaml.status());
-    return kExitUsage;
-  }
+  if (Failed(yaml)) return kExitUsage;
   if (o->output) {
     std::ofstream out(*o->output, std::ios::binary | std::ios::trunc);
     out << *yaml;

@@ -81,8 +81,6 @@ void DeliverTo(const runtime::ResultChannel& channel) {
 // goes there. It returns 0, or the exit code after printing the error.
 int StartRun(const CommonOptions& o, absl::string_view command, double* timeout) {
   if (o.program.empty()) return PrintUsageError(command, "no program given: put it after --");
-  if (o.output && !o.json) return PrintUsageError(command, "-o FILE needs --json");
-  if (o.json_fd && !o.json) return PrintUsageError(command, "--json-fd N needs --json");
   if (o.json && o.output && o.json_fd) {
     return PrintUsageError(command, "give -o FILE or --json-fd N, not both");
   }
@@ -95,10 +93,7 @@ int StartRun(const CommonOptions& o, absl::string_view command, double* timeout)
   if (!t.ok()) return PrintUsageError(command, t.status().message());
   *timeout = *t;
   absl::StatusOr<runtime::ResultChannel> channel = runtime::OpenResultChannel(o.output, o.json_fd);
-  if (!channel.ok()) {
-    PrintError(channel.status());
-    return kExitUsage;
-  }
+  if (Failed(channel)) return kExitUsage;
   DeliverTo(*channel);
   return kExitOk;
 }
@@ -138,16 +133,10 @@ int CmdRun(const Args& args) {
   double timeout = 0;
   if (int rc = StartRun(*o, "run", &timeout); rc != kExitOk) return rc;
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
-  if (!copts.ok()) {
-    PrintError(copts.status());
-    return kExitUsage;
-  }
+  if (Failed(copts)) return kExitUsage;
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeRuntimeFacts();
   absl::StatusOr<compiler::CompileResult> r = compiler::CompileConfig(*copts, facts.get());
-  if (!r.ok()) {
-    PrintError(r.status());
-    return kExitUsage;
-  }
+  if (Failed(r)) return kExitUsage;
   PrintNotes(r->notes);
   for (const ir::Diagnostic& n : driver::SettingNotes(r->plan)) PrintSettingNote(n);
   std::optional<std::string> startup_mode;
@@ -168,15 +157,9 @@ int CmdExec(const Args& args) {
   double timeout = 0;
   if (int rc = StartRun(*o, "exec", &timeout); rc != kExitOk) return rc;
   absl::StatusOr<std::string> text = ReadInput(o->config);
-  if (!text.ok()) {
-    PrintError(text.status());
-    return kExitUsage;
-  }
+  if (Failed(text)) return kExitUsage;
   absl::StatusOr<ir::LaunchPlan> plan = ir::PlanFromJson(*text, InputName(o->config));
-  if (!plan.ok()) {
-    PrintError(plan.status());
-    return kExitUsage;
-  }
+  if (Failed(plan)) return kExitUsage;
   // The startup posture of a plan: danger-full-access decided by a
   // sandbox_mode key counts as the startup mode (docs/behavior.md B-80).
   std::unique_ptr<compiler::HostFacts> facts = runtime::MakeRuntimeFacts();

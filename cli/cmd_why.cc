@@ -30,27 +30,14 @@ int CmdWhy(const Args& args) {
   const std::string path = p->positionals[0];
   options.config = p->positionals.size() > 1 ? p->positionals[1] : "";
   if (int rc = DiscoverConfig("why", &options); rc != kExitOk) return rc;
-  if (o->unlisted_as_missing && !o->facts) {
-    return PrintUsageError("why",
-                           "--unlisted-as-missing applies to a facts file: give --facts FILE");
-  }
   if (kinds.empty()) kinds = {backends::AccessKind::kRead, backends::AccessKind::kWrite};
   absl::StatusOr<compiler::CompileOptions> copts = ToCompileOptions(*o);
-  if (!copts.ok()) {
-    PrintError(copts.status());
-    return kExitUsage;
-  }
+  if (Failed(copts)) return kExitUsage;
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> facts = MakeFacts(*o);
-  if (!facts.ok()) {
-    PrintError(facts.status());
-    return kExitUsage;
-  }
+  if (Failed(facts)) return kExitUsage;
   absl::StatusOr<std::unique_ptr<driver::WhyPlan>> w =
       driver::PlanForWhy(*copts, facts->get(), {o->facts, o->unlisted_as_missing}, path);
-  if (!w.ok()) {
-    PrintError(w.status());
-    return kExitUsage;
-  }
+  if (Failed(w)) return kExitUsage;
   const ir::LaunchPlan& plan = (*w)->result.plan;
   const driver::PlanArtifact* art = &(*w)->art;
   JsonReport* report = ActiveReport();

@@ -9,6 +9,12 @@ using K = ValueKind;
 
 // ---- Flags shared by several commands --------------------------------------
 
+constexpr absl::string_view kNeedsJson[] = {"--json"};
+constexpr absl::string_view kNeedsFacts[] = {"--facts", "--facts-b"};
+constexpr absl::string_view kNeedsFor[] = {"--for"};
+constexpr absl::string_view kNeedsWhy[] = {"--why"};
+constexpr absl::string_view kNeedsSbpl[] = {"--sbpl"};
+
 constexpr Flag kMode{"--mode",
                      "",
                      "MODE",
@@ -51,18 +57,21 @@ constexpr Flag kLinuxBackend{"--linux-backend",
                              "the Linux sandbox to use, over the sandbox_linux_backend key "
                              "(share/doc/cwsc/config.md)",
                              driver::kLinuxBackends};
-constexpr Flag kUnlistedAsMissing{"--unlisted-as-missing", "", "", K::kNone,
-                                  "with --facts, treat a path the facts file does not record as "
-                                  "missing instead of failing"};
+constexpr Flag kUnlistedAsMissing = Needing({"--unlisted-as-missing", "", "", K::kNone,
+                                             "with --facts, treat a path the facts file does not "
+                                             "record as missing instead of failing"},
+                                            kNeedsFacts, "it applies to a facts file");
 constexpr Flag kTimeout{"--timeout", "", "SECONDS", K::kWord,
                         "end the whole process tree after SECONDS (TERM, then KILL 2 s later)"};
 constexpr Flag kJsonResult{"--json", "", "", K::kNone,
                            "write a result object into -o FILE or onto --json-fd N"};
-constexpr Flag kJsonFd{"--json-fd", "", "N", K::kWord,
-                       "the descriptor --json writes the result onto"};
-constexpr Flag kResultFile{"-o", "--output", "FILE", K::kFile,
-                           "the file --json writes the result into (replaced, never followed "
-                           "through a symlink)"};
+constexpr Flag kJsonFd =
+    Needing({"--json-fd", "", "N", K::kWord, "the descriptor --json writes the result onto"},
+            kNeedsJson, "");
+constexpr Flag kResultFile = Needing({"-o", "--output", "FILE", K::kFile,
+                                      "the file --json writes the result into (replaced, never "
+                                      "followed through a symlink)"},
+                                     kNeedsJson, "");
 constexpr Flag kReadKind{"--read", "", "", K::kNone, "explain reading only", {}, true};
 constexpr Flag kWriteKind{"--write", "", "", K::kNone, "explain writing only", {}, true};
 constexpr Flag kExecKind{"--exec", "", "", K::kNone, "explain executing only", {}, true};
@@ -115,13 +124,14 @@ constexpr Flag kExplainFlags[] = {
 
 // ---- facts -----------------------------------------------------------------
 
+constexpr char kNoCompile[] = "without it no compile runs";
 constexpr Flag kFactsFlags[] = {
     {"--for", "", "CONFIG", K::kFile,
      "record exactly the facts a compile of CONFIG consults on this host"},
-    kMode,
-    kCwd,
-    kPolicy,
-    kInput,
+    Needing(kMode, kNeedsFor, kNoCompile),
+    Needing(kCwd, kNeedsFor, kNoCompile),
+    Needing(kPolicy, kNeedsFor, kNoCompile),
+    Needing(kInput, kNeedsFor, kNoCompile),
     {"-o", "--output", "FILE", K::kFile, "write the facts into FILE instead of stdout"},
     kJsonReport,
 };
@@ -179,6 +189,7 @@ constexpr Flag kDiffFlags[] = {
 
 // ---- audit -----------------------------------------------------------------
 
+constexpr char kChooses[] = "--read, --write and --exec choose what --why explains";
 constexpr Flag kAuditFlags[] = {
     {"--sbpl", "", "FILE", K::kFile, "audit this Seatbelt profile instead of a bwrap argv"},
     {"-D",
@@ -187,11 +198,13 @@ constexpr Flag kAuditFlags[] = {
      K::kWord,
      "a profile parameter, as sandbox-exec's -D (repeatable)",
      {},
-     true},
+     true,
+     kNeedsSbpl,
+     "it sets a parameter of a Seatbelt profile"},
     {"--why", "", "PATH", K::kFile, "explain the decision for PATH"},
-    kReadKind,
-    kWriteKind,
-    kExecKind,
+    Needing(kReadKind, kNeedsWhy, kChooses),
+    Needing(kWriteKind, kNeedsWhy, kChooses),
+    Needing(kExecKind, kNeedsWhy, kChooses),
     {"--expect", "", "FILE", K::kFile, "evaluate the expectations of this .cwsp file"},
     {"--home", "", "DIR", K::kDir, "$HOME for the expectations (default: $HOME)"},
     {"--workspace", "", "DIR", K::kDir,

@@ -43,9 +43,21 @@ struct Flag {
   absl::string_view help;        // one sentence, no trailing period
   std::span<const Choice> choices = {};
   bool repeatable = false;  // given more than once, every value counts
+  // The flags of which one must be given with this one (those the command
+  // has), else the parser's usage error: "NAME VALUE needs --facts FILE:
+  // needs_why" (cli_parse.h).
+  std::span<const absl::string_view> needs = {};
+  absl::string_view needs_why = "";
 
   bool TakesValue() const { return kind != ValueKind::kNone; }
 };
+
+// Needing is `f` as a command takes it that needs one of `needs`.
+constexpr Flag Needing(Flag f, std::span<const absl::string_view> needs, absl::string_view why) {
+  f.needs = needs;
+  f.needs_why = why;
+  return f;
+}
 
 struct Positional {
   absl::string_view name;  // "CONFIG"

@@ -77,7 +77,7 @@ TEST(Parse, ValuesInEitherFormAndInOrder) {
   EXPECT_FALSE(p.Has("--live"));
   EXPECT_EQ(p.Last("--expect"), std::nullopt);
   // An alias is recorded by the table's name; a value may start with '-'.
-  p = ParseOk("facts", {"--output", "-", "--cwd", "-x"});
+  p = ParseOk("facts", {"--output", "-", "--cwd", "-x", "--for", "c.toml"});
   EXPECT_EQ(p.Last("-o"), "-");
   EXPECT_EQ(p.Last("--cwd"), "-x");
   // An empty value after '=' is a value.
@@ -158,6 +158,38 @@ TEST(Help, NamesNoSourceTreePath) {
 // assumes: known commands, sentences without their period, `cwsc NAME ...`.
 // (tests/cli/cli_docs_test.py checks the list against the sources and the
 // examples' flags against --help.)
+// A flag's `needs` names flags; in every command that has the flag, at
+// least one of them is there too (else the parser's check could never be
+// met), and the parser refuses the flag alone with the table's words.
+TEST(CommandTable, NeedsNameFlagsTheCommandHas) {
+  int needing = 0;
+  for (const Command& c : Commands()) {
+    for (const Flag& f : c.flags) {
+      if (f.needs.empty()) continue;
+      SCOPED_TRACE(S(c.name) + " " + S(f.name));
+      ++needing;
+      bool any = false;
+      for (absl::string_view n : f.needs) any = any || FindFlag(c, n) != nullptr;
+      EXPECT_TRUE(any);
+      std::vector<std::string> args = {std::string(f.name)};
+      if (f.TakesValue()) args.push_back("v");
+      absl::StatusOr<ParsedArgs> p = Parse(c, args);
+      ASSERT_FALSE(p.ok());
+      EXPECT_TRUE(absl::StartsWith(p.status().message(), S(f.name))) << p.status();
+      EXPECT_TRUE(absl::StrContains(p.status().message(), " needs ")) << p.status();
+      for (absl::string_view n : f.needs) {
+        const Flag* need = FindFlag(c, n);
+        if (need == nullptr) continue;
+        std::vector<std::string> with = args;
+        with.push_back(std::string(n));
+        if (need->TakesValue()) with.push_back("v");
+        EXPECT_TRUE(Parse(c, with).ok()) << Parse(c, with).status();
+      }
+    }
+  }
+  EXPECT_GE(needing, 15);
+}
+
 TEST(CommandTable, EnvironmentAndExamplesAreWellFormed) {
   std::set<std::string> names;
   for (const gendoc::EnvironmentVariable& v : gendoc::EnvironmentVariables()) {

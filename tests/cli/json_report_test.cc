@@ -294,22 +294,28 @@ TEST(Usage, OptionsWithoutEffectAreErrors) {
     std::string message;
   };
   const std::string ws = "examples/workspace.cwsp";
-  const std::string unlisted = "--unlisted-as-missing applies to a facts file: give --facts FILE";
+  const std::string unlisted =
+      "--unlisted-as-missing needs --facts FILE: it applies to a facts file";
+  const std::string no_for = " needs --for CONFIG: without it no compile runs";
+  const std::string chooses = "--read, --write and --exec choose what --why explains";
   std::vector<Case> cases = {
       {{"compile", ws, "--unlisted-as-missing"}, unlisted},
       {{"explain", ws, "--unlisted-as-missing"}, unlisted},
       {{"check", ws, "--unlisted-as-missing"}, unlisted},
       {{"why", "/tmp", ws, "--unlisted-as-missing"}, unlisted},
       {{"diff", ws, ws, "--unlisted-as-missing"},
-       "--unlisted-as-missing applies to a facts file: give --facts FILE or --facts-b FILE"},
-      {{"facts", "--mode", "plan"}, "--mode needs --for CONFIG: without it no compile runs"},
-      {{"facts", "--cwd", "/tmp"}, "--cwd needs --for CONFIG: without it no compile runs"},
-      {{"facts", "--policy", "p"}, "--policy needs --for CONFIG: without it no compile runs"},
-      {{"facts", "--input", "dsl"}, "--input needs --for CONFIG: without it no compile runs"},
+       "--unlisted-as-missing needs --facts FILE or --facts-b FILE: it applies to a facts file"},
+      {{"facts", "--mode", "plan"}, "--mode MODE" + no_for},
+      {{"facts", "--cwd", "/tmp"}, "--cwd DIR" + no_for},
+      {{"facts", "--policy", "p"}, "--policy NAME" + no_for},
+      {{"facts", "--input", "dsl"}, "--input FORMAT" + no_for},
       {{"audit", "--write", "--", "bwrap", "--ro-bind", "/", "/"},
-       "--read, --write and --exec choose what --why explains: give --why PATH"},
+       "--write needs --why PATH: " + chooses},
+      {{"audit", "--read", "--exec", "--", "bwrap"}, "--read needs --why PATH: " + chooses},
       {{"audit", "-D", "HOME=/h", "--", "bwrap", "--ro-bind", "/", "/"},
-       "-D KEY=VALUE sets a parameter of a --sbpl profile"},
+       "-D KEY=VALUE needs --sbpl FILE: it sets a parameter of a Seatbelt profile"},
+      {{"run", ws, "-o", "r.json", "--", "true"}, "-o FILE needs --json"},
+      {{"exec", "p.json", "--json-fd", "3", "--", "true"}, "--json-fd N needs --json"},
   };
   for (const Case& c : cases) {
     RunResult r = Cwsc(c.args);
@@ -317,6 +323,8 @@ TEST(Usage, OptionsWithoutEffectAreErrors) {
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), "cwsc: error: " + c.message + "\n");
   }
+  // --help wins over a flag without what it needs.
+  EXPECT_EQ(Cwsc({"compile", ws, "--unlisted-as-missing", "--help"}).exit_code, 0);
   // With what they apply to, they are fine.
   EXPECT_EQ(Cwsc({"compile", ws, "--facts", kLinuxWs, "--unlisted-as-missing"}).exit_code, 0);
   EXPECT_EQ(Cwsc({"diff", ws, ws, "--facts-b", kLinuxWs, "--unlisted-as-missing"}).exit_code, 0);

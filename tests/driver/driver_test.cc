@@ -385,8 +385,8 @@ TEST(DriverFacts, RecordedAreWhatTheCompileAsked) {
   absl::StatusOr<std::unique_ptr<compiler::HostFacts>> back =
       compiler::ParseRecordedFacts(*yaml, "facts.yaml");
   ASSERT_TRUE(back.ok()) << back.status();
-  absl::StatusOr<compiler::CompileResult> again = driver::CompileChecked(
-      c, back->get(), {"facts.yaml", false}, driver::FactsAsker::kCompile);
+  absl::StatusOr<compiler::CompileResult> again =
+      driver::CompileChecked(c, back->get(), {"facts.yaml", false}, driver::FactsAsker::kCompile);
   EXPECT_TRUE(again.ok()) << again.status();
   c.mode = "sometimes";
   EXPECT_FALSE(driver::RecordFacts(c, live.get()).ok());
