@@ -82,6 +82,16 @@ constexpr size_t kMaxStdinBytes = 64 * 1024 * 1024;
 
 }  // namespace
 
+std::vector<backends::AccessKind> AccessKindsOf(const ParsedArgs& p) {
+  std::vector<backends::AccessKind> kinds;
+  for (const auto& [name, value] : p.flags) {
+    if (name == "--read") kinds.push_back(backends::AccessKind::kRead);
+    if (name == "--write") kinds.push_back(backends::AccessKind::kWrite);
+    if (name == "--exec") kinds.push_back(backends::AccessKind::kExec);
+  }
+  return kinds;
+}
+
 std::string InputName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
@@ -162,12 +172,9 @@ absl::StatusOr<compiler::CompileOptions> ToCompileOptions(const CommonOptions& o
   return c;
 }
 
-namespace {
-
-// PrintErrorText prints an error of cwsc's own that names no file: one
-// line, `cwsc: error: MESSAGE` (a line break in it came from a value, and
-// is escaped like the rest of it).
-void PrintErrorText(const std::string& message) {
+// An error of cwsc's own names no file: one line, `cwsc: error: MESSAGE` (a
+// line break in it came from a value, and is escaped like the rest of it).
+void PrintError(const std::string& message) {
   std::string m = message;
   while (!m.empty() && m.back() == '\n') m.pop_back();
   m = ir::Displayable(m);
@@ -178,24 +185,18 @@ void PrintErrorText(const std::string& message) {
   std::fputs(absl::StrCat("cwsc: error: ", m, "\n").c_str(), stderr);
 }
 
-}  // namespace
-
-void PrintError(const std::string& message) { PrintErrorText(message); }
-
 bool Failed(const absl::Status& s) {
   if (s.ok()) return false;
   PrintError(s);
   return true;
 }
 
-std::string RenderDiagnostic(const ir::Diagnostic& d) { return d.Render(); }
-
 void PrintError(const absl::Status& status) {
   if (std::optional<std::vector<ir::Diagnostic>> diagnostics = ir::DiagnosticsOf(status)) {
     for (const ir::Diagnostic& d : *diagnostics) {
       if (JsonReport* report = ActiveReport()) report->AddDiagnostic(d);
       // An error that names no file is cwsc's own: `cwsc: error: MESSAGE`.
-      std::string text = RenderDiagnostic(d);
+      std::string text = d.Render();
       if (d.file.empty() && d.severity == ir::Diagnostic::Severity::kError) {
         text = absl::StrCat("cwsc: ", text);
       }
@@ -210,13 +211,13 @@ void PrintError(const absl::Status& status) {
     }
     return;
   }
-  PrintErrorText(std::string(status.message()));
+  PrintError(std::string(status.message()));
 }
 
 void PrintNotes(const std::vector<ir::Diagnostic>& notes) {
   for (const auto& n : notes) {
     if (JsonReport* report = ActiveReport()) report->AddDiagnostic(n);
-    std::fputs(RenderDiagnostic(n).c_str(), stderr);
+    std::fputs(n.Render().c_str(), stderr);
   }
 }
 
@@ -240,9 +241,13 @@ void PrintNote(const std::string& message) {
   std::fprintf(stderr, "cwsc: note: %s\n", shown.c_str());
 }
 
-bool PrintText(const ir::Text& text) {
-  const std::string& s = text.str();
-  return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::fflush(stdout) == 0;
+int WriteOut(std::string_view bytes, int rc) {
+  if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size() &&
+      std::fflush(stdout) == 0) {
+    return rc;
+  }
+  PrintError("cannot write the output");
+  return kExitUsage;
 }
 
 int PrintReport(driver::Report report, int rc) {
@@ -250,11 +255,7 @@ int PrintReport(driver::Report report, int rc) {
     json->SetResult(std::move(report.json));
     return rc;
   }
-  if (!PrintText(report.text)) {
-    PrintError("cannot write the output");
-    return kExitUsage;
-  }
-  return rc;
+  return WriteOut(report.text.str(), rc);
 }
 
 void PrintErrText(const ir::Text& text) { std::fputs(text.str().c_str(), stderr); }

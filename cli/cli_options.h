@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/verify/expect_eval.h"
 #include "cli/cli_parse.h"
 #include "compiler/compile.h"
 #include "compiler/driver/report.h"
@@ -51,6 +52,9 @@ struct CommonOptions {
 // the first positional argument (or --for), each option its last value.
 CommonOptions CommonOptionsOf(const ParsedArgs& p);
 
+// AccessKindsOf is what --read, --write and --exec ask, in the order given.
+std::vector<backends::AccessKind> AccessKindsOf(const ParsedArgs& p);
+
 // ReadInput reads a whole input file; `-` is stdin, read once (a second
 // ReadInput("-") returns the same text). Errors name the file.
 absl::StatusOr<std::string> ReadInput(const std::string& path);
@@ -91,9 +95,6 @@ bool Failed(const absl::StatusOr<T>& s) {
 // the message, escaped (ir/display.h).
 void PrintError(const std::string& message);
 
-// RenderDiagnostic is how cwsc shows one diagnostic.
-std::string RenderDiagnostic(const ir::Diagnostic& d);
-
 // PrintNotes prints compile notes and warnings to stderr.
 void PrintNotes(const std::vector<ir::Diagnostic>& notes);
 
@@ -108,14 +109,14 @@ void PrintNote(const std::string& message);
 // PrintRefused prints `cwsc: refused: REASON` and the origin on the next line.
 void PrintRefused(const std::string& reason, const ir::Origin& origin);
 
-// PrintText writes a report for people to stdout (`why`, `check`, `diff`,
-// `audit`, `explain`, `doctor`). A report is an ir::Text, so every value in
-// it was escaped as it was added (docs/decisions.md, "What cwsc prints is
-// escaped"). It returns false when stdout cannot take it.
-bool PrintText(const ir::Text& text);
+// WriteOut writes `bytes` (an artifact as its format gives it) to stdout
+// and returns `rc`, or 2 after an error when stdout cannot take them.
+int WriteOut(std::string_view bytes, int rc);
 // PrintReport prints a driver report: its JSON as the --json report's
-// result, else its text on stdout. It returns `rc`, or 2 after an error
-// when stdout cannot take the text.
+// result, else its text (`why`, `check`, `diff`, `audit`, `explain`,
+// `doctor`) on stdout, as WriteOut. A report's text is an ir::Text: every
+// value in it was escaped as it was added (docs/decisions.md, "What cwsc
+// prints is escaped").
 int PrintReport(driver::Report report, int rc);
 // PrintErrText writes lines of cwsc's own for people to stderr (a lint).
 void PrintErrText(const ir::Text& text);

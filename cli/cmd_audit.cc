@@ -21,10 +21,8 @@ int CmdAudit(const Args& args) {
   driver::AuditAsk ask{
       p->Last("--why"), {}, p->Last("--expect"), p->Last("--home"), p->Last("--workspace")};
   backends::SbplParams params;
+  ask.kinds = AccessKindsOf(*p);
   for (const auto& [name, value] : p->flags) {
-    if (name == "--read") ask.kinds.push_back(backends::AccessKind::kRead);
-    if (name == "--write") ask.kinds.push_back(backends::AccessKind::kWrite);
-    if (name == "--exec") ask.kinds.push_back(backends::AccessKind::kExec);
     if (name != "-D") continue;
     size_t eq = value.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -20,26 +20,9 @@
 namespace cwsc::cli {
 namespace {
 
-// Options of check beyond the common ones; --mode and --target may repeat.
-struct CheckOptions {
-  std::vector<ir::PermissionMode> modes;  // in the order given
-  std::vector<std::string> targets;       // "bwrap", "seatbelt"
-  std::optional<std::string> expect_file;
-  bool managed = false;
-  bool json = false;
-  bool live = false;
-  bool lint = false;    // compile every mode for its lints, even without expectations
-  bool strict = false;  // a warning about the config's keys fails the check
-};
-
-// CheckOptionsOf reads the options only check has (or repeats).
-absl::Status CheckOptionsOf(const ParsedArgs& p, CheckOptions* c) {
-  c->managed = p.Has("--managed");
-  c->json = p.Has("--json");
-  c->lint = p.Has("--lint");
-  c->live = p.Has("--live");
-  c->strict = p.Has("--strict");
-  c->expect_file = p.Last("--expect");
+// ModesAndTargets reads check's --mode and --target, each repeatable and a
+// comma list: the modes in the order given, each once.
+absl::Status ModesAndTargets(const ParsedArgs& p, driver::ExpectOptions* c) {
   for (const std::string& value : p.All("--mode")) {
     for (absl::string_view m : absl::StrSplit(value, ',')) {
       std::optional<ir::PermissionMode> n = compiler::ParsePermissionMode(m);
@@ -68,11 +51,13 @@ int CmdCheck(const Args& args) {
   if (!p) return parse_rc;
   CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
-  CheckOptions c;
-  if (absl::Status s = CheckOptionsOf(*p, &c); !s.ok())
+  driver::ExpectOptions expect;
+  if (absl::Status s = ModesAndTargets(*p, &expect); !s.ok()) {
     return PrintUsageError("check", s.message());
+  }
+  const bool live = p->Has("--live");
   if (int rc = DiscoverConfig("check", &options); rc != kExitOk) return rc;
-  if (c.live && o->facts) {
+  if (live && o->facts) {
     return PrintUsageError("check", "--live probes this host: it cannot be combined with --facts");
   }
   const std::string file = InputName(o->config);
@@ -80,21 +65,22 @@ int CmdCheck(const Args& args) {
   if (Failed(copts)) return kExitUsage;
   absl::StatusOr<std::string> read = ReadInput(o->config);
   if (Failed(read)) return kExitUsage;
-  driver::CheckInput in{
-      file,      *std::move(read), o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp"),
-      c.managed, o->policy,        {},
-      c.lint};
-  if (c.expect_file) {
-    absl::StatusOr<std::vector<ir::Expectation>> e = driver::ExpectationsOf(*c.expect_file);
+  driver::CheckInput in{file,
+                        *std::move(read),
+                        o->input ? *o->input == "dsl" : absl::EndsWith(file, ".cwsp"),
+                        p->Has("--managed"),
+                        o->policy,
+                        {},
+                        p->Has("--lint")};
+  if (std::optional<std::string> extra = p->Last("--expect")) {
+    absl::StatusOr<std::vector<ir::Expectation>> e = driver::ExpectationsOf(*extra);
     if (Failed(e)) return kExitUsage;
     in.extra = *std::move(e);
   }
-  driver::CheckRun run{std::move(in), {}, c.strict};
+  driver::CheckRun run{std::move(in), std::move(expect), p->Has("--strict")};
   run.expect.compile = *std::move(copts);
   run.expect.facts_rule = {o->facts, o->unlisted_as_missing};
-  run.expect.modes = c.modes;
-  run.expect.targets = c.targets;
-  if (c.live) run.expect.live = driver::LiveRun{o->config, o->cwd, o->input, o->no_project_config};
+  if (live) run.expect.live = driver::LiveRun{o->config, o->cwd, o->input, o->no_project_config};
   std::unique_ptr<compiler::HostFacts> facts;
   driver::CheckOutcome out = driver::RunCheck(run, [&]() -> absl::StatusOr<compiler::HostFacts*> {
     absl::StatusOr<std::unique_ptr<compiler::HostFacts>> f = MakeFacts(*o);

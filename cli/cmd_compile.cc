@@ -1,6 +1,5 @@
 // `cwsc compile` and `cwsc explain`.
 #include <cstdio>
-#include <fstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -10,7 +9,6 @@
 #include "cli/json_report.h"
 #include "cli/version.h"
 #include "ir/display.h"
-#include "ir/plan_json.h"
 
 namespace cwsc::cli {
 namespace {
@@ -77,14 +75,6 @@ int CompileFromOptions(const CommonOptions& o, compiler::CompileResult* out,
   return kExitOk;
 }
 
-int WriteStdout(const std::string& data) {
-  if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0) {
-    PrintError("cannot write the output");
-    return kExitUsage;
-  }
-  return kExitOk;
-}
-
 }  // namespace
 
 int CmdCompile(const Args& args) {
@@ -135,7 +125,7 @@ int CmdCompile(const Args& args) {
   for (const ir::Diagnostic& n : notes) PrintSettingNote(n);
   for (const driver::Lint& l : lints) PrintErrText(driver::RenderLintWarning(l));
   if (!w.note.empty()) PrintNote(w.note);
-  return WriteStdout(w.output);
+  return WriteOut(w.output, kExitOk);
 }
 
 int CmdExplain(const Args& args) {

@@ -13,9 +13,6 @@
 #include "cli/driver.h"
 #include "cli/json_report.h"
 #include "compiler/compile.h"
-#include "compiler/paths.h"
-#include "ir/diagnostics.h"
-#include "ir/plan_json.h"
 
 namespace cwsc::cli {
 namespace {

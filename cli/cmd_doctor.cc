@@ -1,5 +1,4 @@
 // `cwsc doctor`: which wrapper works here, and why not when it does not.
-#include <cstdio>
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
@@ -13,19 +12,6 @@
 #include "ir/display.h"
 
 namespace cwsc::cli {
-namespace {
-
-// FirstDifference is the 1-based line where two texts first differ.
-int FirstDifference(const std::string& a, const std::string& b) {
-  int line = 1;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (a[i] != b[i]) return line;
-    if (a[i] == '\n') ++line;
-  }
-  return line;
-}
-
-}  // namespace
 
 int CmdFmt(const Args& args) {
   int parse_rc = kExitOk;
@@ -66,14 +52,16 @@ int CmdFmt(const Args& args) {
         json_files.push_back(
             Json{{"file", file},
                  {"formatted", !differs},
-                 {"line", differs ? Json(FirstDifference(text, *formatted)) : Json(nullptr)}});
+                 {"line",
+                  differs ? Json(compiler::FirstDifferingLine(text, *formatted)) : Json(nullptr)}});
       } else if (differs) {
         std::string shown = ir::Displayable(file);
         if (path == "-") {
-          std::printf("%s:%d: not formatted\n", shown.c_str(), FirstDifference(text, *formatted));
+          std::printf("%s:%d: not formatted\n", shown.c_str(),
+                      compiler::FirstDifferingLine(text, *formatted));
         } else {
           std::printf("%s:%d: not formatted (run `cwsc fmt -w %s`)\n", shown.c_str(),
-                      FirstDifference(text, *formatted), shown.c_str());
+                      compiler::FirstDifferingLine(text, *formatted), shown.c_str());
         }
       }
       if (differs && rc == kExitOk) rc = kExitCheckFailed;

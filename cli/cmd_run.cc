@@ -2,9 +2,7 @@
 // (execute a plan compiled earlier). docs/runtime.md documents both.
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"

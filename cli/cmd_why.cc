@@ -20,12 +20,7 @@ int CmdWhy(const Args& args) {
   if (!p) return parse_rc;
   CommonOptions options = CommonOptionsOf(*p);
   const CommonOptions* o = &options;
-  std::vector<backends::AccessKind> kinds;
-  for (const auto& [name, value] : p->flags) {
-    if (name == "--read") kinds.push_back(backends::AccessKind::kRead);
-    if (name == "--write") kinds.push_back(backends::AccessKind::kWrite);
-    if (name == "--exec") kinds.push_back(backends::AccessKind::kExec);
-  }
+  std::vector<backends::AccessKind> kinds = AccessKindsOf(*p);
   if (p->positionals.empty()) return PrintUsageError("why", "missing PATH");
   const std::string path = p->positionals[0];
   options.config = p->positionals.size() > 1 ? p->positionals[1] : "";

@@ -206,4 +206,13 @@ absl::StatusOr<std::string> FormatDsl(const std::string& text, const std::string
   return printer.Finish();
 }
 
+int FirstDifferingLine(const std::string& a, const std::string& b) {
+  int line = 1;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] != b[i]) return line;
+    if (a[i] == '\n') ++line;
+  }
+  return line;
+}
+
 }  // namespace cwsc::compiler

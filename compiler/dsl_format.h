@@ -20,6 +20,11 @@ namespace cwsc::compiler {
 
 absl::StatusOr<std::string> FormatDsl(const std::string& text, const std::string& file);
 
+// FirstDifferingLine is the 1-based line where `a` and `b` first differ
+// (`cwsc fmt --check` names it); when one is a prefix of the other, the
+// line the longer one goes on at.
+int FirstDifferingLine(const std::string& a, const std::string& b);
+
 }  // namespace cwsc::compiler
 
 #endif  // CWSC_COMPILER_DSL_FORMAT_H_

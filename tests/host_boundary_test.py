@@ -108,8 +108,9 @@ MAX_KIND_NAMES = 4
 # Check 7's ceiling: cli/'s lines when the reports of audit and explain
 # --stage and the names of targets, formats and stages moved to
 # compiler/driver/, and the man pages' examples and environment list to
-# gendoc/ (2026-12-08). The aim is under 2,500.
-CLI_MAX_LINES = 2540
+# gendoc/, and flag dependencies to the command table (2026-12-08): under
+# the 2,500 issue 27 asked for.
+CLI_MAX_LINES = 2493
 
 
 def compiler_modules(root):

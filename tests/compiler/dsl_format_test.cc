@@ -167,5 +167,14 @@ TEST(DslFormat, ExamplesAreAlreadyFormatted) {
   }
 }
 
+// The line `cwsc fmt --check` names: where the texts first differ.
+TEST(DslFormat, FirstDifferingLine) {
+  EXPECT_EQ(FirstDifferingLine("a\nb\nc\n", "a\nb\nc\n"), 4);
+  EXPECT_EQ(FirstDifferingLine("a\nb\nc\n", "a\nx\nc\n"), 2);
+  EXPECT_EQ(FirstDifferingLine("policy p {}\n", "policy  p {}\n"), 1);
+  EXPECT_EQ(FirstDifferingLine("a\n", "a\nb\n"), 2);
+  EXPECT_EQ(FirstDifferingLine("", "a"), 1);
+}
+
 }  // namespace
 }  // namespace cwsc::compiler
