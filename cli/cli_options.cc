@@ -1,20 +1,14 @@
 #include "cli/cli_options.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "cli/commands.h"
 #include "cli/json_report.h"
 #include "compiler/driver/config_search.h"
@@ -22,6 +16,7 @@
 #include "ir/diagnostic_status.h"
 #include "ir/display.h"
 #include "runtime/host/live_facts.h"
+#include "runtime/result_channel.h"
 
 namespace cwsc::cli {
 
@@ -239,6 +234,21 @@ void PrintNote(const std::string& message) {
   std::string shown = ir::Displayable(message);
   if (JsonReport* report = ActiveReport()) report->Add({"note", "", shown, "", 0, 0});
   std::fprintf(stderr, "cwsc: note: %s\n", shown.c_str());
+}
+
+bool WriteFileReplacing(const std::string& path, const std::string& text) {
+  absl::StatusOr<runtime::ResultChannel> c = runtime::OpenResultChannel(path, std::nullopt);
+  if (!c.ok()) {  // its directory cannot be opened, or it names no file
+    PrintError(ir::ErrorAt(path, 0, 0, "cannot write the file"));
+    return false;
+  }
+  int err = 0;
+  const bool ok = runtime::WriteResult(*c, text, &err);
+  close(c->dir_fd);
+  if (!ok) {
+    PrintError(ir::ErrorAt(path, 0, 0, absl::StrCat("cannot write the file: ", strerror(err))));
+  }
+  return ok;
 }
 
 int WriteOut(std::string_view bytes, int rc) {

@@ -109,6 +109,12 @@ void PrintNote(const std::string& message);
 // PrintRefused prints `cwsc: refused: REASON` and the origin on the next line.
 void PrintRefused(const std::string& reason, const ir::Origin& origin);
 
+// WriteFileReplacing writes `text` into a new file beside `path`, renamed
+// over it (runtime/result_channel.h: a symlink at `path` is replaced, never
+// written through); false after printing `PATH: error: cannot write the
+// file` (and the reason, when the write itself failed).
+bool WriteFileReplacing(const std::string& path, const std::string& text);
+
 // WriteOut writes `bytes` (an artifact as its format gives it) to stdout
 // and returns `rc`, or 2 after an error when stdout cannot take them.
 int WriteOut(std::string_view bytes, int rc);

@@ -1,6 +1,5 @@
 // `cwsc facts`: record the host facts a compile consults.
 #include <cstdio>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
@@ -26,14 +25,7 @@ int CmdFacts(const Args& args) {
   std::unique_ptr<compiler::HostFacts> live = runtime::MakeLiveFacts();
   absl::StatusOr<std::string> yaml = driver::RecordFacts(copts, live.get());
   if (Failed(yaml)) return kExitUsage;
-  if (o->output) {
-    std::ofstream out(*o->output, std::ios::binary | std::ios::trunc);
-    out << *yaml;
-    if (!out.flush()) {
-      PrintError(absl::StrCat("cannot write ", *o->output));
-      return kExitUsage;
-    }
-  }
+  if (o->output && !WriteFileReplacing(*o->output, *yaml)) return kExitUsage;
   if (JsonReport* report = ActiveReport()) {
     report->SetResult(Json{{"for", o->config.empty() ? Json(nullptr) : Json(o->config)},
                            {"output", o->output ? Json(*o->output) : Json(nullptr)},

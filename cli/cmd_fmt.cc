@@ -2,7 +2,6 @@
 // place (-w), or check that it already is (--check).
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "cli/cli_options.h"
@@ -67,12 +66,7 @@ int CmdFmt(const Args& args) {
       if (differs && rc == kExitOk) rc = kExitCheckFailed;
     } else if (write) {
       if (*formatted == text) continue;
-      std::ofstream out(file, std::ios::binary | std::ios::trunc);
-      out << *formatted;
-      if (!out.flush()) {
-        PrintError(ir::ErrorAt(file, 0, 0, "cannot write the file"));
-        rc = kExitUsage;
-      }
+      if (!WriteFileReplacing(file, *formatted)) rc = kExitUsage;
     } else {
       std::fwrite(formatted->data(), 1, formatted->size(), stdout);
     }

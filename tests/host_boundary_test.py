@@ -110,7 +110,7 @@ MAX_KIND_NAMES = 4
 # compiler/driver/, and the man pages' examples and environment list to
 # gendoc/, and flag dependencies to the command table (2026-12-08): under
 # the 2,500 issue 27 asked for.
-CLI_MAX_LINES = 2493
+CLI_MAX_LINES = 2495
 
 
 def compiler_modules(root):

@@ -2,6 +2,7 @@
 // user-facing error of compile/explain/facts, run through the real binary.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -438,6 +439,39 @@ TEST(Cli, ExplainStageShowsParsedEnumValues) {
 // explain --stage shows each stage's value: the file's settings as read,
 // the settings after layering (here the command line adds a key), the
 // resolved policy and the plan; a secret's value is never shown.
+// What cwsc writes to a file it is named (facts -o, fmt -w) goes into a new
+// file renamed over the name: a symlink planted there (by a command an
+// earlier run confined, in a workspace it could write) is replaced, never
+// written through, as run's -o is.
+TEST(Cli, OutputFilesReplaceASymlinkNeverWriteThroughIt) {
+  TempDir t;
+  const std::string victim = t / "victim";
+  WriteFile(victim, "untouched\n");
+  ASSERT_EQ(symlink(victim.c_str(), (t / "facts.yaml").c_str()), 0);
+  RunResult facts = testing::Run({Bin(), "facts", "-o", t / "facts.yaml"});
+  EXPECT_EQ(facts.exit_code, 0) << facts.err;
+  EXPECT_EQ(testing::ReadFileOr(victim), "untouched\n");
+  struct stat st {};
+  ASSERT_EQ(lstat((t / "facts.yaml").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_NE(testing::ReadFileOr(t / "facts.yaml").find("cwsc_facts: 1"), std::string::npos);
+
+  // fmt -w reads the policy through the link and replaces the link.
+  const std::string policy = t / "real.cwsp";
+  WriteFile(policy, "policy p {\nmode read-only;\n}\n");
+  ASSERT_EQ(symlink(policy.c_str(), (t / "p.cwsp").c_str()), 0);
+  RunResult fmt = testing::Run({Bin(), "fmt", "-w", t / "p.cwsp"});
+  EXPECT_EQ(fmt.exit_code, 0) << fmt.err;
+  EXPECT_EQ(testing::ReadFileOr(policy), "policy p {\nmode read-only;\n}\n");
+  ASSERT_EQ(lstat((t / "p.cwsp").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(testing::ReadFileOr(t / "p.cwsp"), "policy p {\n  mode read-only;\n}\n");
+  // A file that cannot be written is an error naming it.
+  RunResult bad = testing::Run({Bin(), "facts", "-o", t / "no/such/dir/f.yaml"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no/such/dir"), std::string::npos) << bad.err;
+}
+
 // --linux-backend takes auto, bwrap or landlock (any case, as the config
 // key does); any other name is a usage error before anything is read or
 // run, never a silent bubblewrap plan.
